@@ -1,0 +1,19 @@
+//! Storage: relation files, 8 KB pages and the bounded buffer pool.
+//!
+//! This crate is the bottom of sluice's data path (PostgreSQL's `storage/`):
+//!
+//! * [`page`] — the slotted page layout every relation fork uses, with checksums.
+//! * [`smgr`] — relation forks as 1 GB segment files of pages under the data
+//!   directory; positional I/O; fsync at checkpoints.
+//! * [`buffer`] — the buffer pool: `shared_buffers` worth of page frames, pinning,
+//!   content locks, clock-sweep replacement, and the WAL-before-data rule.
+//!
+//! The WAL itself lives in `sluice-wal`; this crate only asks it to flush before a
+//! dirty page is written.
+
+pub mod buffer;
+mod error;
+pub mod page;
+pub mod smgr;
+
+pub use error::{Result, StorageError};

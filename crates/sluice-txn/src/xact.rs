@@ -1,0 +1,427 @@
+//! Transactions: beginning, xid assignment, snapshots, commit and rollback
+//! (PostgreSQL's `xact.c`, `varsup.c` and `snapmgr.c` in one place).
+//!
+//! # Life of a transaction
+//!
+//! ```text
+//!  begin ──► (first write) assign xid ──► ... ──► commit ──► visible at its CSN
+//!                                            └──► rollback (constant time)
+//! ```
+//!
+//! * **Lazy xids.** A transaction gets an xid only when it first writes; read-only
+//!   transactions never touch the commit log or WAL.
+//! * **Commit**: write the commit record, flush it as `synchronous_commit` says,
+//!   record "committed" in the commit log, take a CSN (which is the moment the
+//!   changes become visible), leave the proc array, wake waiters.
+//! * **Rollback** does no undo: the transaction's row versions stay where they
+//!   are and become invisible because the commit log says "aborted". Cleaning
+//!   them up is pruning's and VACUUM's job. So rolling back a million-row update
+//!   takes the same time as rolling back nothing (seed 000: 1 ms).
+//!
+//! # Visibility questions answered here
+//!
+//! [`TransactionManager::xid_status`] says whether an xid is running, committed
+//! or aborted; [`TransactionManager::xid_visible`] whether its commit precedes a
+//! snapshot. Heap visibility (`sluice-access`) combines them with hint bits,
+//! command ids and the tuple header.
+
+use crate::clog::{Clog, XidStatus};
+use crate::csnlog::{Csn, CsnLog};
+use crate::error::{Result, TxnError};
+use crate::procarray::{Horizon, ProcArray, ProcId, ProcState};
+use crate::snapshot::{CommandId, Snapshot};
+use crate::xidwait::XidWaits;
+use parking_lot::{RwLock, RwLockWriteGuard};
+use sluice_common::{RmgrId, Xid};
+use sluice_wal::{RecordBuilder, Wal};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// WAL info byte of a commit record (rmgr Xact).
+pub const XLOG_XACT_COMMIT: u8 = 0x00;
+/// WAL info byte of an abort record (rmgr Xact).
+pub const XLOG_XACT_ABORT: u8 = 0x20;
+
+/// Transaction isolation levels (SERIALIZABLE behaves as REPEATABLE READ for now).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IsolationLevel {
+    /// A new snapshot for every statement.
+    ReadCommitted,
+    /// One snapshot for the whole transaction.
+    RepeatableRead,
+}
+
+/// The `synchronous_commit` setting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum SynchronousCommit {
+    /// The commit record is flushed before COMMIT returns.
+    On = 0,
+    /// As `On` (there are no standbys yet to wait for).
+    Local = 1,
+    /// COMMIT returns at once; the WAL writer flushes within `wal_writer_delay`.
+    Off = 2,
+}
+
+/// The transaction manager: xid and CSN counters, the commit and CSN logs, the
+/// proc array and xid waits.
+pub struct TransactionManager {
+    clog: Arc<Clog>,
+    csnlog: CsnLog,
+    procarray: ProcArray,
+    waits: XidWaits,
+    next_xid: AtomicU64,
+    next_csn: AtomicU64,
+    wal: Arc<Wal>,
+    synchronous_commit: AtomicU8,
+    /// Held shared from writing a commit record until the commit log shows the
+    /// commit; a checkpoint takes it exclusive while it fixes its redo point. So a
+    /// commit record before the redo point always has its commit log entry in the
+    /// commit log pages the checkpoint writes (PostgreSQL's DELAY_CHKPT_START).
+    commit_barrier: RwLock<()>,
+}
+
+/// A registered backend: owns a proc array slot for as long as it lives.
+pub struct Backend {
+    mgr: Arc<TransactionManager>,
+    proc: ProcId,
+}
+
+/// A transaction in progress. Dropping it without committing rolls it back.
+pub struct Transaction {
+    backend: Arc<Backend>,
+    isolation: IsolationLevel,
+    xid: Option<Xid>,
+    snapshot: Option<Snapshot>,
+    cid: CommandId,
+    ended: bool,
+}
+
+impl TransactionManager {
+    /// A manager that hands out xids from `next_xid` on. `clog` is the commit log
+    /// recovery has brought up to date; `wal` is open for writing.
+    pub fn new(
+        clog: Arc<Clog>,
+        wal: Arc<Wal>,
+        next_xid: Xid,
+        max_backends: usize,
+    ) -> TransactionManager {
+        let next_xid = next_xid.max(Xid::FIRST_NORMAL);
+        clog.set_wal(wal.clone());
+        TransactionManager {
+            clog,
+            csnlog: CsnLog::new(next_xid),
+            procarray: ProcArray::new(max_backends),
+            waits: XidWaits::default(),
+            next_xid: AtomicU64::new(next_xid.0),
+            next_csn: AtomicU64::new(Csn::FIRST.0),
+            wal,
+            synchronous_commit: AtomicU8::new(SynchronousCommit::On as u8),
+            commit_barrier: RwLock::new(()),
+        }
+    }
+
+    /// The next xid to be assigned.
+    pub fn next_xid(&self) -> Xid {
+        Xid(self.next_xid.load(Ordering::SeqCst))
+    }
+
+    /// The commit log.
+    pub fn clog(&self) -> &Arc<Clog> {
+        &self.clog
+    }
+
+    /// The proc array.
+    pub fn procarray(&self) -> &ProcArray {
+        &self.procarray
+    }
+
+    /// Sets `synchronous_commit` for transactions that commit from now on.
+    pub fn set_synchronous_commit(&self, mode: SynchronousCommit) {
+        self.synchronous_commit.store(mode as u8, Ordering::Relaxed);
+    }
+
+    fn synchronous_commit(&self) -> SynchronousCommit {
+        match self.synchronous_commit.load(Ordering::Relaxed) {
+            0 => SynchronousCommit::On,
+            1 => SynchronousCommit::Local,
+            _ => SynchronousCommit::Off,
+        }
+    }
+
+    /// block_commits -- keeps transactions from being between their commit record
+    /// and their commit log update while the guard lives (for the checkpointer).
+    pub fn block_commits(&self) -> RwLockWriteGuard<'_, ()> {
+        self.commit_barrier.write()
+    }
+
+    /// register_backend -- claims a proc array slot for backend `pid`. Fails with
+    /// PostgreSQL's "sorry, too many clients already" when none is free.
+    pub fn register_backend(self: &Arc<Self>, pid: u32) -> Result<Arc<Backend>> {
+        let proc = self.procarray.register(pid).ok_or(TxnError::TooManyClients)?;
+        Ok(Arc::new(Backend { mgr: self.clone(), proc }))
+    }
+
+    /// xid_status -- whether `xid` is running, committed or aborted. An xid that
+    /// the commit log shows in progress but that is older than this server's
+    /// start crashed, so it is aborted.
+    pub fn xid_status(&self, xid: Xid) -> Result<XidStatus> {
+        if !xid.is_normal() {
+            return Ok(if xid.is_valid() { XidStatus::Committed } else { XidStatus::Aborted });
+        }
+        if self.csnlog.covers(xid) {
+            let csn = self.csnlog.get(xid);
+            return Ok(match csn {
+                Csn::IN_PROGRESS => XidStatus::InProgress,
+                Csn::ABORTED => XidStatus::Aborted,
+                _ => XidStatus::Committed,
+            });
+        }
+        Ok(match self.clog.status(xid)? {
+            XidStatus::Committed => XidStatus::Committed,
+            _ => XidStatus::Aborted,
+        })
+    }
+
+    /// xid_visible -- whether `xid` (not the snapshot owner's) committed before
+    /// `snap` was taken.
+    pub fn xid_visible(&self, xid: Xid, snap: &Snapshot) -> Result<bool> {
+        if xid < snap.xmin || !self.csnlog.covers(xid) {
+            return Ok(self.xid_status(xid)? == XidStatus::Committed);
+        }
+        let csn = self.csnlog.get(xid);
+        Ok(csn.is_committed() && csn < snap.csn)
+    }
+
+    /// wait_for_xid -- sleeps until `xid` ends; false if `interrupted` said stop.
+    pub fn wait_for_xid(&self, xid: Xid, interrupted: &dyn Fn() -> bool) -> bool {
+        self.waits.wait(xid, interrupted)
+    }
+
+    /// horizon -- the oldest xid and CSN any running transaction or live
+    /// snapshot may need (see `procarray.rs`). Also lets the CSN log forget what
+    /// nobody can ask about any more.
+    pub fn horizon(&self) -> Horizon {
+        let horizon = {
+            let _exclusive = self.procarray.exclusive();
+            self.procarray.horizon(self.next_xid(), Csn(self.next_csn.load(Ordering::SeqCst)))
+        };
+        self.csnlog.truncate(horizon.xmin);
+        horizon
+    }
+
+    /// Backend states for `pg_stat_activity`.
+    pub fn proc_states(&self) -> Vec<ProcState> {
+        self.procarray.states()
+    }
+
+    fn assign_xid(&self, proc: ProcId) -> Xid {
+        let _shared = self.procarray.shared();
+        let _gen = self.procarray.xid_gen.lock();
+        let xid = Xid(self.next_xid.fetch_add(1, Ordering::SeqCst));
+        self.csnlog.extend(xid);
+        self.waits.register(xid);
+        self.procarray.set_xid(proc, xid);
+        xid
+    }
+
+    fn take_snapshot(&self, proc: ProcId) -> Snapshot {
+        let _shared = self.procarray.shared();
+        let xmax = {
+            let _gen = self.procarray.xid_gen.lock();
+            self.next_xid()
+        };
+        let xmin = self.procarray.oldest_running(xmax);
+        let csn = Csn(self.next_csn.load(Ordering::SeqCst));
+        self.procarray.set_snapshot(proc, xmin, csn);
+        Snapshot { xmin, xmax, csn, own_xid: None, curcid: 0 }
+    }
+
+    /// Ends transaction `xid` of `proc` as committed or aborted.
+    fn finish(&self, proc: ProcId, xid: Option<Xid>, committed: bool) -> Result<()> {
+        let mut result = Ok(());
+        if let Some(xid) = xid {
+            let status = if committed { XidStatus::Committed } else { XidStatus::Aborted };
+            result = self.clog.set_status(xid, status);
+            if committed {
+                self.csnlog.set(xid, Csn::COMMITTING);
+                let csn = Csn(self.next_csn.fetch_add(1, Ordering::SeqCst));
+                self.csnlog.set(xid, csn);
+            } else {
+                self.csnlog.set(xid, Csn::ABORTED);
+            }
+        }
+        {
+            let _exclusive = self.procarray.exclusive();
+            self.procarray.clear_xid(proc);
+            self.procarray.set_snapshot(proc, Xid::INVALID, Csn(0));
+        }
+        if let Some(xid) = xid {
+            self.waits.release(xid);
+        }
+        result
+    }
+
+    fn log_end(&self, xid: Xid, info: u8) -> Result<sluice_common::Lsn> {
+        let micros =
+            SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_micros() as u64).unwrap_or(0);
+        let record = RecordBuilder {
+            rmgr: RmgrId::Xact,
+            info,
+            xid,
+            blocks: Vec::new(),
+            main_data: micros.to_le_bytes().to_vec(),
+        };
+        Ok(self.wal.insert(&record)?)
+    }
+}
+
+impl Backend {
+    /// The proc array slot.
+    pub fn proc(&self) -> ProcId {
+        self.proc
+    }
+
+    /// The transaction manager.
+    pub fn manager(&self) -> &Arc<TransactionManager> {
+        &self.mgr
+    }
+
+    /// begin -- starts a transaction on this backend.
+    pub fn begin(self: &Arc<Self>, isolation: IsolationLevel) -> Transaction {
+        Transaction {
+            backend: self.clone(),
+            isolation,
+            xid: None,
+            snapshot: None,
+            cid: 0,
+            ended: false,
+        }
+    }
+}
+
+impl Drop for Backend {
+    fn drop(&mut self) {
+        self.mgr.procarray.unregister(self.proc);
+    }
+}
+
+impl Transaction {
+    fn mgr(&self) -> &TransactionManager {
+        &self.backend.mgr
+    }
+
+    /// The isolation level.
+    pub fn isolation(&self) -> IsolationLevel {
+        self.isolation
+    }
+
+    /// The xid, if one was assigned.
+    pub fn xid(&self) -> Option<Xid> {
+        self.xid
+    }
+
+    /// assign_xid -- the transaction's xid, assigning one on first use (first write).
+    pub fn assign_xid(&mut self) -> Xid {
+        if let Some(xid) = self.xid {
+            return xid;
+        }
+        let xid = self.backend.mgr.assign_xid(self.backend.proc);
+        self.xid = Some(xid);
+        xid
+    }
+
+    /// The current command id: changes made by earlier commands are visible to
+    /// this one, its own are not (Halloween protection).
+    pub fn command_id(&self) -> CommandId {
+        self.cid
+    }
+
+    /// Makes this command's changes visible to the next (CommandCounterIncrement).
+    pub fn increment_command(&mut self) {
+        self.cid += 1;
+    }
+
+    /// snapshot -- the snapshot for the current statement: under READ COMMITTED
+    /// the one taken at the statement's start, under REPEATABLE READ the one taken
+    /// at the first statement. Taken on first use.
+    pub fn snapshot(&mut self) -> Snapshot {
+        let mut snap = match self.snapshot {
+            Some(s) => s,
+            None => {
+                let s = self.mgr().take_snapshot(self.backend.proc);
+                self.snapshot = Some(s);
+                s
+            }
+        };
+        snap.own_xid = self.xid;
+        snap.curcid = self.cid;
+        snap
+    }
+
+    /// end_statement -- under READ COMMITTED, forgets the statement's snapshot so
+    /// the next statement takes a new one (and the horizon can advance meanwhile).
+    pub fn end_statement(&mut self) {
+        if self.isolation == IsolationLevel::ReadCommitted && self.snapshot.take().is_some() {
+            self.mgr().procarray.set_snapshot(self.backend.proc, Xid::INVALID, Csn(0));
+        }
+    }
+
+    /// commit -- makes the transaction's changes durable (per
+    /// `synchronous_commit`) and visible. An error here means the commit record
+    /// could not be made durable; the transaction is still ended (as committed,
+    /// since its record may reach disk), like PostgreSQL, which would PANIC.
+    pub fn commit(mut self) -> Result<()> {
+        self.ended = true;
+        let Some(xid) = self.xid else {
+            return self.mgr().finish(self.backend.proc, None, true);
+        };
+        let _barrier = self.mgr().commit_barrier.read();
+        let flushed = self.mgr().log_end(xid, XLOG_XACT_COMMIT).and_then(|end| {
+            match self.mgr().synchronous_commit() {
+                SynchronousCommit::On | SynchronousCommit::Local => {
+                    Ok(self.mgr().wal.flush(end)?)
+                }
+                SynchronousCommit::Off => Ok(()),
+            }
+        });
+        let finished = self.mgr().finish(self.backend.proc, Some(xid), true);
+        flushed.and(finished)
+    }
+
+    /// rollback -- ends the transaction; its changes become invisible at once.
+    /// No undo work is done. The abort record is not flushed (a crash loses
+    /// nothing: an unfinished transaction counts as aborted).
+    pub fn rollback(mut self) {
+        self.abort_now();
+    }
+
+    fn abort_now(&mut self) {
+        if self.ended {
+            return;
+        }
+        self.ended = true;
+        if let Some(xid) = self.xid {
+            // Failing to log the abort is harmless: without a commit record the
+            // transaction counts as aborted after any crash.
+            let _ = self.mgr().log_end(xid, XLOG_XACT_ABORT);
+        }
+        let _ = self.mgr().finish(self.backend.proc, self.xid, false);
+    }
+}
+
+impl Drop for Transaction {
+    fn drop(&mut self) {
+        self.abort_now();
+    }
+}
+
+/// redo -- replays a commit or abort record into the commit log.
+pub fn redo(clog: &Clog, record: &sluice_wal::DecodedRecord) -> Result<()> {
+    let status = match record.info {
+        XLOG_XACT_COMMIT => XidStatus::Committed,
+        _ => XidStatus::Aborted,
+    };
+    clog.set_status(record.xid, status)
+}
