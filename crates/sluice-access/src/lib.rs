@@ -1,6 +1,27 @@
-//! Access methods: how rows are laid out in pages and found again.
+//! Access methods: how rows are laid out in pages, found again, changed, and
+//! recovered after a crash — plus the [`Engine`] that brings one data directory
+//! to life.
 //!
-//! `common` holds the tuple format shared by every table access method (PostgreSQL's
-//! `access/common`); `heap` the heap access method (PostgreSQL's `access/heap`).
+//! * [`common`] — the tuple format shared by access methods (`access/common`).
+//! * [`heap`] — the heap access method (`access/heap`): insert, update, delete,
+//!   scans, MVCC visibility, hint bits, WAL records and redo.
+//! * [`engine`] — startup (bootstrap or recovery), checkpoints, the
+//!   checkpointer and WAL writer threads, OID allocation, relation creation.
+//! * `recovery` — replaying WAL after a crash.
+//!
+//! The path of a row from INSERT to disk: `heap::heapam::heap_insert` picks a page
+//! (`heap::hio`), adds the tuple under the page's exclusive lock, logs an
+//! `XLOG_HEAP_INSERT` record and stamps the page LSN; the commit record is
+//! flushed at COMMIT (group commit); the page itself reaches its relation file
+//! when it is evicted from the buffer pool or at the next checkpoint — always
+//! after the WAL that describes it.
 
 pub mod common;
+pub mod engine;
+mod error;
+pub mod heap;
+mod recovery;
+pub mod xlog_records;
+
+pub use engine::{CheckpointStats, Engine, EngineConfig};
+pub use error::{AccessError, Result};

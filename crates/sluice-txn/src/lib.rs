@@ -15,6 +15,7 @@
 //! no freezing deadline and no anti-wraparound VACUUM.
 
 pub mod clog;
+pub mod combocid;
 pub mod csnlog;
 mod error;
 pub mod procarray;
@@ -24,6 +25,7 @@ pub mod xact;
 pub mod xidwait;
 
 pub use clog::{Clog, XidStatus};
+pub use combocid::ComboCids;
 pub use csnlog::Csn;
 pub use error::{Result, TxnError};
 pub use procarray::{Horizon, ProcId, ProcState};

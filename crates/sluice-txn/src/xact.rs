@@ -26,6 +26,7 @@
 //! command ids and the tuple header.
 
 use crate::clog::{Clog, XidStatus};
+use crate::combocid::ComboCids;
 use crate::csnlog::{Csn, CsnLog};
 use crate::error::{Result, TxnError};
 use crate::procarray::{Horizon, ProcArray, ProcId, ProcState};
@@ -95,6 +96,7 @@ pub struct Transaction {
     xid: Option<Xid>,
     snapshot: Option<Snapshot>,
     cid: CommandId,
+    combocids: ComboCids,
     ended: bool,
 }
 
@@ -296,6 +298,7 @@ impl Backend {
             xid: None,
             snapshot: None,
             cid: 0,
+            combocids: ComboCids::default(),
             ended: false,
         }
     }
@@ -336,6 +339,21 @@ impl Transaction {
     /// this one, its own are not (Halloween protection).
     pub fn command_id(&self) -> CommandId {
         self.cid
+    }
+
+    /// The transaction's combo command ids.
+    pub fn combocids(&self) -> &ComboCids {
+        &self.combocids
+    }
+
+    /// The combo command ids, for a delete of a row this transaction inserted.
+    pub fn combocids_mut(&mut self) -> &mut ComboCids {
+        &mut self.combocids
+    }
+
+    /// The transaction manager.
+    pub fn manager(&self) -> &Arc<TransactionManager> {
+        &self.backend.mgr
     }
 
     /// Makes this command's changes visible to the next (CommandCounterIncrement).

@@ -411,18 +411,18 @@ impl<'a> Buffer<'a> {
     }
 
     /// Takes the content lock shared.
-    pub fn read(&self) -> RwLockReadGuard<'a, Page> {
+    pub fn read(&self) -> RwLockReadGuard<'_, Page> {
         self.desc().content.read()
     }
 
     /// Takes the content lock exclusive.
-    pub fn write(&self) -> BufferWriteGuard<'a> {
+    pub fn write(&self) -> BufferWriteGuard<'_> {
         BufferWriteGuard { guard: self.desc().content.write(), desc: self.desc() }
     }
 
     /// Takes the content lock exclusive if nobody holds it (for opportunistic work
     /// such as pruning or setting hint bits, which is skipped when busy).
-    pub fn try_write(&self) -> Option<BufferWriteGuard<'a>> {
+    pub fn try_write(&self) -> Option<BufferWriteGuard<'_>> {
         let guard = self.desc().content.try_write()?;
         Some(BufferWriteGuard { guard, desc: self.desc() })
     }

@@ -1,0 +1,416 @@
+//! Heap insert, delete, update and fetch (PostgreSQL's `heapam.c`).
+//!
+//! Every change follows the same critical section, under the page's exclusive
+//! content lock and with the buffer pinned:
+//!
+//! 1. change the page;
+//! 2. mark the buffer dirty (before logging, so a checkpoint that fixes its redo
+//!    point after our record cannot miss the page);
+//! 3. insert the WAL record (which carries a full-page image if this is the
+//!    page's first change since the last checkpoint);
+//! 4. stamp the page with the record's end LSN.
+//!
+//! Delete and update first check the target version with `satisfies_update`. A
+//! version held by a running transaction makes the writer unlock the page, wait
+//! for that transaction and check again; the outcome of a failed attempt is a
+//! [`TmFailure`] for the caller to act on (see `epq.rs` for READ COMMITTED).
+//!
+//! Lock order: when an update's new version goes to another page, the two pages
+//! are locked in block-number order, and the old version is re-checked after the
+//! relock because the old page was briefly unlocked.
+
+use super::hints::{set_hints, TupleHint};
+use super::hio::{get_page_for_tuple, page_has_room, reserved_space};
+use super::visibility::{cmin, satisfies_mvcc, satisfies_update, UpdateStatus, VisibilityContext};
+use super::xlog::*;
+use super::HeapRelation;
+use crate::common::htup::*;
+use crate::common::{check_tuple_size, TupleError};
+use crate::engine::Engine;
+use crate::error::{AccessError, Result};
+use sluice_common::{ForkNumber, ItemPointer, RmgrId, Xid};
+use sluice_storage::buffer::{Buffer, BufferTag, BufferWriteGuard};
+use sluice_txn::Transaction;
+use sluice_wal::{BlockRef, RecordBuilder, BLOCK_WILL_INIT};
+
+/// Why a delete, update or lock did not happen (PostgreSQL's TM_Result other
+/// than TM_Ok).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TmFailure {
+    /// The version is not visible to the command at all.
+    Invisible,
+    /// This transaction already changed it in this or a later command.
+    SelfModified,
+    /// A committed transaction updated it; the newer version is here.
+    Updated(ItemPointer),
+    /// A committed transaction deleted it.
+    Deleted,
+}
+
+/// The result of a delete/update/lock attempt.
+pub type TmResult<T> = std::result::Result<T, TmFailure>;
+
+fn corrupt_tid(tid: ItemPointer) -> AccessError {
+    AccessError::Corrupt(format!("no heap tuple at {tid}"))
+}
+
+fn tag_of(rel: &HeapRelation, block: u32) -> BufferTag {
+    BufferTag::new(rel.locator, ForkNumber::Main, block)
+}
+
+/// Fills in the transaction fields of a freshly formed tuple.
+fn stamp_new_tuple(tuple: &mut [u8], xid: Xid, cid: u32, updated: bool) -> Result<()> {
+    let mut hdr = HeapTupleHeader::new(tuple)?;
+    hdr.set_xmin(xid);
+    hdr.set_xmax(Xid::INVALID);
+    hdr.set_cid(cid);
+    let mut infomask = (hdr.infomask() & !HEAP_XACT_MASK) | HEAP_XMAX_INVALID;
+    if updated {
+        infomask |= HEAP_UPDATED;
+    }
+    hdr.set_infomask(infomask);
+    hdr.clear_infomask2_bits(HEAP2_XACT_MASK);
+    Ok(())
+}
+
+/// Stamps a version as deleted/updated by `xid` at command `cid`.
+fn stamp_xmax(
+    tuple: &mut [u8],
+    xid: Xid,
+    cid: (u32, bool),
+    ctid: ItemPointer,
+    keys_updated: bool,
+) -> Result<()> {
+    let mut hdr = HeapTupleHeader::new(tuple)?;
+    hdr.set_xmax(xid);
+    hdr.set_cid(cid.0);
+    let mut infomask = hdr.infomask()
+        & !(HEAP_XMAX_COMMITTED
+            | HEAP_XMAX_INVALID
+            | HEAP_XMAX_IS_MULTI
+            | HEAP_LOCK_MASK
+            | HEAP_XMAX_LOCK_ONLY
+            | HEAP_COMBOCID);
+    if cid.1 {
+        infomask |= HEAP_COMBOCID;
+    }
+    hdr.set_infomask(infomask);
+    if keys_updated {
+        hdr.set_infomask2_bits(HEAP_KEYS_UPDATED);
+    } else {
+        hdr.clear_infomask2_bits(HEAP_KEYS_UPDATED);
+    }
+    hdr.set_ctid(ctid);
+    Ok(())
+}
+
+/// The command id field for a version this transaction is about to delete: a
+/// combo id when the transaction also inserted it.
+fn cid_for_delete(txn: &mut Transaction, tuple: &[u8], xid: Xid) -> Result<(u32, bool)> {
+    let hdr = HeapTupleHeader::new(tuple)?;
+    let curcid = txn.command_id();
+    if hdr.xmin() == xid {
+        let inserted_by = cmin(&hdr, txn.combocids());
+        return Ok((txn.combocids_mut().combo(inserted_by, curcid), true));
+    }
+    Ok((curcid, false))
+}
+
+/// Lowers the page's prune hint to `xid` (pruning may find something once
+/// `xid` is old enough).
+fn note_prunable(page: &mut BufferWriteGuard<'_>, xid: Xid) {
+    let current = page.prune_xid();
+    if !current.is_valid() || xid < current {
+        page.set_prune_xid(xid);
+    }
+}
+
+/// heap_insert -- stores `tuple` (formed by `common::form_tuple`) as a new
+/// version inserted by `txn`'s current command, and returns its address.
+pub fn heap_insert(
+    engine: &Engine,
+    rel: &HeapRelation,
+    txn: &mut Transaction,
+    tuple: &[u8],
+) -> Result<ItemPointer> {
+    check_tuple_size(tuple.len())?;
+    let xid = txn.assign_xid();
+    let mut tuple = tuple.to_vec();
+    stamp_new_tuple(&mut tuple, xid, txn.command_id(), false)?;
+    let reserve = reserved_space(rel);
+    loop {
+        let buffer = get_page_for_tuple(engine, rel, tuple.len(), None)?;
+        let mut page = buffer.write();
+        if !page_has_room(&page, tuple.len(), reserve) {
+            // Someone filled the page since it was chosen: ask again.
+            engine.set_target_block(rel.locator, None);
+            continue;
+        }
+        let (tid, will_init) = add_tuple(&mut page, buffer.block(), &tuple)?;
+        page.mark_dirty();
+        let end = {
+            let record = RecordBuilder::new(RmgrId::Heap, XLOG_HEAP_INSERT, xid)
+                .with_block(new_tuple_block(rel, &page, tid, will_init)?);
+            engine.wal().insert(&record)?
+        };
+        page.set_lsn(end);
+        engine.set_target_block(rel.locator, Some(tid.block));
+        return Ok(tid);
+    }
+}
+
+/// Adds `tuple` to the locked `page` (initialising a never-used page) and sets
+/// its ctid to its own address. Returns the address and whether the page was
+/// initialised here (then its WAL block is WILL_INIT instead of imaged).
+fn add_tuple(
+    page: &mut BufferWriteGuard<'_>,
+    block: u32,
+    tuple: &[u8],
+) -> Result<(ItemPointer, bool)> {
+    let will_init = page.is_new();
+    if will_init {
+        page.init(0);
+    }
+    let offset = page
+        .add_item(tuple)
+        .ok_or(TupleError::TooBig { size: tuple.len(), max: MAX_HEAP_TUPLE_SIZE })?;
+    let tid = ItemPointer::new(block, offset);
+    HeapTupleHeader::new(page.item_mut(offset).ok_or_else(|| corrupt_tid(tid))?)?.set_ctid(tid);
+    Ok((tid, will_init))
+}
+
+/// The WAL block reference for a page that received the new version at `tid`.
+fn new_tuple_block<'p>(
+    rel: &HeapRelation,
+    page: &'p BufferWriteGuard<'_>,
+    tid: ItemPointer,
+    will_init: bool,
+) -> Result<BlockRef<'p>> {
+    let tuple = page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
+    let block = BlockRef::new(0, rel.locator, ForkNumber::Main, tid.block)
+        .with_data(encode_new_tuple(tid.offset, tuple));
+    Ok(if will_init {
+        block.with_flags(BLOCK_WILL_INIT)
+    } else {
+        block.with_page(page.as_bytes(), page.hole())
+    })
+}
+
+/// The WAL block reference for the page holding an update's old version.
+fn old_tuple_block<'p>(
+    rel: &HeapRelation,
+    page: &'p BufferWriteGuard<'_>,
+    block: u32,
+) -> BlockRef<'p> {
+    BlockRef::new(1, rel.locator, ForkNumber::Main, block).with_page(page.as_bytes(), page.hole())
+}
+
+/// Checks `tid` on the locked `page` for a delete/update. `Ok(None)` means the
+/// caller may go ahead; `Ok(Some(xid))` that it must wait for `xid`.
+fn check_target(
+    engine: &Engine,
+    tag: BufferTag,
+    page: &mut BufferWriteGuard<'_>,
+    tid: ItemPointer,
+    txn: &mut Transaction,
+) -> Result<TmResult<Option<Xid>>> {
+    let snapshot = txn.snapshot();
+    let ctx = VisibilityContext { snapshot, mgr: engine.txns(), combocids: txn.combocids() };
+    let item = page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
+    let ctid = HeapTupleHeader::new(item)?.ctid();
+    let (status, hints) = satisfies_update(item, tid, &ctx)?;
+    if hints != 0 {
+        let hint = TupleHint::new(tid.offset, item, hints)?;
+        set_hints(engine, tag, page, &[hint])?;
+    }
+    Ok(match status {
+        UpdateStatus::Ok => Ok(None),
+        UpdateStatus::BeingModified(xid) => Ok(Some(xid)),
+        UpdateStatus::Invisible => Err(TmFailure::Invisible),
+        UpdateStatus::SelfModified => Err(TmFailure::SelfModified),
+        UpdateStatus::Updated => Err(TmFailure::Updated(ctid)),
+        UpdateStatus::Deleted => Err(TmFailure::Deleted),
+    })
+}
+
+fn wait_for(engine: &Engine, xid: Xid, interrupted: &dyn Fn() -> bool) -> Result<()> {
+    if engine.txns().wait_for_xid(xid, interrupted) {
+        Ok(())
+    } else {
+        Err(AccessError::Interrupted)
+    }
+}
+
+/// heap_delete -- marks the version at `tid` deleted by `txn`, waiting for a
+/// concurrent writer of it to finish first. `interrupted` is polled while
+/// waiting (cancel, lock_timeout).
+pub fn heap_delete(
+    engine: &Engine,
+    rel: &HeapRelation,
+    txn: &mut Transaction,
+    tid: ItemPointer,
+    interrupted: &dyn Fn() -> bool,
+) -> Result<TmResult<()>> {
+    let xid = txn.assign_xid();
+    loop {
+        let buffer = engine.pool().read_buffer(tag_of(rel, tid.block))?;
+        let mut page = buffer.write();
+        match check_target(engine, buffer.tag(), &mut page, tid, txn)? {
+            Err(failure) => return Ok(Err(failure)),
+            Ok(Some(holder)) => {
+                drop(page);
+                drop(buffer);
+                wait_for(engine, holder, interrupted)?;
+                continue;
+            }
+            Ok(None) => {}
+        }
+        let cid = cid_for_delete(txn, page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?, xid)?;
+        let item = page.item_mut(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
+        stamp_xmax(item, xid, cid, tid, true)?;
+        let change = HeaderChange::capture(tid.offset, item)?;
+        note_prunable(&mut page, xid);
+        page.mark_dirty();
+        let end = engine.wal().insert(
+            &RecordBuilder::new(RmgrId::Heap, XLOG_HEAP_DELETE, xid)
+                .with_main_data(change.encode())
+                .with_block(
+                    BlockRef::new(0, rel.locator, ForkNumber::Main, tid.block)
+                        .with_page(page.as_bytes(), page.hole()),
+                ),
+        )?;
+        page.set_lsn(end);
+        return Ok(Ok(()));
+    }
+}
+
+/// heap_update -- replaces the version at `otid` with `tuple` (formed by
+/// `common::form_tuple`), waiting for a concurrent writer first. Returns the new
+/// version's address.
+pub fn heap_update(
+    engine: &Engine,
+    rel: &HeapRelation,
+    txn: &mut Transaction,
+    otid: ItemPointer,
+    tuple: &[u8],
+    interrupted: &dyn Fn() -> bool,
+) -> Result<TmResult<ItemPointer>> {
+    check_tuple_size(tuple.len())?;
+    let xid = txn.assign_xid();
+    let mut tuple = tuple.to_vec();
+    stamp_new_tuple(&mut tuple, xid, txn.command_id(), true)?;
+    loop {
+        let obuf = engine.pool().read_buffer(tag_of(rel, otid.block))?;
+        let mut opage = obuf.write();
+        match check_target(engine, obuf.tag(), &mut opage, otid, txn)? {
+            Err(failure) => return Ok(Err(failure)),
+            Ok(Some(holder)) => {
+                drop(opage);
+                drop(obuf);
+                wait_for(engine, holder, interrupted)?;
+                continue;
+            }
+            Ok(None) => {}
+        }
+        if opage.heap_free_space() >= tuple.len() {
+            return update_on_page(engine, rel, txn, &obuf, &mut opage, otid, &tuple, xid).map(Ok);
+        }
+        drop(opage);
+        if let Some(new_tid) = update_across_pages(engine, rel, txn, &obuf, otid, &tuple, xid)? {
+            return Ok(Ok(new_tid));
+        }
+        // The old version changed or the new page filled while unlocked: retry.
+    }
+}
+
+/// The update's new version fits on the old version's page.
+#[allow(clippy::too_many_arguments)]
+fn update_on_page(
+    engine: &Engine,
+    rel: &HeapRelation,
+    txn: &mut Transaction,
+    buffer: &Buffer<'_>,
+    page: &mut BufferWriteGuard<'_>,
+    otid: ItemPointer,
+    tuple: &[u8],
+    xid: Xid,
+) -> Result<ItemPointer> {
+    let cid = cid_for_delete(txn, page.item(otid.offset).ok_or_else(|| corrupt_tid(otid))?, xid)?;
+    let (ntid, _) = add_tuple(page, buffer.block(), tuple)?;
+    let old = page.item_mut(otid.offset).ok_or_else(|| corrupt_tid(otid))?;
+    stamp_xmax(old, xid, cid, ntid, false)?;
+    let change = HeaderChange::capture(otid.offset, old)?;
+    note_prunable(page, xid);
+    page.mark_dirty();
+    let end = {
+        let record = RecordBuilder::new(RmgrId::Heap, XLOG_HEAP_UPDATE, xid)
+            .with_main_data(change.encode())
+            .with_block(new_tuple_block(rel, page, ntid, false)?);
+        engine.wal().insert(&record)?
+    };
+    page.set_lsn(end);
+    Ok(ntid)
+}
+
+/// The update's new version goes to another page. Returns `None` if the caller
+/// must start over (see the lock-order note in the module doc).
+fn update_across_pages(
+    engine: &Engine,
+    rel: &HeapRelation,
+    txn: &mut Transaction,
+    obuf: &Buffer<'_>,
+    otid: ItemPointer,
+    tuple: &[u8],
+    xid: Xid,
+) -> Result<Option<ItemPointer>> {
+    let nbuf = get_page_for_tuple(engine, rel, tuple.len(), Some(otid.block))?;
+    let (mut opage, mut npage) = if nbuf.block() < obuf.block() {
+        let n = nbuf.write();
+        (obuf.write(), n)
+    } else {
+        let o = obuf.write();
+        (o, nbuf.write())
+    };
+    if !matches!(check_target(engine, obuf.tag(), &mut opage, otid, txn)?, Ok(None))
+        || !page_has_room(&npage, tuple.len(), 0)
+    {
+        engine.set_target_block(rel.locator, None);
+        return Ok(None);
+    }
+    let cid = cid_for_delete(txn, opage.item(otid.offset).ok_or_else(|| corrupt_tid(otid))?, xid)?;
+    let (ntid, will_init) = add_tuple(&mut npage, nbuf.block(), tuple)?;
+    let old = opage.item_mut(otid.offset).ok_or_else(|| corrupt_tid(otid))?;
+    stamp_xmax(old, xid, cid, ntid, false)?;
+    let change = HeaderChange::capture(otid.offset, old)?;
+    note_prunable(&mut opage, xid);
+    npage.mark_dirty();
+    opage.mark_dirty();
+    let end = {
+        let record = RecordBuilder::new(RmgrId::Heap, XLOG_HEAP_UPDATE, xid)
+            .with_main_data(change.encode())
+            .with_block(new_tuple_block(rel, &npage, ntid, will_init)?)
+            .with_block(old_tuple_block(rel, &opage, otid.block));
+        engine.wal().insert(&record)?
+    };
+    npage.set_lsn(end);
+    opage.set_lsn(end);
+    engine.set_target_block(rel.locator, Some(ntid.block));
+    Ok(Some(ntid))
+}
+
+/// heap_fetch -- the version at `tid` if it is visible to `ctx`'s snapshot.
+pub fn heap_fetch(
+    engine: &Engine,
+    rel: &HeapRelation,
+    tid: ItemPointer,
+    ctx: &VisibilityContext,
+) -> Result<Option<Vec<u8>>> {
+    if tid.block >= engine.pool().nblocks(rel.locator, ForkNumber::Main)? {
+        return Ok(None);
+    }
+    let buffer = engine.pool().read_buffer(tag_of(rel, tid.block))?;
+    let page = buffer.read();
+    let Some(item) = page.item(tid.offset) else { return Ok(None) };
+    let (visible, _) = satisfies_mvcc(item, ctx)?;
+    Ok(visible.then(|| item.to_vec()))
+}

@@ -1,0 +1,214 @@
+//! Heap tuple visibility (PostgreSQL's `heapam_visibility.c`).
+//!
+//! A tuple version is visible to a snapshot when its inserter (xmin) is visible
+//! and its deleter (xmax), if any, is not:
+//!
+//! ```text
+//!   xmin committed before the snapshot   and   xmax absent, aborted, only a lock,
+//!   (or: xmin is us, inserted by an            still running, or committed after
+//!    earlier command)                          the snapshot (or: xmax is us, from
+//!                                              this or a later command)
+//! ```
+//!
+//! "Committed before the snapshot" is a CSN comparison (`sluice-txn`'s
+//! `xid_visible`), except that an xid below the snapshot's xmin had finished when
+//! the snapshot was taken, so a committed hint bit settles it without a lookup.
+//!
+//! # Hint bits
+//!
+//! Checking an xid's fate costs a lookup; once it is known to be final (committed
+//! or aborted) the answer is cached in the tuple's infomask
+//! (`HEAP_XMIN_COMMITTED`, `HEAP_XMIN_INVALID`, `HEAP_XMAX_COMMITTED`,
+//! `HEAP_XMAX_INVALID`). The functions here do not write the page: they return
+//! the hint bits that could be set, and the caller sets them when it holds the
+//! page exclusively (see `hints.rs`), because readers hold only a shared lock.
+
+use crate::common::htup::*;
+use crate::error::{AccessError, Result};
+use sluice_common::{ItemPointer, Xid};
+use sluice_txn::{ComboCids, CommandId, Snapshot, TransactionManager, XidStatus};
+
+/// What a visibility check needs: the snapshot, the manager that knows every
+/// xid's fate, and the own transaction's combo command ids.
+#[derive(Clone, Copy)]
+pub struct VisibilityContext<'a> {
+    /// Who is asking.
+    pub snapshot: Snapshot,
+    /// Transaction status lookups.
+    pub mgr: &'a TransactionManager,
+    /// The asking transaction's combo ids.
+    pub combocids: &'a ComboCids,
+}
+
+/// The outcome of checking whether a tuple may be updated, deleted or locked
+/// (PostgreSQL's TM_Result).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UpdateStatus {
+    /// It may: it is the newest version and nobody holds it.
+    Ok,
+    /// The asking command cannot see it at all.
+    Invisible,
+    /// This transaction changed it in this or a later command.
+    SelfModified,
+    /// A committed transaction updated it (the newer version is at ctid) ...
+    Updated,
+    /// ... or deleted it.
+    Deleted,
+    /// A running transaction holds it (updated, deleted or locked it).
+    BeingModified(Xid),
+}
+
+/// The inserting command id of a tuple the own transaction inserted.
+pub fn cmin<B: AsRef<[u8]>>(hdr: &HeapTupleHeader<B>, combocids: &ComboCids) -> CommandId {
+    if hdr.infomask() & HEAP_COMBOCID != 0 {
+        combocids.resolve(hdr.cid()).0
+    } else {
+        hdr.cid()
+    }
+}
+
+/// The deleting command id of a tuple the own transaction deleted.
+pub fn cmax<B: AsRef<[u8]>>(hdr: &HeapTupleHeader<B>, combocids: &ComboCids) -> CommandId {
+    if hdr.infomask() & HEAP_COMBOCID != 0 {
+        combocids.resolve(hdr.cid()).1
+    } else {
+        hdr.cid()
+    }
+}
+
+fn header(tuple: &[u8]) -> Result<HeapTupleHeader<&[u8]>> {
+    HeapTupleHeader::new(tuple).map_err(AccessError::from)
+}
+
+/// The fate of a finished-or-not xid, with the hint bit it earns.
+fn resolve(
+    ctx: &VisibilityContext,
+    xid: Xid,
+    committed_bit: u16,
+    invalid_bit: u16,
+) -> Result<(XidStatus, u16)> {
+    let status = ctx.mgr.xid_status(xid)?;
+    let hint = match status {
+        XidStatus::Committed => committed_bit,
+        XidStatus::Aborted => invalid_bit,
+        _ => 0,
+    };
+    Ok((status, hint))
+}
+
+/// Whether the inserter is visible; `None` means "decided: invisible".
+fn xmin_visible<B: AsRef<[u8]>>(
+    hdr: &HeapTupleHeader<B>,
+    ctx: &VisibilityContext,
+    hints: &mut u16,
+) -> Result<bool> {
+    if hdr.xmin_invalid() && !hdr.xmin_committed() {
+        return Ok(false);
+    }
+    let xmin = hdr.xmin();
+    if hdr.xmin_committed() {
+        return Ok(xmin < ctx.snapshot.xmin || ctx.mgr.xid_visible(xmin, &ctx.snapshot)?);
+    }
+    if ctx.snapshot.is_own(xmin) {
+        return Ok(cmin(hdr, ctx.combocids) < ctx.snapshot.curcid);
+    }
+    let (status, hint) = resolve(ctx, xmin, HEAP_XMIN_COMMITTED, HEAP_XMIN_INVALID)?;
+    *hints |= hint;
+    Ok(status == XidStatus::Committed && ctx.mgr.xid_visible(xmin, &ctx.snapshot)?)
+}
+
+/// satisfies_mvcc -- whether `tuple` is visible to `ctx.snapshot`. Returns the
+/// answer and the hint bits that may be set on the tuple.
+pub fn satisfies_mvcc(tuple: &[u8], ctx: &VisibilityContext) -> Result<(bool, u16)> {
+    let hdr = header(tuple)?;
+    let mut hints = 0;
+    if !xmin_visible(&hdr, ctx, &mut hints)? {
+        return Ok((false, hints));
+    }
+    if hdr.xmax_invalid() || !hdr.xmax().is_valid() || hdr.xmax_is_locked_only() {
+        return Ok((true, hints));
+    }
+    let xmax = hdr.xmax();
+    if hdr.xmax_committed() {
+        return Ok((
+            !(xmax < ctx.snapshot.xmin || ctx.mgr.xid_visible(xmax, &ctx.snapshot)?),
+            hints,
+        ));
+    }
+    if ctx.snapshot.is_own(xmax) {
+        return Ok((cmax(&hdr, ctx.combocids) >= ctx.snapshot.curcid, hints));
+    }
+    let (status, hint) = resolve(ctx, xmax, HEAP_XMAX_COMMITTED, HEAP_XMAX_INVALID)?;
+    hints |= hint;
+    let deleted = status == XidStatus::Committed && ctx.mgr.xid_visible(xmax, &ctx.snapshot)?;
+    Ok((!deleted, hints))
+}
+
+/// satisfies_update -- whether the asking command may update/delete/lock
+/// `tuple` (PostgreSQL's HeapTupleSatisfiesUpdate). Unlike `satisfies_mvcc` it
+/// judges the latest state, not the snapshot: a committed deleter is reported
+/// even if the snapshot cannot see it, so the caller can follow the update chain
+/// (READ COMMITTED) or fail (REPEATABLE READ).
+pub fn satisfies_update(
+    tuple: &[u8],
+    self_tid: ItemPointer,
+    ctx: &VisibilityContext,
+) -> Result<(UpdateStatus, u16)> {
+    let hdr = header(tuple)?;
+    let mut hints = 0;
+    if !hdr.xmin_committed() {
+        if hdr.xmin_invalid() {
+            return Ok((UpdateStatus::Invisible, 0));
+        }
+        let xmin = hdr.xmin();
+        if ctx.snapshot.is_own(xmin) {
+            if cmin(&hdr, ctx.combocids) >= ctx.snapshot.curcid {
+                return Ok((UpdateStatus::Invisible, 0));
+            }
+        } else {
+            let (status, hint) = resolve(ctx, xmin, HEAP_XMIN_COMMITTED, HEAP_XMIN_INVALID)?;
+            hints |= hint;
+            if status != XidStatus::Committed {
+                return Ok((UpdateStatus::Invisible, hints));
+            }
+        }
+    }
+    Ok((xmax_update_status(&hdr, self_tid, ctx, &mut hints)?, hints))
+}
+
+fn xmax_update_status<B: AsRef<[u8]>>(
+    hdr: &HeapTupleHeader<B>,
+    self_tid: ItemPointer,
+    ctx: &VisibilityContext,
+    hints: &mut u16,
+) -> Result<UpdateStatus> {
+    let xmax = hdr.xmax();
+    if hdr.xmax_invalid() || !xmax.is_valid() {
+        return Ok(UpdateStatus::Ok);
+    }
+    let gone = if hdr.ctid() == self_tid { UpdateStatus::Deleted } else { UpdateStatus::Updated };
+    if hdr.xmax_committed() {
+        return Ok(if hdr.xmax_is_locked_only() { UpdateStatus::Ok } else { gone });
+    }
+    if ctx.snapshot.is_own(xmax) {
+        if hdr.xmax_is_locked_only() {
+            return Ok(UpdateStatus::Ok);
+        }
+        return Ok(if cmax(hdr, ctx.combocids) >= ctx.snapshot.curcid {
+            UpdateStatus::SelfModified
+        } else {
+            UpdateStatus::Invisible
+        });
+    }
+    let (status, hint) = resolve(ctx, xmax, HEAP_XMAX_COMMITTED, HEAP_XMAX_INVALID)?;
+    if status == XidStatus::InProgress || status == XidStatus::SubCommitted {
+        return Ok(UpdateStatus::BeingModified(xmax));
+    }
+    if hdr.xmax_is_locked_only() || status == XidStatus::Aborted {
+        // A finished locker holds nothing; an aborted deleter deleted nothing.
+        *hints |= HEAP_XMAX_INVALID;
+        return Ok(UpdateStatus::Ok);
+    }
+    *hints |= hint;
+    Ok(gone)
+}
