@@ -340,3 +340,42 @@ fn updates_across_pages_keep_the_chain() {
     let mut reader = backend(&engine).begin(RC);
     assert_eq!(values(&engine, &rel, &mut reader)[0], (1, "1000".into()));
 }
+
+#[test]
+fn row_locks_block_writers_and_honour_nowait_and_skip_locked() {
+    use sluice_access::heap::heapam::{heap_lock_tuple, LockWaitPolicy, TmFailure};
+    let (_dir, engine, rel) = setup();
+    let b1 = backend(&engine);
+    let mut t1 = b1.begin(RC);
+    let (tid, _) = tid_of(&engine, &rel, &mut t1, 1);
+    assert_eq!(
+        heap_lock_tuple(&engine, &rel, &mut t1, tid, LockWaitPolicy::Block, NEVER).unwrap(),
+        Ok(())
+    );
+    assert_eq!(
+        heap_lock_tuple(&engine, &rel, &mut t1, tid, LockWaitPolicy::Nowait, NEVER).unwrap(),
+        Ok(()),
+        "re-lock"
+    );
+    let b2 = backend(&engine);
+    let mut t2 = b2.begin(RC);
+    assert_eq!(values(&engine, &rel, &mut t2)[0], (1, "10".into()), "readers are not blocked");
+    for policy in [LockWaitPolicy::Nowait, LockWaitPolicy::SkipLocked] {
+        assert_eq!(
+            heap_lock_tuple(&engine, &rel, &mut t2, tid, policy, NEVER).unwrap(),
+            Err(TmFailure::WouldBlock)
+        );
+    }
+    drop(t2);
+    let e2 = engine.clone();
+    let writer = spawn(move || {
+        let b3 = backend(&e2);
+        let mut t3 = b3.begin(RC);
+        update(&e2, &rel, &mut t3, 1, |v| v + 1).unwrap();
+        t3.commit().unwrap();
+    });
+    assert_blocked(&writer);
+    t1.commit().unwrap();
+    writer.recv().unwrap();
+    assert_eq!(values(&engine, &rel, &mut backend(&engine).begin(RC))[0], (1, "11".into()));
+}

@@ -73,6 +73,7 @@ fn next_target(
 ) -> Result<Option<(ItemPointer, Vec<u8>)>> {
     match failure {
         TmFailure::SelfModified => Ok(None),
+        TmFailure::WouldBlock => Err(AccessError::Internal("unexpected lock wait outcome".into())),
         TmFailure::Invisible => {
             Err(AccessError::Internal("attempted to update invisible tuple".into()))
         }

@@ -45,6 +45,21 @@ pub enum TmFailure {
     Updated(ItemPointer),
     /// A committed transaction deleted it.
     Deleted,
+    /// Another transaction holds it and the caller asked not to wait
+    /// (NOWAIT, SKIP LOCKED).
+    WouldBlock,
+}
+
+/// What a row lock does when another transaction holds the row (PostgreSQL's
+/// LockWaitPolicy).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LockWaitPolicy {
+    /// Wait for the holder to finish.
+    Block,
+    /// Fail at once (the caller raises 55P03).
+    Nowait,
+    /// Report the row as locked so the caller skips it.
+    SkipLocked,
 }
 
 /// The result of a delete/update/lock attempt.
@@ -188,7 +203,7 @@ fn new_tuple_block<'p>(
 ) -> Result<BlockRef<'p>> {
     let tuple = page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
     let block = BlockRef::new(0, rel.locator, ForkNumber::Main, tid.block)
-        .with_data(encode_new_tuple(tid.offset, tuple));
+        .with_data(encode_new_tuple(tid.offset, tuple)?);
     Ok(if will_init {
         block.with_flags(BLOCK_WILL_INIT)
     } else {
@@ -396,6 +411,60 @@ fn update_across_pages(
     opage.set_lsn(end);
     engine.set_target_block(rel.locator, Some(ntid.block));
     Ok(Some(ntid))
+}
+
+/// heap_lock_tuple -- locks the version at `tid` for update by `txn` (SELECT ...
+/// FOR UPDATE): its xmax becomes `txn`'s xid flagged lock-only, so readers still
+/// see the row while writers wait for `txn`. Locks taken by several sharers at
+/// once (FOR SHARE, multixacts) are a later milestone; this is the exclusive
+/// mode.
+pub fn heap_lock_tuple(
+    engine: &Engine,
+    rel: &HeapRelation,
+    txn: &mut Transaction,
+    tid: ItemPointer,
+    policy: LockWaitPolicy,
+    interrupted: &dyn Fn() -> bool,
+) -> Result<TmResult<()>> {
+    let xid = txn.assign_xid();
+    loop {
+        let buffer = engine.pool().read_buffer(tag_of(rel, tid.block))?;
+        let mut page = buffer.write();
+        match check_target(engine, buffer.tag(), &mut page, tid, txn)? {
+            Err(failure) => return Ok(Err(failure)),
+            Ok(Some(_)) if policy != LockWaitPolicy::Block => {
+                return Ok(Err(TmFailure::WouldBlock))
+            }
+            Ok(Some(holder)) => {
+                drop(page);
+                drop(buffer);
+                wait_for(engine, holder, interrupted)?;
+                continue;
+            }
+            Ok(None) => {}
+        }
+        let item = page.item_mut(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
+        let hdr = HeapTupleHeader::new(&*item)?;
+        if hdr.xmax() == xid && hdr.xmax_is_locked_only() && !hdr.xmax_invalid() {
+            return Ok(Ok(()));
+        }
+        let keep_cid = (hdr.cid(), hdr.infomask() & HEAP_COMBOCID != 0);
+        stamp_xmax(item, xid, keep_cid, tid, false)?;
+        let mut hdr = HeapTupleHeader::new(&mut *item)?;
+        hdr.set_hint(HEAP_XMAX_EXCL_LOCK | HEAP_XMAX_LOCK_ONLY);
+        let change = HeaderChange::capture(tid.offset, item)?;
+        page.mark_dirty();
+        let end = engine.wal().insert(
+            &RecordBuilder::new(RmgrId::Heap, XLOG_HEAP_LOCK, xid)
+                .with_main_data(change.encode())
+                .with_block(
+                    BlockRef::new(0, rel.locator, ForkNumber::Main, tid.block)
+                        .with_page(page.as_bytes(), page.hole()),
+                ),
+        )?;
+        page.set_lsn(end);
+        return Ok(Ok(()));
+    }
 }
 
 /// heap_fetch -- the version at `tid` if it is visible to `ctx`'s snapshot.
