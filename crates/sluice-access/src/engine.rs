@@ -392,7 +392,7 @@ impl Engine {
 }
 
 /// The checkpointer thread: wakes every second to see whether a checkpoint is
-/// due by time or by WAL volume. Holds only a weak reference, so dropping the
+/// due by time or by WAL volume (and to trim the CSN log). Holds only a weak reference, so dropping the
 /// engine ends it.
 fn checkpointer_main(engine: Weak<Engine>, stop: Arc<(Mutex<bool>, Condvar)>) {
     let mut last = Instant::now();
@@ -408,6 +408,9 @@ fn checkpointer_main(engine: Weak<Engine>, stop: Arc<(Mutex<bool>, Condvar)>) {
             }
         }
         let Some(engine) = engine.upgrade() else { return };
+        // Computing the horizon also lets the CSN log drop what no snapshot
+        // can ask about any more, keeping it small without a thread of its own.
+        engine.txns().horizon();
         if last.elapsed() >= engine.config.checkpoint_timeout || engine.wal_volume_due() {
             // A failed checkpoint is retried at the next tick; the previous one
             // stays valid, so nothing is lost meanwhile.

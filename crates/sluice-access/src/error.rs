@@ -20,6 +20,9 @@ pub enum AccessError {
     SerializationFailure,
     /// A wait for another transaction was interrupted (cancel, timeout).
     Interrupted,
+    /// A heavyweight lock (or a wait for another transaction) failed:
+    /// deadlock, `lock_timeout`, `NOWAIT`.
+    Lock(sluice_txn::lmgr::LockError),
     /// An internal invariant failed ("can't happen"; SQLSTATE XX000).
     Internal(String),
 }
@@ -38,6 +41,7 @@ impl AccessError {
             AccessError::Corrupt(_) => "XX001",
             AccessError::SerializationFailure => "40001",
             AccessError::Interrupted => "57014",
+            AccessError::Lock(e) => e.sqlstate(),
             AccessError::Internal(_) => "XX000",
         }
     }
@@ -55,6 +59,7 @@ impl fmt::Display for AccessError {
                 write!(f, "could not serialize access due to concurrent update")
             }
             AccessError::Interrupted => write!(f, "canceling statement due to user request"),
+            AccessError::Lock(e) => write!(f, "{e}"),
             AccessError::Internal(msg) => write!(f, "{msg}"),
         }
     }

@@ -9,7 +9,11 @@
 //! * [`csnlog`] — the in-memory commit sequence numbers that make a snapshot a
 //!   single number, so no number of (sub)transactions makes snapshots expensive.
 //! * [`procarray`] — running transactions and live snapshots; the horizon.
-//! * [`xidwait`] — sleeping until another transaction ends.
+//! * [`lmgr`] — the heavyweight lock manager: table, transaction-id, tuple and
+//!   object locks in PostgreSQL's eight modes, FIFO wait queues, `lock_timeout`,
+//!   deadlock detection, `pg_locks`. Waiting for another transaction to end is
+//!   waiting for a lock on its xid, so row-lock waits take part in deadlock
+//!   detection.
 //!
 //! Transaction ids are 64 bits and never wrap (see `sluice_common::Xid`): there is
 //! no freezing deadline and no anti-wraparound VACUUM.
@@ -18,11 +22,11 @@ pub mod clog;
 pub mod combocid;
 pub mod csnlog;
 mod error;
+pub mod lmgr;
 pub mod procarray;
 pub mod slru;
 pub mod snapshot;
 pub mod xact;
-pub mod xidwait;
 
 pub use clog::{Clog, XidStatus};
 pub use combocid::ComboCids;

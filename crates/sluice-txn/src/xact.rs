@@ -12,7 +12,10 @@
 //!   transactions never touch the commit log or WAL.
 //! * **Commit**: write the commit record, flush it as `synchronous_commit` says,
 //!   record "committed" in the commit log, take a CSN (which is the moment the
-//!   changes become visible), leave the proc array, wake waiters.
+//!   changes become visible), leave the proc array, then release the
+//!   transaction's heavyweight locks — among them the lock on its own xid,
+//!   which wakes everybody waiting for it to end (PostgreSQL's order: nobody
+//!   woken can still see the transaction as running).
 //! * **Rollback** does no undo: the transaction's row versions stay where they
 //!   are and become invisible because the commit log says "aborted". Cleaning
 //!   them up is pruning's and VACUUM's job. So rolling back a million-row update
@@ -24,14 +27,22 @@
 //! or aborted; [`TransactionManager::xid_visible`] whether its commit precedes a
 //! snapshot. Heap visibility (`sluice-access`) combines them with hint bits,
 //! command ids and the tuple header.
+//!
+//! # Locks
+//!
+//! A transaction takes heavyweight locks as its backend ([`Transaction::lock`]);
+//! all are released when it ends. From xid assignment on it holds
+//! `ExclusiveLock` on its xid, taken before the xid is published anywhere, so
+//! the lock exists before anybody can want to wait for the transaction, and
+//! [`Transaction::wait_for_xid`] needs no retry loop.
 
 use crate::clog::{Clog, XidStatus};
 use crate::combocid::ComboCids;
 use crate::csnlog::{Csn, CsnLog};
 use crate::error::{Result, TxnError};
+use crate::lmgr::{LockError, LockManager, LockMode, LockOwner, LockTag, LockWaitParams};
 use crate::procarray::{Horizon, ProcArray, ProcId, ProcState};
 use crate::snapshot::{CommandId, Snapshot};
-use crate::xidwait::XidWaits;
 use parking_lot::{RwLock, RwLockWriteGuard};
 use sluice_common::{RmgrId, Xid};
 use sluice_wal::{RecordBuilder, Wal};
@@ -66,12 +77,12 @@ pub enum SynchronousCommit {
 }
 
 /// The transaction manager: xid and CSN counters, the commit and CSN logs, the
-/// proc array and xid waits.
+/// proc array and the lock manager.
 pub struct TransactionManager {
     clog: Arc<Clog>,
     csnlog: CsnLog,
     procarray: ProcArray,
-    waits: XidWaits,
+    locks: LockManager,
     next_xid: AtomicU64,
     next_csn: AtomicU64,
     wal: Arc<Wal>,
@@ -87,6 +98,7 @@ pub struct TransactionManager {
 pub struct Backend {
     mgr: Arc<TransactionManager>,
     proc: ProcId,
+    pid: u32,
 }
 
 /// A transaction in progress. Dropping it without committing rolls it back.
@@ -115,7 +127,7 @@ impl TransactionManager {
             clog,
             csnlog: CsnLog::new(next_xid),
             procarray: ProcArray::new(max_backends),
-            waits: XidWaits::default(),
+            locks: LockManager::new(max_backends),
             next_xid: AtomicU64::new(next_xid.0),
             next_csn: AtomicU64::new(Csn::FIRST.0),
             wal,
@@ -137,6 +149,11 @@ impl TransactionManager {
     /// The proc array.
     pub fn procarray(&self) -> &ProcArray {
         &self.procarray
+    }
+
+    /// The heavyweight lock manager shared by all backends.
+    pub fn lock_manager(&self) -> &LockManager {
+        &self.locks
     }
 
     /// Sets `synchronous_commit` for transactions that commit from now on.
@@ -162,7 +179,7 @@ impl TransactionManager {
     /// PostgreSQL's "sorry, too many clients already" when none is free.
     pub fn register_backend(self: &Arc<Self>, pid: u32) -> Result<Arc<Backend>> {
         let proc = self.procarray.register(pid).ok_or(TxnError::TooManyClients)?;
-        Ok(Arc::new(Backend { mgr: self.clone(), proc }))
+        Ok(Arc::new(Backend { mgr: self.clone(), proc, pid }))
     }
 
     /// xid_status -- whether `xid` is running, committed or aborted. An xid that
@@ -196,11 +213,6 @@ impl TransactionManager {
         Ok(csn.is_committed() && csn < snap.csn)
     }
 
-    /// wait_for_xid -- sleeps until `xid` ends; false if `interrupted` said stop.
-    pub fn wait_for_xid(&self, xid: Xid, interrupted: &dyn Fn() -> bool) -> bool {
-        self.waits.wait(xid, interrupted)
-    }
-
     /// horizon -- the oldest xid and CSN any running transaction or live
     /// snapshot may need (see `procarray.rs`). Also lets the CSN log forget what
     /// nobody can ask about any more.
@@ -218,13 +230,21 @@ impl TransactionManager {
         self.procarray.states()
     }
 
-    fn assign_xid(&self, proc: ProcId) -> Xid {
+    /// assign_xid -- the next xid for `owner`'s transaction. Its lock on the
+    /// xid is taken before the xid is published in the proc array, so it is
+    /// granted at once (nobody can know the xid yet) and exists before anybody
+    /// could wait for it (XactLockTableInsert).
+    fn assign_xid(&self, owner: LockOwner) -> Xid {
         let _shared = self.procarray.shared();
         let _gen = self.procarray.xid_gen.lock();
         let xid = Xid(self.next_xid.fetch_add(1, Ordering::SeqCst));
         self.csnlog.extend(xid);
-        self.waits.register(xid);
-        self.procarray.set_xid(proc, xid);
+        let never = || false;
+        let no_wait = LockWaitParams { nowait: true, ..LockWaitParams::new(&never) };
+        let locked =
+            self.locks.acquire(owner, LockTag::TransactionId(xid), LockMode::Exclusive, &no_wait);
+        assert!(locked.is_ok(), "lock on the unpublished xid {xid} is taken: {locked:?}");
+        self.procarray.set_xid(owner.proc, xid);
         xid
     }
 
@@ -240,7 +260,9 @@ impl TransactionManager {
         Snapshot { xmin, xmax, csn, own_xid: None, curcid: 0 }
     }
 
-    /// Ends transaction `xid` of `proc` as committed or aborted.
+    /// finish -- ends transaction `xid` of `proc` as committed or aborted:
+    /// commit log and CSN, then the proc array, then its locks (so a waiter
+    /// for the xid wakes to a final status).
     fn finish(&self, proc: ProcId, xid: Option<Xid>, committed: bool) -> Result<()> {
         let mut result = Ok(());
         if let Some(xid) = xid {
@@ -259,9 +281,7 @@ impl TransactionManager {
             self.procarray.clear_xid(proc);
             self.procarray.set_snapshot(proc, Xid::INVALID, Csn(0));
         }
-        if let Some(xid) = xid {
-            self.waits.release(xid);
-        }
+        self.locks.release_all(proc);
         result
     }
 
@@ -288,6 +308,16 @@ impl Backend {
     /// The transaction manager.
     pub fn manager(&self) -> &Arc<TransactionManager> {
         &self.mgr
+    }
+
+    /// The backend's process id (`pg_backend_pid()`).
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// The backend as an owner of heavyweight locks.
+    pub fn lock_owner(&self) -> LockOwner {
+        LockOwner { proc: self.proc, pid: self.pid }
     }
 
     /// begin -- starts a transaction on this backend.
@@ -330,7 +360,7 @@ impl Transaction {
         if let Some(xid) = self.xid {
             return xid;
         }
-        let xid = self.backend.mgr.assign_xid(self.backend.proc);
+        let xid = self.backend.mgr.assign_xid(self.backend.lock_owner());
         self.xid = Some(xid);
         xid
     }
@@ -354,6 +384,34 @@ impl Transaction {
     /// The transaction manager.
     pub fn manager(&self) -> &Arc<TransactionManager> {
         &self.backend.mgr
+    }
+
+    /// lock -- takes `mode` on `tag` for this transaction's backend, waiting as
+    /// `params` allow; held until the transaction ends (LockAcquire).
+    pub fn lock(
+        &self,
+        tag: LockTag,
+        mode: LockMode,
+        params: &LockWaitParams<'_>,
+    ) -> std::result::Result<(), LockError> {
+        self.mgr().locks.acquire(self.backend.lock_owner(), tag, mode, params)
+    }
+
+    /// wait_for_xid -- sleeps until transaction `xid` has committed or aborted
+    /// (XactLockTableWait): takes `ShareLock` on the xid, which conflicts with
+    /// the `ExclusiveLock` its transaction holds until its end, and lets go at
+    /// once. While waiting this transaction is part of deadlock detection, so
+    /// the wait fails with [`LockError::Deadlock`] if `xid`'s transaction
+    /// waits, directly or not, for this one.
+    pub fn wait_for_xid(
+        &self,
+        xid: Xid,
+        params: &LockWaitParams<'_>,
+    ) -> std::result::Result<(), LockError> {
+        let tag = LockTag::TransactionId(xid);
+        self.lock(tag, LockMode::Share, params)?;
+        self.mgr().locks.release(self.backend.proc, tag, LockMode::Share);
+        Ok(())
     }
 
     /// Makes this command's changes visible to the next (CommandCounterIncrement).

@@ -30,6 +30,7 @@ use crate::engine::Engine;
 use crate::error::{AccessError, Result};
 use sluice_common::{ForkNumber, ItemPointer, RmgrId, Xid};
 use sluice_storage::buffer::{Buffer, BufferTag, BufferWriteGuard};
+use sluice_txn::lmgr::{LockError, LockWaitParams};
 use sluice_txn::Transaction;
 use sluice_wal::{BlockRef, RecordBuilder, BLOCK_WILL_INIT};
 
@@ -248,11 +249,15 @@ fn check_target(
     })
 }
 
-fn wait_for(engine: &Engine, xid: Xid, interrupted: &dyn Fn() -> bool) -> Result<()> {
-    if engine.txns().wait_for_xid(xid, interrupted) {
-        Ok(())
-    } else {
-        Err(AccessError::Interrupted)
+/// wait_for -- sleeps until transaction `xid` ends, as `txn`'s backend, so the
+/// wait takes part in deadlock detection (XactLockTableWait). `interrupted`
+/// ends the wait with [`AccessError::Interrupted`]; a deadlock fails it with
+/// [`AccessError::Lock`].
+fn wait_for(txn: &Transaction, xid: Xid, interrupted: &dyn Fn() -> bool) -> Result<()> {
+    match txn.wait_for_xid(xid, &LockWaitParams::new(interrupted)) {
+        Ok(()) => Ok(()),
+        Err(LockError::Interrupted) => Err(AccessError::Interrupted),
+        Err(e) => Err(AccessError::Lock(e)),
     }
 }
 
@@ -275,7 +280,7 @@ pub fn heap_delete(
             Ok(Some(holder)) => {
                 drop(page);
                 drop(buffer);
-                wait_for(engine, holder, interrupted)?;
+                wait_for(txn, holder, interrupted)?;
                 continue;
             }
             Ok(None) => {}
@@ -322,7 +327,7 @@ pub fn heap_update(
             Ok(Some(holder)) => {
                 drop(opage);
                 drop(obuf);
-                wait_for(engine, holder, interrupted)?;
+                wait_for(txn, holder, interrupted)?;
                 continue;
             }
             Ok(None) => {}
@@ -438,7 +443,7 @@ pub fn heap_lock_tuple(
             Ok(Some(holder)) => {
                 drop(page);
                 drop(buffer);
-                wait_for(engine, holder, interrupted)?;
+                wait_for(txn, holder, interrupted)?;
                 continue;
             }
             Ok(None) => {}

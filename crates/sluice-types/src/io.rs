@@ -1,0 +1,85 @@
+//! Text input and output of every type: the `typinput`/`typoutput` functions.
+//!
+//! [`parse`] turns the text a client sends (or a literal in a query) into a
+//! value of a given type and typmod — including the typmod's coercion, as
+//! PostgreSQL's input functions do (`'abc'::varchar(2)` fails, `12.345::
+//! numeric(4,2)` rounds). [`output`] is the text PostgreSQL 15 would send
+//! with default settings. Both are pure apart from the [`Context`] needed by
+//! the date/time types.
+
+use crate::context::Context;
+use crate::datetime::{format, input, interval};
+use crate::datum::Datum;
+use crate::error::Result;
+use crate::int::IntWidth;
+use crate::types::SqlType;
+use crate::{bool as boolean, bytea, float, int, jsonb, numeric, oid, text, uuid};
+
+/// Parse `input` as a value of type `ty` with modifier `typmod` (-1 for none).
+pub fn parse(ty: SqlType, input: &str, typmod: i32, ctx: &Context) -> Result<Datum> {
+    Ok(match ty {
+        SqlType::Bool => Datum::Bool(boolean::parse(input)?),
+        SqlType::Int2 => Datum::Int2(int::parse(input, IntWidth::I16)? as i16),
+        SqlType::Int4 => Datum::Int4(int::parse(input, IntWidth::I32)? as i32),
+        SqlType::Int8 => Datum::Int8(int::parse(input, IntWidth::I64)?),
+        SqlType::Float4 => Datum::Float4(float::parse_f32(input)?),
+        SqlType::Float8 => Datum::Float8(float::parse_f64(input)?),
+        SqlType::Numeric => Datum::Numeric(numeric::parse(input, typmod)?),
+        SqlType::Text | SqlType::Unknown => Datum::Text(input.to_string()),
+        SqlType::Varchar => Datum::Text(text::varchar_coerce(input.to_string(), typmod, false)?),
+        SqlType::Bpchar => Datum::Text(text::bpchar_coerce(input.to_string(), typmod, false)?),
+        SqlType::Name => Datum::Text(text::name_coerce(input.to_string())),
+        SqlType::Bytea => Datum::Bytea(bytea::parse(input)?),
+        SqlType::Date => Datum::Date(input::parse_date(input, ctx)?),
+        SqlType::Time => Datum::Time(input::parse_time(input, typmod, ctx)?),
+        SqlType::Timestamp => Datum::Timestamp(input::parse_timestamp(input, typmod, ctx)?),
+        SqlType::TimestampTz => Datum::TimestampTz(input::parse_timestamptz(input, typmod, ctx)?),
+        SqlType::Interval => {
+            Datum::Interval(adjust_interval_typmod(interval::parse(input)?, typmod))
+        }
+        SqlType::Jsonb => Datum::Jsonb(Box::new(jsonb::parse(input)?)),
+        SqlType::Oid => Datum::Oid(oid::parse(input)?),
+        SqlType::Uuid => Datum::Uuid(uuid::parse(input)?),
+    })
+}
+
+/// Round an interval's microseconds to `interval(p)` precision.
+pub fn adjust_interval_typmod(
+    mut iv: crate::datetime::Interval,
+    typmod: i32,
+) -> crate::datetime::Interval {
+    if typmod >= 0 {
+        iv.micros = input::adjust_time_typmod(iv.micros, typmod & 0xFFFF);
+    }
+    iv
+}
+
+/// The text PostgreSQL 15 prints for a value (`None` for NULL).
+pub fn output(d: &Datum, ctx: &Context) -> Option<String> {
+    Some(match d {
+        Datum::Null => return None,
+        Datum::Bool(b) => boolean::output(*b).to_string(),
+        Datum::Int2(v) => v.to_string(),
+        Datum::Int4(v) => v.to_string(),
+        Datum::Int8(v) => v.to_string(),
+        Datum::Float4(v) => float::output_f32(*v),
+        Datum::Float8(v) => float::output_f64(*v),
+        Datum::Numeric(n) => n.to_string(),
+        Datum::Text(s) => s.clone(),
+        Datum::Bytea(b) => bytea::output(b),
+        Datum::Date(v) => format::date_out(*v),
+        Datum::Time(v) => format::time_out(*v),
+        Datum::Timestamp(v) => format::timestamp_out(*v),
+        Datum::TimestampTz(v) => timestamptz_out(*v, ctx),
+        Datum::Interval(iv) => interval::output(iv),
+        Datum::Jsonb(j) => jsonb::output(j),
+        Datum::Oid(v) => v.to_string(),
+        Datum::Uuid(u) => uuid::output(u),
+    })
+}
+
+/// `timestamptz` text in the session zone.
+fn timestamptz_out(ts: i64, ctx: &Context) -> String {
+    let offset = ctx.time_zone.offset_at_utc(ts.div_euclid(1_000_000));
+    format::timestamptz_out(ts, offset)
+}

@@ -1,0 +1,64 @@
+//! sluice's built-in SQL data types — PostgreSQL's `utils/adt`.
+//!
+//! This crate knows what a value *is*: how `'2024-01-15'` becomes a date, how
+//! a numeric prints, what `int4 + int8` returns and when it overflows, how a
+//! value travels in the wire protocol's binary format and how it is laid out
+//! inside a heap tuple. It knows nothing about tables, queries or sessions
+//! beyond the few settings passed in a [`Context`].
+//!
+//! The guiding rule is *PostgreSQL 15, byte for byte*: text output, error
+//! messages with their SQLSTATEs, result types and scales of arithmetic, and
+//! binary formats are PostgreSQL's, because clients and users see all of
+//! them. Where sluice differs, the item's documentation says so.
+//!
+//! # Map
+//! * [`Datum`] — one value; [`SqlType`] — one type (OIDs, names, layout);
+//! * [`io`] — text input/output (`typinput`/`typoutput`) for every type;
+//! * [`binary`] — wire-protocol binary send/receive;
+//! * [`storage`] — the on-disk bytes inside heap tuples;
+//! * [`compare`] — ordering and hashing (B-tree and hash opclasses);
+//! * [`mod@cast`] — `pg_cast`: which casts exist, and converting;
+//! * [`ops`] — operators (`+ - * / %`, comparisons, `||`);
+//! * [`funcs`] — scalar functions; [`agg`] — `count/sum/avg/min/max` states;
+//! * per-type modules: [`int`], [`float`], [`numeric`], [`mod@bool`], [`text`],
+//!   [`bytea`], [`uuid`], [`oid`], [`jsonb`], [`datetime`].
+//!
+//! # What must never happen
+//! No input — malformed text, hostile binary data, corrupt stored bytes,
+//! absurd sizes — may panic or allocate without bound: every parser returns a
+//! [`TypeError`] instead, with PostgreSQL's message where it has one.
+
+pub mod agg;
+pub mod binary;
+pub mod bool;
+pub mod bytea;
+pub mod cast;
+pub mod compare;
+mod context;
+pub mod datetime;
+mod datum;
+pub mod error;
+pub mod float;
+pub mod funcs;
+pub mod int;
+pub mod io;
+pub mod jsonb;
+pub mod numeric;
+pub mod oid;
+pub mod ops;
+mod scan;
+pub mod storage;
+pub mod text;
+pub mod types;
+pub mod uuid;
+
+pub use agg::{AggKind, AggState};
+pub use cast::{cast, cast_context, CastContext};
+pub use context::Context;
+pub use datum::Datum;
+pub use error::{ErrorKind, Result, TypeError};
+pub use numeric::Numeric;
+pub use types::{format_type, SqlType};
+
+#[cfg(test)]
+mod tests;
