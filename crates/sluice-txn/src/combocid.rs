@@ -12,7 +12,7 @@ use crate::snapshot::CommandId;
 use std::collections::HashMap;
 
 /// One transaction's combo ids.
-#[derive(Default)]
+#[derive(Clone, Debug, Default)]
 pub struct ComboCids {
     pairs: Vec<(CommandId, CommandId)>,
     index: HashMap<(CommandId, CommandId), CommandId>,

@@ -108,7 +108,8 @@ pub struct Transaction {
     xid: Option<Xid>,
     snapshot: Option<Snapshot>,
     cid: CommandId,
-    combocids: ComboCids,
+    /// Shared with running scans, copied on write (see `combocids`).
+    combocids: Arc<ComboCids>,
     ended: bool,
 }
 
@@ -328,7 +329,7 @@ impl Backend {
             xid: None,
             snapshot: None,
             cid: 0,
-            combocids: ComboCids::default(),
+            combocids: Arc::default(),
             ended: false,
         }
     }
@@ -372,13 +373,17 @@ impl Transaction {
     }
 
     /// The transaction's combo command ids.
-    pub fn combocids(&self) -> &ComboCids {
-        &self.combocids
+    ///
+    /// Scans keep this handle while the transaction goes on changing rows, so
+    /// the table is shared and copied on write: a scan sees the combo ids that
+    /// existed when it started, which are all that tuples visible to it can use.
+    pub fn combocids(&self) -> Arc<ComboCids> {
+        self.combocids.clone()
     }
 
     /// The combo command ids, for a delete of a row this transaction inserted.
     pub fn combocids_mut(&mut self) -> &mut ComboCids {
-        &mut self.combocids
+        Arc::make_mut(&mut self.combocids)
     }
 
     /// The transaction manager.

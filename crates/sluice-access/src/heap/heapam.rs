@@ -126,7 +126,7 @@ fn cid_for_delete(txn: &mut Transaction, tuple: &[u8], xid: Xid) -> Result<(u32,
     let hdr = HeapTupleHeader::new(tuple)?;
     let curcid = txn.command_id();
     if hdr.xmin() == xid {
-        let inserted_by = cmin(&hdr, txn.combocids());
+        let inserted_by = cmin(&hdr, &txn.combocids());
         return Ok((txn.combocids_mut().combo(inserted_by, curcid), true));
     }
     Ok((curcid, false))

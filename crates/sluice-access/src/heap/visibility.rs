@@ -27,17 +27,18 @@ use crate::common::htup::*;
 use crate::error::{AccessError, Result};
 use sluice_common::{ItemPointer, Xid};
 use sluice_txn::{ComboCids, CommandId, Snapshot, TransactionManager, XidStatus};
+use std::sync::Arc;
 
 /// What a visibility check needs: the snapshot, the manager that knows every
 /// xid's fate, and the own transaction's combo command ids.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct VisibilityContext<'a> {
     /// Who is asking.
     pub snapshot: Snapshot,
     /// Transaction status lookups.
     pub mgr: &'a TransactionManager,
     /// The asking transaction's combo ids.
-    pub combocids: &'a ComboCids,
+    pub combocids: Arc<ComboCids>,
 }
 
 /// The outcome of checking whether a tuple may be updated, deleted or locked
@@ -110,7 +111,7 @@ fn xmin_visible<B: AsRef<[u8]>>(
         return Ok(xmin < ctx.snapshot.xmin || ctx.mgr.xid_visible(xmin, &ctx.snapshot)?);
     }
     if ctx.snapshot.is_own(xmin) {
-        return Ok(cmin(hdr, ctx.combocids) < ctx.snapshot.curcid);
+        return Ok(cmin(hdr, &ctx.combocids) < ctx.snapshot.curcid);
     }
     let (status, hint) = resolve(ctx, xmin, HEAP_XMIN_COMMITTED, HEAP_XMIN_INVALID)?;
     *hints |= hint;
@@ -136,7 +137,7 @@ pub fn satisfies_mvcc(tuple: &[u8], ctx: &VisibilityContext) -> Result<(bool, u1
         ));
     }
     if ctx.snapshot.is_own(xmax) {
-        return Ok((cmax(&hdr, ctx.combocids) >= ctx.snapshot.curcid, hints));
+        return Ok((cmax(&hdr, &ctx.combocids) >= ctx.snapshot.curcid, hints));
     }
     let (status, hint) = resolve(ctx, xmax, HEAP_XMAX_COMMITTED, HEAP_XMAX_INVALID)?;
     hints |= hint;
@@ -162,7 +163,7 @@ pub fn satisfies_update(
         }
         let xmin = hdr.xmin();
         if ctx.snapshot.is_own(xmin) {
-            if cmin(&hdr, ctx.combocids) >= ctx.snapshot.curcid {
+            if cmin(&hdr, &ctx.combocids) >= ctx.snapshot.curcid {
                 return Ok((UpdateStatus::Invisible, 0));
             }
         } else {
@@ -194,7 +195,7 @@ fn xmax_update_status<B: AsRef<[u8]>>(
         if hdr.xmax_is_locked_only() {
             return Ok(UpdateStatus::Ok);
         }
-        return Ok(if cmax(hdr, ctx.combocids) >= ctx.snapshot.curcid {
+        return Ok(if cmax(hdr, &ctx.combocids) >= ctx.snapshot.curcid {
             UpdateStatus::SelfModified
         } else {
             UpdateStatus::Invisible

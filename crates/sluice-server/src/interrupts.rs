@@ -1,0 +1,183 @@
+//! Interrupts: how other threads ask a session to cancel its statement or to end.
+//!
+//! PostgreSQL delivers these as signals to the backend process (SIGINT for a cancel
+//! request, SIGTERM for termination); the handlers only set flags
+//! (`QueryCancelPending`, `ProcDiePending`) and set the process latch, and the backend
+//! acts on them at the next `CHECK_FOR_INTERRUPTS()`. sluice's backends are threads,
+//! so the signal becomes a store to an atomic flag in a shared [`Interrupts`] and the
+//! latch becomes a condition variable: the same shape without signals.
+//!
+//! Who sets what:
+//! - cancel: a CancelRequest with this session's (pid, secret key) (`cancel.rs`), or
+//!   the protocol layer when the client's socket fails mid-statement.
+//! - terminate: server shutdown (`postmaster.rs`).
+//! - client lost: the protocol layer, when a write to the client fails.
+//!
+//! Who looks: the engine, by calling [`Interrupts::check`] in every loop that can run
+//! long (per row, per page, per lock-wait wakeup) and by sleeping through
+//! [`Interrupts::sleep`] instead of `thread::sleep`; the protocol layer, which clears
+//! a stale cancel flag when it reads the next command (a cancel that arrives while
+//! the session is idle is ignored, as in PostgreSQL).
+//!
+//! Locking: the flags are atomics, read and written without a lock. The mutex exists
+//! only to pair with the condition variable: a sleeper checks the flags while holding
+//! it, and a setter takes it after storing the flag and before notifying, so a wakeup
+//! is never lost between the sleeper's check and its wait.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex};
+
+use crate::error::PgError;
+use crate::sqlstate::SqlState;
+
+/// The interrupt flags of one session; cheap to clone (all clones share the flags).
+#[derive(Clone, Default)]
+pub struct Interrupts {
+    /// The shared state.
+    inner: Arc<Flags>,
+}
+
+/// The flags and the latch behind an [`Interrupts`].
+#[derive(Default)]
+struct Flags {
+    /// A statement cancel is pending (PostgreSQL's QueryCancelPending).
+    cancel: AtomicBool,
+    /// The session must end (PostgreSQL's ProcDiePending).
+    terminate: AtomicBool,
+    /// The client's socket failed (PostgreSQL's ClientConnectionLost).
+    client_lost: AtomicBool,
+    /// Pairs with `wake`; guards nothing but the sleep/notify handshake.
+    latch: Mutex<()>,
+    /// Woken whenever a flag is set.
+    wake: Condvar,
+}
+
+impl Interrupts {
+    /// New flags, all clear.
+    pub fn new() -> Interrupts {
+        Interrupts::default()
+    }
+
+    /// Ask the session to cancel its current statement (what a CancelRequest does).
+    pub fn request_cancel(&self) {
+        self.set(&self.inner.cancel);
+    }
+
+    /// Ask the session to end (what server shutdown does).
+    pub fn request_terminate(&self) {
+        self.set(&self.inner.terminate);
+    }
+
+    /// Record that the client is gone; the running statement is cancelled too, so an
+    /// engine that only looks at the cancel flag still stops.
+    pub(crate) fn client_connection_lost(&self) {
+        self.inner.client_lost.store(true, Ordering::SeqCst);
+        self.set(&self.inner.cancel);
+    }
+
+    /// Whether a cancel is pending (does not clear it).
+    pub fn cancel_requested(&self) -> bool {
+        self.inner.cancel.load(Ordering::SeqCst)
+    }
+
+    /// Whether the session has been asked to end.
+    pub fn terminate_requested(&self) -> bool {
+        self.inner.terminate.load(Ordering::SeqCst)
+    }
+
+    /// Forget a pending cancel: called when the next command is read, because a
+    /// cancel aimed at a statement that already finished must not hit the next one.
+    pub(crate) fn clear_cancel(&self) {
+        self.inner.cancel.store(false, Ordering::SeqCst);
+    }
+
+    /// check -- PostgreSQL's CHECK_FOR_INTERRUPTS.
+    ///
+    /// Returns the error the pending interrupt calls for, most serious first:
+    /// FATAL 08006 if the client is gone, FATAL 57P01 on termination, ERROR 57014 on
+    /// cancel (which clears the cancel flag: one request cancels one statement).
+    pub fn check(&self) -> Result<(), PgError> {
+        if self.inner.client_lost.load(Ordering::SeqCst) {
+            return Err(PgError::fatal(SqlState::CONNECTION_FAILURE, "connection to client lost"));
+        }
+        if self.terminate_requested() {
+            return Err(PgError::fatal(
+                SqlState::ADMIN_SHUTDOWN,
+                "terminating connection due to administrator command",
+            ));
+        }
+        if self.inner.cancel.swap(false, Ordering::SeqCst) {
+            return Err(PgError::error(
+                SqlState::QUERY_CANCELED,
+                "canceling statement due to user request",
+            ));
+        }
+        Ok(())
+    }
+
+    /// sleep -- wait for `duration`, returning early with [`Interrupts::check`]'s
+    /// error if an interrupt arrives (what `pg_sleep` and lock waits need).
+    pub fn sleep(&self, duration: Duration) -> Result<(), PgError> {
+        let deadline = Instant::now() + duration;
+        let mut guard = self.inner.latch.lock();
+        loop {
+            self.check()?;
+            if self.inner.wake.wait_until(&mut guard, deadline).timed_out() {
+                return self.check();
+            }
+        }
+    }
+
+    /// set -- store a flag, then wake sleepers (under the latch, see module doc).
+    fn set(&self, flag: &AtomicBool) {
+        flag.store(true, Ordering::SeqCst);
+        let _guard = self.inner.latch.lock();
+        self.inner.wake.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cancel_is_reported_once() {
+        let i = Interrupts::new();
+        assert!(i.check().is_ok());
+        i.request_cancel();
+        let e = i.check().unwrap_err();
+        assert_eq!(e.code, SqlState::QUERY_CANCELED);
+        assert!(i.check().is_ok());
+    }
+
+    #[test]
+    fn terminate_outranks_cancel_and_sticks() {
+        let i = Interrupts::new();
+        i.request_cancel();
+        i.request_terminate();
+        assert_eq!(i.check().unwrap_err().code, SqlState::ADMIN_SHUTDOWN);
+        assert_eq!(i.check().unwrap_err().code, SqlState::ADMIN_SHUTDOWN);
+    }
+
+    #[test]
+    fn sleep_wakes_on_cancel_from_another_thread() {
+        let i = Interrupts::new();
+        let other = i.clone();
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            other.request_cancel();
+        });
+        let e = i.sleep(Duration::from_secs(600)).unwrap_err();
+        assert_eq!(e.code, SqlState::QUERY_CANCELED);
+        t.join().unwrap();
+    }
+
+    #[test]
+    fn sleep_returns_ok_after_duration() {
+        let i = Interrupts::new();
+        assert!(i.sleep(Duration::from_millis(10)).is_ok());
+    }
+}
