@@ -52,7 +52,7 @@ fn crash_child_process() {
             &rel,
             &mut txn,
             first.unwrap(),
-            |_| Ok(Some(updated.clone())),
+            |_| sluice_access::Result::Ok(Some(updated.clone())),
             &seed_row(i * 10),
             NEVER,
         )

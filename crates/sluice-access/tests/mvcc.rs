@@ -61,7 +61,7 @@ fn update(
     f: impl Fn(i64) -> i64,
 ) -> Result<bool, AccessError> {
     let (tid, current) = tid_of(engine, rel, txn, id);
-    let result = update_row(
+    let result: Result<_, AccessError> = update_row(
         engine,
         rel,
         txn,
@@ -251,12 +251,12 @@ fn read_committed_delete_of_a_deleted_row_is_skipped() {
     let b1 = backend(&engine);
     let mut t1 = b1.begin(RC);
     let (tid, _) = tid_of(&engine, &rel, &mut t1, 2);
-    assert!(delete_row(&engine, &rel, &mut t1, tid, |_| Ok(true), NEVER).unwrap());
+    assert!(delete_row(&engine, &rel, &mut t1, tid, |_| sluice_access::Result::Ok(true), NEVER).unwrap());
     let e2 = engine.clone();
     let t2 = spawn(move || {
         let b2 = backend(&e2);
         let mut t2 = b2.begin(RC);
-        delete_row(&e2, &rel, &mut t2, tid, |_| Ok(true), NEVER).unwrap()
+        delete_row(&e2, &rel, &mut t2, tid, |_| sluice_access::Result::Ok(true), NEVER).unwrap()
     });
     assert_blocked(&t2);
     t1.commit().unwrap();
@@ -332,7 +332,7 @@ fn updates_across_pages_keep_the_chain() {
     let (tid, current) = tid_of(&engine, &rel, &mut txn, 1);
     let big = row(1, "1000", &"y".repeat(1000));
     let new_tid =
-        update_row(&engine, &rel, &mut txn, tid, |_| Ok(Some(big.clone())), &current, NEVER)
+        update_row(&engine, &rel, &mut txn, tid, |_| sluice_access::Result::Ok(Some(big.clone())), &current, NEVER)
             .unwrap();
     assert_ne!(new_tid.unwrap().block, 0, "the new version went to another page");
     txn.commit().unwrap();

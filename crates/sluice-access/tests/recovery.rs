@@ -50,7 +50,7 @@ fn committed_work_survives_a_crash_and_uncommitted_does_not() {
             &rel,
             &mut txn,
             *tid,
-            |_| Ok(Some(seed_row(1011))),
+            |_| sluice_access::Result::Ok(Some(seed_row(1011))),
             &seed_row(11),
             NEVER,
         )

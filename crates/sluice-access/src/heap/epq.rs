@@ -92,15 +92,18 @@ fn next_target(
 /// returns `None` if that version no longer satisfies the statement's condition
 /// (it is called again on each newer version EvalPlanQual finds). Returns the
 /// new version's address, or `None` if the row was skipped.
-pub fn update_row(
+///
+/// Generic over the caller's error type so that the callbacks can fail with
+/// the caller's own errors (expression evaluation, constraint checks).
+pub fn update_row<E: From<AccessError>>(
     engine: &Engine,
     rel: &HeapRelation,
     txn: &mut Transaction,
     mut tid: ItemPointer,
-    mut new_version: impl FnMut(&[u8]) -> Result<Option<Vec<u8>>>,
+    mut new_version: impl FnMut(&[u8]) -> std::result::Result<Option<Vec<u8>>, E>,
     current: &[u8],
     interrupted: &dyn Fn() -> bool,
-) -> Result<Option<ItemPointer>> {
+) -> std::result::Result<Option<ItemPointer>, E> {
     let mut replacement = match new_version(current)? {
         Some(t) => t,
         None => return Ok(None),
@@ -123,14 +126,14 @@ pub fn update_row(
 /// delete_row -- deletes the row whose version the statement found at `tid`;
 /// `still_qualifies` re-checks the statement's condition on newer versions.
 /// Returns whether a version was deleted.
-pub fn delete_row(
+pub fn delete_row<E: From<AccessError>>(
     engine: &Engine,
     rel: &HeapRelation,
     txn: &mut Transaction,
     mut tid: ItemPointer,
-    mut still_qualifies: impl FnMut(&[u8]) -> Result<bool>,
+    mut still_qualifies: impl FnMut(&[u8]) -> std::result::Result<bool, E>,
     interrupted: &dyn Fn() -> bool,
-) -> Result<bool> {
+) -> std::result::Result<bool, E> {
     loop {
         match heap_delete(engine, rel, txn, tid, interrupted)? {
             Ok(()) => return Ok(true),
