@@ -251,7 +251,8 @@ fn read_committed_delete_of_a_deleted_row_is_skipped() {
     let b1 = backend(&engine);
     let mut t1 = b1.begin(RC);
     let (tid, _) = tid_of(&engine, &rel, &mut t1, 2);
-    assert!(delete_row(&engine, &rel, &mut t1, tid, |_| sluice_access::Result::Ok(true), NEVER).unwrap());
+    assert!(delete_row(&engine, &rel, &mut t1, tid, |_| sluice_access::Result::Ok(true), NEVER)
+        .unwrap());
     let e2 = engine.clone();
     let t2 = spawn(move || {
         let b2 = backend(&e2);
@@ -331,9 +332,16 @@ fn updates_across_pages_keep_the_chain() {
     // A 1000-byte version cannot fit in what page 0 has left.
     let (tid, current) = tid_of(&engine, &rel, &mut txn, 1);
     let big = row(1, "1000", &"y".repeat(1000));
-    let new_tid =
-        update_row(&engine, &rel, &mut txn, tid, |_| sluice_access::Result::Ok(Some(big.clone())), &current, NEVER)
-            .unwrap();
+    let new_tid = update_row(
+        &engine,
+        &rel,
+        &mut txn,
+        tid,
+        |_| sluice_access::Result::Ok(Some(big.clone())),
+        &current,
+        NEVER,
+    )
+    .unwrap();
     assert_ne!(new_tid.unwrap().block, 0, "the new version went to another page");
     txn.commit().unwrap();
     assert_eq!(visible_ids(&engine, &rel), (1..=200).collect::<Vec<_>>());

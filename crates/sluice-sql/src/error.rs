@@ -93,3 +93,33 @@ impl From<sluice_storage::StorageError> for SqlError {
         SqlError::new(e.sqlstate(), e.to_string())
     }
 }
+
+impl From<sluice_types::TypeError> for SqlError {
+    fn from(e: sluice_types::TypeError) -> SqlError {
+        SqlError {
+            code: e.sqlstate(),
+            message: e.message.clone(),
+            detail: e.detail.clone(),
+            hint: e.hint.clone(),
+            position: None,
+        }
+    }
+}
+
+impl From<sluice_txn::lmgr::LockError> for SqlError {
+    fn from(e: sluice_txn::lmgr::LockError) -> SqlError {
+        let mut err = SqlError::new(e.sqlstate(), e.to_string());
+        err.detail = e.detail().map(str::to_string);
+        err.hint = e.hint().map(str::to_string);
+        err
+    }
+}
+
+impl From<sluice_guc::GucError> for SqlError {
+    fn from(e: sluice_guc::GucError) -> SqlError {
+        let mut err = SqlError::new(e.sqlstate(), e.to_string());
+        err.detail = e.detail();
+        err.hint = e.hint();
+        err
+    }
+}

@@ -1,8 +1,21 @@
 //! SQL: from query text to results.
 //!
 //! * [`parser`] — PostgreSQL's grammar via `pg_query`.
+//! * [`catalog`] — the system catalogs as heap tables, bootstrap, relation lookup.
+//! * [`expr`] — typed expressions: analysis from parse trees, coercion, evaluation.
+//! * `executor` — planning and running SELECT/INSERT/UPDATE/DELETE.
+//! * `commands` — utility statements: transactions, SET/SHOW, CREATE/DROP TABLE.
+//! * [`session`] — a client session and its transaction block state machine.
 
+pub mod catalog;
+mod commands;
 mod error;
+mod executor;
+pub mod expr;
 pub mod parser;
+pub mod session;
+pub mod sink;
 
 pub use error::{Result, SqlError};
+pub use session::{Instance, InterruptCheck, Session, TxnStatus};
+pub use sink::{OutputColumn, QuerySink};

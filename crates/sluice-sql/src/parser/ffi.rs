@@ -39,9 +39,11 @@ pub(super) fn error_position(sql: &str) -> Option<u32> {
     // the function libpg_query provides for it.
     unsafe {
         let result = pg_query_parse(input.as_ptr());
-        let position = (!result.error.is_null()).then(|| (*result.error).cursorpos).filter(|&p| p > 0);
+        let position =
+            (!result.error.is_null()).then(|| (*result.error).cursorpos).filter(|&p| p > 0);
         pg_query_free_parse_result(result);
         // libpg_query counts bytes; PostgreSQL reports characters.
-        position.map(|p| sql.get(..p as usize - 1).map_or(p as u32, |s| s.chars().count() as u32 + 1))
+        position
+            .map(|p| sql.get(..p as usize - 1).map_or(p as u32, |s| s.chars().count() as u32 + 1))
     }
 }

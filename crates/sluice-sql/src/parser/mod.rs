@@ -33,7 +33,8 @@ pub fn parse(sql: &str) -> Result<Vec<RawStatement>> {
     if sql.contains('\0') {
         return Err(SqlError::new("22021", "invalid byte sequence for encoding \"UTF8\": 0x00"));
     }
-    let parsed = pg_query::parse(sql, pg_query::ParserOptions::default()).map_err(|e| parse_error(sql, e))?;
+    let parsed = pg_query::parse(sql, pg_query::ParserOptions::default())
+        .map_err(|e| parse_error(sql, e))?;
     let mut statements = Vec::new();
     for raw in parsed.protobuf.stmts {
         let Some(node) = raw.stmt.and_then(|n| n.node) else { continue };

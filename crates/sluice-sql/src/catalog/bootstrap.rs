@@ -1,0 +1,234 @@
+//! Creating a cluster's catalogs (the part of PostgreSQL's initdb that runs in
+//! bootstrap mode).
+//!
+//! Runs once, on a data directory the engine has just created: it makes the
+//! shared catalogs, the superuser role `postgres`, the databases `template1`,
+//! `template0` and `postgres`, and in each database the catalogs describing
+//! themselves, the built-in types and the `pg_catalog` and `public` namespaces.
+//! Everything happens in one transaction; `PG_VERSION` is written only after it
+//! committed and a checkpoint made it durable, so a directory with a control file
+//! but no `PG_VERSION` is an interrupted initdb, which startup refuses.
+
+use super::schema::*;
+use super::{catalog_locator, insert};
+use crate::error::{Result, SqlError};
+use sluice_access::Engine;
+use sluice_common::{ForkNumber, Oid};
+use sluice_txn::{IsolationLevel, Transaction};
+use sluice_types::types::ALL_TYPES;
+use sluice_types::{Datum, SqlType};
+use std::path::Path;
+
+/// The major version written to `PG_VERSION` (what clients and tools compare).
+pub const PG_VERSION: &str = "15";
+
+/// Whether `data_dir` holds a completely initialised cluster.
+pub fn is_initialized(data_dir: &Path) -> bool {
+    data_dir.join("PG_VERSION").exists()
+}
+
+/// bootstrap_cluster -- fills a brand-new cluster's catalogs (see module doc).
+pub fn bootstrap_cluster(engine: &Engine) -> Result<()> {
+    let backend = engine.txns().register_backend(0)?;
+    let mut txn = backend.begin(IsolationLevel::ReadCommitted);
+    for def in ALL_CATALOGS.iter().filter(|d| d.shared) {
+        engine.create_relation_fork(catalog_locator(def, 0), ForkNumber::Main)?;
+    }
+    insert_role(engine, &mut txn)?;
+    for (oid, name, template) in [
+        (TEMPLATE1_OID, "template1", true),
+        (TEMPLATE0_OID, "template0", true),
+        (POSTGRES_DATABASE_OID, "postgres", false),
+    ] {
+        insert_database(engine, &mut txn, oid, name, template)?;
+        bootstrap_database(engine, &mut txn, oid)?;
+    }
+    txn.commit()?;
+    engine.checkpoint()?;
+    write_version_files(engine.data_dir())
+}
+
+fn write_version_files(data_dir: &Path) -> Result<()> {
+    let write = |path: &Path| {
+        std::fs::write(path, format!("{PG_VERSION}\n")).map_err(|e| {
+            SqlError::new("58030", format!("could not write file \"{}\": {e}", path.display()))
+        })
+    };
+    for db in [TEMPLATE1_OID, TEMPLATE0_OID, POSTGRES_DATABASE_OID] {
+        write(&data_dir.join("base").join(db.to_string()).join("PG_VERSION"))?;
+    }
+    write(&data_dir.join("PG_VERSION"))
+}
+
+fn insert_role(engine: &Engine, txn: &mut Transaction) -> Result<()> {
+    let t = Datum::Bool(true);
+    let values = [
+        Datum::Oid(BOOTSTRAP_SUPERUSER),
+        Datum::Text("postgres".into()),
+        t.clone(),
+        t.clone(),
+        t.clone(),
+        t.clone(),
+        t.clone(),
+        t.clone(),
+        t,
+        Datum::Int4(-1),
+    ];
+    insert(engine, 0, &PG_AUTHID, txn, &values)?;
+    Ok(())
+}
+
+fn insert_database(
+    engine: &Engine,
+    txn: &mut Transaction,
+    oid: Oid,
+    name: &str,
+    template: bool,
+) -> Result<()> {
+    let values = [
+        Datum::Oid(oid),
+        Datum::Text(name.into()),
+        Datum::Oid(BOOTSTRAP_SUPERUSER),
+        Datum::Int4(6), // UTF8
+        Datum::Bool(template),
+        Datum::Bool(oid != TEMPLATE0_OID),
+        Datum::Int4(-1),
+        Datum::Oid(sluice_common::DEFAULTTABLESPACE_OID),
+        Datum::Text("C".into()),
+        Datum::Text("C".into()),
+    ];
+    insert(engine, 0, &PG_DATABASE, txn, &values)?;
+    Ok(())
+}
+
+/// Creates database `db`'s own catalogs and their bootstrap rows.
+fn bootstrap_database(engine: &Engine, txn: &mut Transaction, db: Oid) -> Result<()> {
+    for def in ALL_CATALOGS.iter().filter(|d| !d.shared) {
+        engine.create_relation_fork(catalog_locator(def, db), ForkNumber::Main)?;
+    }
+    for (oid, name) in [(PG_CATALOG_NAMESPACE, "pg_catalog"), (PUBLIC_NAMESPACE, "public")] {
+        let values = [Datum::Oid(oid), Datum::Text(name.into()), Datum::Oid(BOOTSTRAP_SUPERUSER)];
+        insert(engine, db, &PG_NAMESPACE, txn, &values)?;
+    }
+    for ty in ALL_TYPES {
+        insert(engine, db, &PG_TYPE, txn, &type_row(ty))?;
+    }
+    for def in ALL_CATALOGS {
+        insert(engine, db, &PG_CLASS, txn, &catalog_class_row(def))?;
+        for (i, (name, ty)) in def.columns.iter().enumerate() {
+            insert(
+                engine,
+                db,
+                &PG_ATTRIBUTE,
+                txn,
+                &attribute_row(def.oid, name, *ty, -1, i as i16 + 1, true, false),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// `pg_type.typalign` as PostgreSQL's letter.
+pub fn align_letter(ty: SqlType) -> &'static str {
+    match ty.typalign() {
+        1 => "c",
+        2 => "s",
+        4 => "i",
+        _ => "d",
+    }
+}
+
+fn type_row(ty: SqlType) -> Vec<Datum> {
+    use sluice_types::types::TypeCategory::*;
+    let category = match ty.category() {
+        Boolean => "B",
+        Numeric => "N",
+        String => "S",
+        DateTime => "D",
+        Timespan => "T",
+        User => "U",
+        Unknown => "X",
+    };
+    vec![
+        Datum::Oid(ty.oid()),
+        Datum::Text(ty.typname().into()),
+        Datum::Oid(PG_CATALOG_NAMESPACE),
+        Datum::Oid(BOOTSTRAP_SUPERUSER),
+        Datum::Int2(ty.typlen()),
+        Datum::Bool(ty.typbyval()),
+        Datum::Text(if ty == SqlType::Unknown { "p" } else { "b" }.into()),
+        Datum::Text(category.into()),
+        Datum::Oid(0),
+        Datum::Text(align_letter(ty).into()),
+    ]
+}
+
+fn catalog_class_row(def: &CatalogDef) -> Vec<Datum> {
+    let locator = catalog_locator(def, 0);
+    class_row(
+        def.oid,
+        def.name,
+        PG_CATALOG_NAMESPACE,
+        def.oid,
+        locator.spc_oid,
+        def.shared,
+        def.columns.len() as i16,
+        None,
+    )
+}
+
+/// A `pg_class` row for a heap table.
+#[allow(clippy::too_many_arguments)]
+pub fn class_row(
+    oid: Oid,
+    name: &str,
+    namespace: Oid,
+    relfilenode: Oid,
+    tablespace: Oid,
+    shared: bool,
+    natts: i16,
+    options: Option<String>,
+) -> Vec<Datum> {
+    vec![
+        Datum::Oid(oid),
+        Datum::Text(name.into()),
+        Datum::Oid(namespace),
+        Datum::Oid(0),
+        Datum::Oid(BOOTSTRAP_SUPERUSER),
+        Datum::Oid(HEAP_AM_OID),
+        Datum::Oid(relfilenode),
+        Datum::Oid(if tablespace == sluice_common::DEFAULTTABLESPACE_OID { 0 } else { tablespace }),
+        Datum::Int4(0),
+        Datum::Float4(-1.0),
+        Datum::Int4(0),
+        Datum::Bool(false),
+        Datum::Bool(shared),
+        Datum::Text("p".into()),
+        Datum::Text("r".into()),
+        Datum::Int2(natts),
+        options.map_or(Datum::Null, Datum::Text),
+    ]
+}
+
+/// A `pg_attribute` row.
+pub fn attribute_row(
+    relid: Oid,
+    name: &str,
+    ty: SqlType,
+    typmod: i32,
+    attnum: i16,
+    not_null: bool,
+    has_default: bool,
+) -> Vec<Datum> {
+    vec![
+        Datum::Oid(relid),
+        Datum::Text(name.into()),
+        Datum::Oid(ty.oid()),
+        Datum::Int2(ty.typlen()),
+        Datum::Int2(attnum),
+        Datum::Int4(typmod),
+        Datum::Bool(not_null),
+        Datum::Bool(has_default),
+        Datum::Bool(false),
+    ]
+}

@@ -1,0 +1,108 @@
+//! The system catalogs: heap tables describing every relation, column, type,
+//! namespace, database and role (PostgreSQL's `catalog/`).
+//!
+//! Catalog rows are read and written through the heap access method under the
+//! caller's transaction, so DDL is transactional: a `CREATE TABLE` rolled back
+//! leaves no row behind, and other sessions see a new table only once its
+//! creator commits. `schema.rs` defines the catalogs, `bootstrap.rs` fills them
+//! when a cluster is created (initdb), `relation.rs` reads relation
+//! descriptors back, and this file holds the row-level access all of them use.
+
+pub mod bootstrap;
+pub mod relation;
+pub mod rows;
+pub mod schema;
+
+use crate::error::Result;
+use rows::{deform_row, form_row, tuple_desc};
+use schema::CatalogDef;
+use sluice_access::heap::heapam::{heap_delete, heap_insert};
+use sluice_access::heap::scan::HeapScan;
+use sluice_access::heap::visibility::VisibilityContext;
+use sluice_access::heap::HeapRelation;
+use sluice_access::Engine;
+use sluice_common::{ItemPointer, Oid, RelFileLocator, DEFAULTTABLESPACE_OID};
+use sluice_txn::Transaction;
+use sluice_types::Datum;
+
+/// The tablespace of shared catalogs (`pg_global`).
+pub const GLOBALTABLESPACE_OID: Oid = 1664;
+
+/// Where catalog `def` of database `db` lives.
+pub fn catalog_locator(def: &CatalogDef, db: Oid) -> RelFileLocator {
+    if def.shared {
+        RelFileLocator { spc_oid: GLOBALTABLESPACE_OID, db_oid: 0, rel_number: def.oid }
+    } else {
+        RelFileLocator { spc_oid: DEFAULTTABLESPACE_OID, db_oid: db, rel_number: def.oid }
+    }
+}
+
+fn heap_of(def: &CatalogDef, db: Oid) -> HeapRelation {
+    HeapRelation::new(catalog_locator(def, db))
+}
+
+/// scan -- every row of catalog `def` visible to `txn`'s current snapshot that
+/// `keep` accepts, with its address.
+pub fn scan(
+    engine: &Engine,
+    db: Oid,
+    def: &CatalogDef,
+    txn: &mut Transaction,
+    keep: impl FnMut(&[Datum]) -> bool,
+) -> Result<Vec<(ItemPointer, Vec<Datum>)>> {
+    let ctx = VisibilityContext {
+        snapshot: txn.snapshot(),
+        mgr: engine.txns(),
+        combocids: txn.combocids(),
+    };
+    scan_as(engine, db, def, &ctx, keep)
+}
+
+/// scan_as -- like [`scan`], under an already taken snapshot (for code that
+/// cannot borrow the transaction, such as expression evaluation).
+pub fn scan_as(
+    engine: &Engine,
+    db: Oid,
+    def: &CatalogDef,
+    ctx: &VisibilityContext,
+    mut keep: impl FnMut(&[Datum]) -> bool,
+) -> Result<Vec<(ItemPointer, Vec<Datum>)>> {
+    let types = def.types();
+    let desc = tuple_desc(&types);
+    let mut scan = HeapScan::begin(engine, &heap_of(def, db), ctx.clone())?;
+    let mut rows = Vec::new();
+    while let Some((tid, tuple)) = scan.next_tuple()? {
+        let values = deform_row(&desc, &types, tuple)?;
+        if keep(&values) {
+            rows.push((tid, values));
+        }
+    }
+    Ok(rows)
+}
+
+/// insert -- adds a row to catalog `def`.
+pub fn insert(
+    engine: &Engine,
+    db: Oid,
+    def: &CatalogDef,
+    txn: &mut Transaction,
+    values: &[Datum],
+) -> Result<ItemPointer> {
+    let types = def.types();
+    let tuple = form_row(&tuple_desc(&types), &types, values);
+    Ok(heap_insert(engine, &heap_of(def, db), txn, &tuple)?)
+}
+
+/// delete -- removes the row at `tid` from catalog `def`. DDL holds an
+/// AccessExclusive lock on the object, so nobody else changes these rows.
+pub fn delete(
+    engine: &Engine,
+    db: Oid,
+    def: &CatalogDef,
+    txn: &mut Transaction,
+    tid: ItemPointer,
+) -> Result<()> {
+    heap_delete(engine, &heap_of(def, db), txn, tid, &|| false)?.map_err(|f| {
+        crate::SqlError::internal(format!("catalog row at {tid} changed concurrently: {f:?}"))
+    })
+}

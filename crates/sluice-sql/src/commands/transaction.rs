@@ -1,0 +1,57 @@
+//! BEGIN, START TRANSACTION, COMMIT, ROLLBACK (PostgreSQL's transaction block
+//! commands in `xact.c`). Savepoints and two-phase commit are a later milestone
+//! and are refused with 0A000.
+
+use super::node_str;
+use crate::error::{Result, SqlError};
+use crate::session::Session;
+use crate::sink::QuerySink;
+use pg_query::protobuf::{TransactionStmt, TransactionStmtKind};
+use pg_query::NodeEnum;
+use sluice_txn::IsolationLevel;
+
+/// Runs a transaction control statement.
+pub fn run(session: &mut Session, stmt: &TransactionStmt, sink: &mut dyn QuerySink) -> Result<()> {
+    let kind = TransactionStmtKind::try_from(stmt.kind).unwrap_or(TransactionStmtKind::Undefined);
+    match kind {
+        TransactionStmtKind::TransStmtBegin => {
+            session.begin_block(isolation_option(stmt)?, "BEGIN", sink)
+        }
+        TransactionStmtKind::TransStmtStart => {
+            session.begin_block(isolation_option(stmt)?, "START TRANSACTION", sink)
+        }
+        TransactionStmtKind::TransStmtCommit => {
+            let tag = session.end_block(true, sink)?;
+            sink.complete(tag)
+        }
+        TransactionStmtKind::TransStmtRollback => {
+            let tag = session.end_block(false, sink)?;
+            sink.complete(tag)
+        }
+        _ => Err(SqlError::unsupported("savepoints and two-phase commit are not supported yet")),
+    }
+}
+
+/// The ISOLATION LEVEL option of BEGIN / START TRANSACTION, if given.
+fn isolation_option(stmt: &TransactionStmt) -> Result<Option<IsolationLevel>> {
+    for option in &stmt.options {
+        let Some(NodeEnum::DefElem(def)) = option.node.as_ref() else { continue };
+        if def.defname == "transaction_isolation" {
+            let level = def.arg.as_deref().and_then(node_str).unwrap_or_default();
+            return parse_isolation(&level).map(Some);
+        }
+    }
+    Ok(None)
+}
+
+/// The isolation level named `level` (as the grammar spells it).
+pub fn parse_isolation(level: &str) -> Result<IsolationLevel> {
+    match level {
+        "read uncommitted" | "read committed" => Ok(IsolationLevel::ReadCommitted),
+        "repeatable read" | "serializable" => Ok(IsolationLevel::RepeatableRead),
+        other => Err(SqlError::new(
+            "22023",
+            format!("invalid value for parameter \"transaction_isolation\": \"{other}\""),
+        )),
+    }
+}

@@ -1,0 +1,125 @@
+//! Functions whose value comes from the session, the transaction or the
+//! engine rather than from their arguments (the `SessionFunction`s expression
+//! analysis recognises): clocks, identity, settings, transaction ids, sizes.
+
+use super::host::ExecHost;
+use crate::catalog::relation::lookup_as;
+use crate::error::{Result, SqlError};
+use crate::expr::{EvalHost, SessionFunction};
+use crate::session::now_timestamptz;
+use sluice_common::{ForkNumber, BLCKSZ};
+use sluice_guc::Settings;
+use sluice_types::Datum;
+use std::time::Duration;
+
+/// call -- evaluates `f` with already evaluated `args`.
+pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<Datum> {
+    use SessionFunction::*;
+    Ok(match f {
+        StatementTimestamp | ClockTimestamp => Datum::TimestampTz(now_timestamptz()),
+        BackendPid => Datum::Int4(host.env().pid as i32),
+        Version => Datum::Text(format!(
+            "PostgreSQL {} (sluice {}) on x86_64-pc-linux-gnu, compiled by rustc, 64-bit",
+            host.env().settings.get_str("server_version"),
+            env!("CARGO_PKG_VERSION")
+        )),
+        CurrentSetting => current_setting(host, args)?,
+        SetConfig => set_config(host, args)?,
+        CurrentDatabase => Datum::Text(host.env().database_name.to_string()),
+        CurrentUser | SessionUser => Datum::Text(host.env().user.to_string()),
+        CurrentSchema => Datum::Text("public".into()),
+        PgSleep => sleep(host, args)?,
+        TxidCurrent | CurrentXactId => Datum::Int8(host.assign_xid()?.0 as i64),
+        RelationSize => relation_size(host, args, false)?,
+        TotalRelationSize | TableSize => relation_size(host, args, true)?,
+        IndexesSize => {
+            resolve(host, args)?;
+            Datum::Int8(0)
+        }
+    })
+}
+
+fn text_arg(args: &[Datum], i: usize) -> Option<&str> {
+    args.get(i).and_then(Datum::as_str)
+}
+
+fn current_setting(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
+    let Some(name) = text_arg(args, 0) else { return Ok(Datum::Null) };
+    let missing_ok = matches!(args.get(1), Some(Datum::Bool(true)));
+    Ok(match host.env().settings.current_setting(name, missing_ok)? {
+        Some(v) => Datum::Text(v),
+        None => Datum::Null,
+    })
+}
+
+fn set_config(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
+    let Some(name) = text_arg(args, 0) else {
+        return Err(SqlError::new("22004", "SET requires parameter name"));
+    };
+    let is_local = matches!(args.get(2), Some(Datum::Bool(true)));
+    Ok(Datum::Text(host.env().settings.set_config(name, text_arg(args, 1), is_local)?))
+}
+
+fn sleep(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
+    let seconds = match args.first() {
+        Some(Datum::Float8(s)) => *s,
+        Some(d) => d.as_i64().unwrap_or(0) as f64,
+        None => 0.0,
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs_f64(seconds.max(0.0));
+    while std::time::Instant::now() < deadline {
+        host.check_interrupts()?;
+        std::thread::sleep(Duration::from_millis(10).min(deadline - std::time::Instant::now()));
+    }
+    Ok(Datum::Text(String::new()))
+}
+
+/// The relation a regclass-like argument names (an OID or a name).
+fn resolve(
+    host: &mut ExecHost,
+    args: &[Datum],
+) -> Result<Option<crate::catalog::relation::RelationDesc>> {
+    let engine = host.env().engine.clone();
+    let db = host.env().database;
+    let ctx = host.visibility().clone();
+    match args.first() {
+        Some(Datum::Oid(oid)) => crate::catalog::relation::by_oid(&engine, db, &ctx, *oid),
+        Some(Datum::Text(name)) => {
+            let search = [
+                crate::catalog::schema::PG_CATALOG_NAMESPACE,
+                crate::catalog::schema::PUBLIC_NAMESPACE,
+            ];
+            let name = name.rsplit('.').next().unwrap_or(name);
+            lookup_as(&engine, db, &ctx, &search, name)?.map(Some).ok_or_else(|| {
+                SqlError::new("42P01", format!("relation \"{name}\" does not exist"))
+            })
+        }
+        _ => Ok(None),
+    }
+}
+
+/// pg_relation_size(rel [, fork]) and pg_table_size / pg_total_relation_size
+/// (`all_forks`: main + FSM + VM, no indexes or TOAST yet).
+fn relation_size(host: &mut ExecHost, args: &[Datum], all_forks: bool) -> Result<Datum> {
+    let Some(rel) = resolve(host, args)? else { return Ok(Datum::Null) };
+    let pool = host.env().engine.pool();
+    let forks: Vec<ForkNumber> = if all_forks {
+        vec![ForkNumber::Main, ForkNumber::Fsm, ForkNumber::VisibilityMap]
+    } else {
+        let fork = match text_arg(args, 1).unwrap_or("main") {
+            "main" => ForkNumber::Main,
+            "fsm" => ForkNumber::Fsm,
+            "vm" => ForkNumber::VisibilityMap,
+            "init" => ForkNumber::Init,
+            other => return Err(SqlError::new("22023", "invalid fork name").with_hint(format!(
+                "Valid fork names are \"main\", \"fsm\", \"vm\", and \"init\". Got \"{other}\"."
+            ))),
+        };
+        vec![fork]
+    };
+    let mut blocks = 0u64;
+    for fork in forks {
+        blocks += pool.nblocks(rel.locator, fork)? as u64;
+    }
+    Ok(Datum::Int8((blocks * BLCKSZ as u64) as i64))
+}

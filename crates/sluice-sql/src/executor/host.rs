@@ -1,0 +1,162 @@
+//! The executor's side of expression analysis and evaluation: parameter types,
+//! aggregate collection, and the values expressions ask the session for
+//! (now(), current_setting(), pg_backend_pid(), relation sizes, ...).
+
+use crate::error::{Result, SqlError};
+use crate::expr::{AnalyzeHost, EvalHost, Expr, SessionFunction, SubLinkKind};
+use crate::session::SessionEnv;
+use rand::Rng;
+use sluice_access::heap::visibility::VisibilityContext;
+use sluice_guc::Settings;
+use sluice_types::{AggKind, Context, Datum, SqlType};
+
+/// One aggregate call found while analysing a query's targets.
+#[derive(Clone, Debug)]
+pub struct AggCall {
+    /// Which aggregate.
+    pub kind: AggKind,
+    /// Its argument (`None` for count(*)).
+    pub arg: Option<Expr>,
+    /// `DISTINCT` inside the call.
+    pub distinct: bool,
+}
+
+/// Analysis-time state of one statement.
+pub struct PlanHost<'p> {
+    /// Parameter types ($1 is index 0), inferred where not given.
+    pub params: &'p mut Vec<Option<SqlType>>,
+    /// Aggregates found so far.
+    pub aggs: Vec<AggCall>,
+    /// Whether aggregates are allowed where analysis currently is, and the
+    /// clause name for the error if not.
+    pub agg_clause: Option<&'static str>,
+}
+
+impl<'p> PlanHost<'p> {
+    /// A host with the parameter types known so far.
+    pub fn new(params: &'p mut Vec<Option<SqlType>>) -> PlanHost<'p> {
+        PlanHost { params, aggs: Vec::new(), agg_clause: None }
+    }
+}
+
+impl AnalyzeHost for PlanHost<'_> {
+    fn param_type(&mut self, n: usize) -> Option<SqlType> {
+        self.params.get(n.checked_sub(1)?).copied().flatten()
+    }
+
+    fn set_param_type(&mut self, n: usize, ty: SqlType) {
+        let Some(i) = n.checked_sub(1) else { return };
+        if self.params.len() <= i {
+            self.params.resize(i + 1, None);
+        }
+        self.params[i] = Some(ty);
+    }
+
+    fn aggregate(
+        &mut self,
+        kind: AggKind,
+        arg: Option<Expr>,
+        distinct: bool,
+        location: Option<u32>,
+    ) -> Result<usize> {
+        if let Some(clause) = self.agg_clause {
+            return Err(SqlError::new(
+                "42803",
+                format!("aggregate functions are not allowed in {clause}"),
+            )
+            .at(location));
+        }
+        self.aggs.push(AggCall { kind, arg, distinct });
+        Ok(self.aggs.len() - 1)
+    }
+
+    fn subquery(
+        &mut self,
+        _kind: SubLinkKind,
+        _query: &pg_query::protobuf::Node,
+        _testexpr: Option<Expr>,
+    ) -> Result<(usize, SqlType)> {
+        Err(SqlError::unsupported("subqueries in expressions are not supported yet"))
+    }
+}
+
+/// Evaluation-time state of one statement.
+pub struct ExecHost<'h, 'a> {
+    env: &'h mut SessionEnv<'a>,
+    /// The statement's snapshot, for catalog lookups made by functions.
+    visibility: VisibilityContext<'h>,
+    context: Context,
+    params: Vec<Datum>,
+    /// Aggregate results of the group being projected.
+    pub aggs: Vec<Datum>,
+    rng: rand::rngs::ThreadRng,
+}
+
+impl<'h, 'a> ExecHost<'h, 'a> {
+    /// A host for a statement with bound `params`.
+    pub fn new(
+        env: &'h mut SessionEnv<'a>,
+        params: Vec<Datum>,
+        visibility: VisibilityContext<'h>,
+    ) -> ExecHost<'h, 'a> {
+        let zone = env.settings.get_str("TimeZone").to_string();
+        let time_zone = sluice_types::datetime::TimeZone::named(&zone).unwrap_or_default();
+        let context = Context::new(time_zone, env.txn_start);
+        ExecHost { env, visibility, context, params, aggs: Vec::new(), rng: rand::rng() }
+    }
+
+    /// The session state.
+    pub fn env(&mut self) -> &mut SessionEnv<'a> {
+        self.env
+    }
+
+    /// The statement's snapshot.
+    pub fn visibility(&self) -> &VisibilityContext<'h> {
+        &self.visibility
+    }
+
+    /// txid_current(): the transaction's xid. Functions cannot borrow the
+    /// transaction, so the executor assigns the xid before running a statement
+    /// that calls them (see `executor::run`).
+    pub fn assign_xid(&mut self) -> Result<sluice_common::Xid> {
+        self.visibility
+            .snapshot
+            .own_xid
+            .ok_or_else(|| SqlError::internal("transaction id was not assigned"))
+    }
+
+    /// The session's interrupt check (for waits inside the heap).
+    pub fn interrupts(&self) -> crate::session::InterruptCheck {
+        self.env.interrupts.clone()
+    }
+}
+
+impl EvalHost for ExecHost<'_, '_> {
+    fn context(&self) -> &Context {
+        &self.context
+    }
+
+    fn param(&self, n: usize) -> &Datum {
+        n.checked_sub(1).and_then(|i| self.params.get(i)).unwrap_or(&Datum::Null)
+    }
+
+    fn aggregate_value(&self, index: usize) -> &Datum {
+        self.aggs.get(index).unwrap_or(&Datum::Null)
+    }
+
+    fn subquery(&mut self, _id: usize, _row: &[Datum]) -> Result<Datum> {
+        Err(SqlError::unsupported("subqueries in expressions are not supported yet"))
+    }
+
+    fn session_function(&mut self, f: SessionFunction, args: &[Datum]) -> Result<Datum> {
+        super::functions::call(self, f, args)
+    }
+
+    fn random(&mut self) -> f64 {
+        self.rng.random::<f64>()
+    }
+
+    fn check_interrupts(&self) -> Result<()> {
+        (self.env.interrupts)()
+    }
+}

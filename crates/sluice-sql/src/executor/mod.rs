@@ -1,0 +1,81 @@
+//! Running queries: SELECT through a plan tree (`select.rs`, `plan.rs`),
+//! INSERT/UPDATE/DELETE through the heap's change functions (`modify.rs`),
+//! with `host.rs` answering expressions' questions about the session.
+
+mod functions;
+pub mod host;
+pub mod modify;
+pub mod plan;
+pub mod select;
+
+use crate::error::Result;
+use crate::parser::RawStatement;
+use crate::session::Session;
+use crate::sink::QuerySink;
+use host::ExecHost;
+use pg_query::NodeEnum;
+use sluice_access::heap::visibility::VisibilityContext;
+use sluice_types::{Datum, SqlType};
+
+/// run -- executes a SELECT, INSERT, UPDATE or DELETE with bound `params`.
+pub fn run(
+    session: &mut Session,
+    statement: &RawStatement,
+    params: &[Datum],
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    let mut param_types: Vec<Option<SqlType>> = params.iter().map(|p| p.natural_type()).collect();
+    let mut parts = session.parts()?;
+    if needs_xid(&statement.text) {
+        parts.txn.assign_xid();
+    }
+    match &statement.node {
+        NodeEnum::SelectStmt(select) => {
+            let planned = select::plan_select(&mut parts, select, &mut param_types)?;
+            sink.columns(&planned.columns)?;
+            let ctx = VisibilityContext {
+                snapshot: parts.txn.snapshot(),
+                mgr: parts.engine.txns(),
+                combocids: parts.txn.combocids(),
+            };
+            let mut host = ExecHost::new(&mut parts.env, params.to_vec(), ctx.clone());
+            let mut source = plan::open(&planned.plan, parts.engine, &ctx)?;
+            let mut count = 0u64;
+            while let Some(row) = source.next(&mut host)? {
+                sink.row(&row)?;
+                count += 1;
+            }
+            sink.complete(&format!("SELECT {count}"))
+        }
+        NodeEnum::InsertStmt(insert) => {
+            modify::insert(&mut parts, insert, params.to_vec(), &mut param_types, sink)
+        }
+        NodeEnum::UpdateStmt(update) => {
+            modify::update(&mut parts, update, params.to_vec(), &mut param_types, sink)
+        }
+        NodeEnum::DeleteStmt(delete) => {
+            modify::delete(&mut parts, delete, params.to_vec(), &mut param_types, sink)
+        }
+        _ => Err(crate::SqlError::internal("not a query")),
+    }
+}
+
+/// describe -- the result columns `statement` would return (None for
+/// statements without rows), inferring parameter types into `param_types`;
+/// nothing is executed (extended protocol Describe).
+pub fn describe(
+    session: &mut Session,
+    statement: &RawStatement,
+    param_types: &mut Vec<Option<SqlType>>,
+) -> Result<Option<Vec<crate::sink::OutputColumn>>> {
+    let NodeEnum::SelectStmt(select) = &statement.node else { return Ok(None) };
+    let mut parts = session.parts()?;
+    Ok(Some(select::plan_select(&mut parts, select, param_types)?.columns))
+}
+
+/// Whether the statement calls a function that reports the transaction's id,
+/// which PostgreSQL assigns on demand (txid_current(), pg_current_xact_id()).
+fn needs_xid(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    lower.contains("txid_current") || lower.contains("pg_current_xact_id")
+}

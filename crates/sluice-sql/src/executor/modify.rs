@@ -1,0 +1,540 @@
+//! INSERT, UPDATE and DELETE (PostgreSQL's `nodeModifyTable.c`).
+//!
+//! Rows to change are found by a sequential scan under the statement's
+//! snapshot; each is changed through the heap's EvalPlanQual helpers, so under
+//! READ COMMITTED a row updated concurrently is re-checked in its newest version
+//! and under REPEATABLE READ the statement fails with 40001. New versions carry
+//! the statement's command id, which keeps the scan from seeing them
+//! (Halloween protection).
+
+use super::host::{ExecHost, PlanHost};
+use super::select::{open_relation, plan_select, relation_scope};
+use crate::catalog::relation::RelationDesc;
+use crate::catalog::rows::{deform_row, form_row};
+use crate::error::{Result, SqlError};
+use crate::expr::{
+    analyze, check_boolean, coerce, column_name, eval, eval_qual, CoercionContext, EvalHost, Expr,
+    Scope,
+};
+use crate::session::ExecParts;
+use crate::sink::{OutputColumn, QuerySink};
+use pg_query::protobuf::{DeleteStmt, InsertStmt, Node, UpdateStmt};
+use pg_query::NodeEnum;
+use sluice_access::heap::epq::{delete_row, update_row};
+use sluice_access::heap::heapam::heap_insert;
+use sluice_access::heap::scan::HeapScan;
+use sluice_access::heap::visibility::VisibilityContext;
+use sluice_txn::lmgr::LockMode;
+use sluice_types::{Datum, SqlType};
+
+fn position(location: i32) -> Option<u32> {
+    (location >= 0).then_some(location as u32 + 1)
+}
+
+/// The analysed RETURNING list, if any.
+struct Returning {
+    exprs: Vec<Expr>,
+    columns: Vec<OutputColumn>,
+}
+
+fn analyze_returning(
+    list: &[Node],
+    scope: &Scope,
+    host: &mut PlanHost,
+) -> Result<Option<Returning>> {
+    if list.is_empty() {
+        return Ok(None);
+    }
+    host.agg_clause = Some("RETURNING");
+    let mut exprs = Vec::new();
+    let mut columns = Vec::new();
+    for node in list {
+        let Some(NodeEnum::ResTarget(rt)) = node.node.as_ref() else { continue };
+        let Some(val) = rt.val.as_deref() else { continue };
+        if let Some(NodeEnum::ColumnRef(cr)) = val.node.as_ref() {
+            if matches!(cr.fields.last().and_then(|f| f.node.as_ref()), Some(NodeEnum::AStar(_))) {
+                for (name, e) in crate::expr::expand_star(scope, None)? {
+                    columns.push(OutputColumn::computed(name, e.ty(), e.typmod()));
+                    exprs.push(e);
+                }
+                continue;
+            }
+        }
+        let e = analyze(val, scope, host)?;
+        let name = if rt.name.is_empty() { column_name(val) } else { rt.name.clone() };
+        columns.push(OutputColumn::computed(name, e.ty(), e.typmod()));
+        exprs.push(e);
+    }
+    Ok(Some(Returning { exprs, columns }))
+}
+
+/// The default expression of each column (NULL where none).
+fn column_defaults(rel: &RelationDesc, params: &mut Vec<Option<SqlType>>) -> Result<Vec<Expr>> {
+    let empty = Scope { columns: Vec::new() };
+    let mut host = PlanHost::new(params);
+    rel.columns
+        .iter()
+        .map(|c| {
+            let expr = match &c.default {
+                Some(text) => {
+                    let parsed = crate::parser::parse(&format!("SELECT {text}"))?;
+                    let node = default_target(&parsed)?;
+                    analyze(&node, &empty, &mut host)?
+                }
+                None => Expr::constant(sluice_types::Datum::Null, SqlType::Unknown, -1),
+            };
+            coerce(expr, c.ty, c.typmod, CoercionContext::Assignment)
+        })
+        .collect()
+}
+
+fn default_target(parsed: &[crate::parser::RawStatement]) -> Result<Node> {
+    let Some(NodeEnum::SelectStmt(select)) = parsed.first().map(|s| &s.node) else {
+        return Err(SqlError::internal("invalid column default"));
+    };
+    let Some(NodeEnum::ResTarget(rt)) = select.target_list.first().and_then(|t| t.node.as_ref())
+    else {
+        return Err(SqlError::internal("invalid column default"));
+    };
+    rt.val.as_deref().cloned().ok_or_else(|| SqlError::internal("invalid column default"))
+}
+
+/// Raises 23502 if a NOT NULL column is NULL in `row`.
+fn check_not_null(rel: &RelationDesc, row: &[Datum], host: &ExecHost) -> Result<()> {
+    for (column, value) in rel.columns.iter().zip(row) {
+        if column.not_null && value.is_null() {
+            let shown: Vec<String> = row
+                .iter()
+                .map(|v| {
+                    sluice_types::io::output(v, host.context()).unwrap_or_else(|| "null".into())
+                })
+                .collect();
+            return Err(SqlError::new(
+                "23502",
+                format!(
+                    "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
+                    column.name, rel.name
+                ),
+            )
+            .with_detail(format!("Failing row contains ({}).", shown.join(", "))));
+        }
+    }
+    Ok(())
+}
+
+/// INSERT.
+pub fn insert(
+    parts: &mut ExecParts,
+    stmt: &InsertStmt,
+    params: Vec<Datum>,
+    param_types: &mut Vec<Option<SqlType>>,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    let rv = stmt.relation.as_ref().ok_or_else(|| SqlError::internal("INSERT without a table"))?;
+    let rel = open_relation(parts, rv, LockMode::RowExclusive)?;
+    let targets = insert_columns(&rel, &stmt.cols)?;
+    let defaults = column_defaults(&rel, param_types)?;
+    let source = stmt.select_stmt.as_deref().and_then(|n| n.node.as_ref());
+    let Some(NodeEnum::SelectStmt(select)) = source else {
+        return Err(SqlError::unsupported("INSERT ... DEFAULT VALUES is not supported yet"));
+    };
+    let (plan, conversions) = if select.values_lists.is_empty() {
+        let planned = plan_select(parts, select, param_types)?;
+        check_arity(planned.columns.len(), &targets, &stmt.cols)?;
+        let conversions = source_conversions(&rel, &targets, &planned.columns)?;
+        (planned.plan, conversions)
+    } else {
+        plan_insert_values(&rel, &targets, &stmt.cols, select, param_types)?
+    };
+    let scope = relation_scope(&rel, &rel.name);
+    let returning = analyze_returning(
+        stmt.returning_clause.as_ref().map_or(&[][..], |r| &r.exprs[..]),
+        &scope,
+        &mut PlanHost::new(param_types),
+    )?;
+    if let Some(r) = &returning {
+        sink.columns(&r.columns)?;
+    }
+    let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
+    let ExecParts { engine, txn, env } = parts;
+    let ctx = VisibilityContext {
+        snapshot: txn.snapshot(),
+        mgr: engine.txns(),
+        combocids: txn.combocids(),
+    };
+    let mut host = ExecHost::new(env, params, ctx.clone());
+    let mut source = super::plan::open(&plan, engine, &ctx)?;
+    let mut count = 0u64;
+    while let Some(values) = source.next(&mut host)? {
+        let mut row: Vec<Datum> = Vec::with_capacity(rel.columns.len());
+        for (i, default) in defaults.iter().enumerate() {
+            let value = match targets
+                .iter()
+                .position(|&t| t == i)
+                .and_then(|p| values.get(p).map(|v| (p, v)))
+            {
+                Some((p, v)) => eval(&conversions[p], std::slice::from_ref(v), &mut host)?,
+                None => eval(default, &[], &mut host)?,
+            };
+            row.push(value);
+        }
+        check_not_null(&rel, &row, &host)?;
+        heap_insert(engine, &heap, txn, &form_row(&desc, &types, &row))?;
+        count += 1;
+        if let Some(r) = &returning {
+            let out =
+                r.exprs.iter().map(|e| eval(e, &row, &mut host)).collect::<Result<Vec<_>>>()?;
+            sink.row(&out)?;
+        }
+    }
+    sink.complete(&format!("INSERT 0 {count}"))
+}
+
+fn check_arity(values: usize, targets: &[usize], cols: &[Node]) -> Result<()> {
+    if values > targets.len() {
+        return Err(SqlError::syntax("INSERT has more expressions than target columns"));
+    }
+    if values < targets.len() && !cols.is_empty() {
+        return Err(SqlError::syntax("INSERT has more target columns than expressions"));
+    }
+    Ok(())
+}
+
+/// INSERT ... VALUES: each value is analysed and coerced straight to its
+/// target column's type (as PostgreSQL's transformInsertStmt does), so a bad
+/// literal fails with that type's input error at the literal's position. The
+/// conversions after the plan are then identities.
+fn plan_insert_values(
+    rel: &RelationDesc,
+    targets: &[usize],
+    cols: &[Node],
+    select: &pg_query::protobuf::SelectStmt,
+    params: &mut Vec<Option<SqlType>>,
+) -> Result<(super::plan::Plan, Vec<Expr>)> {
+    let empty = Scope { columns: Vec::new() };
+    let mut host = PlanHost::new(params);
+    let mut rows = Vec::new();
+    let mut width = None;
+    for list in &select.values_lists {
+        let Some(NodeEnum::List(items)) = list.node.as_ref() else { continue };
+        check_arity(items.items.len(), targets, cols)?;
+        if *width.get_or_insert(items.items.len()) != items.items.len() {
+            return Err(SqlError::syntax("VALUES lists must all be the same length"));
+        }
+        let mut row = Vec::new();
+        for (item, &target) in items.items.iter().zip(targets) {
+            let column = &rel.columns[target];
+            let expr = match item.node.as_ref() {
+                Some(NodeEnum::SetToDefault(_)) => {
+                    column_defaults(rel, host.params)?.swap_remove(target)
+                }
+                _ => coerce(
+                    analyze(item, &empty, &mut host)?,
+                    column.ty,
+                    column.typmod,
+                    CoercionContext::Assignment,
+                )
+                .map_err(|e| assignment_error(e, rel, target, None))?,
+            };
+            row.push(expr);
+        }
+        rows.push(row);
+    }
+    let identities = (0..width.unwrap_or(0)).map(|i| {
+        let column = &rel.columns[targets[i]];
+        Expr::column(0, column.ty, column.typmod)
+    });
+    Ok((super::plan::Plan::Values(rows), identities.collect()))
+}
+
+/// PostgreSQL's wording when a value cannot be assigned to a column.
+fn assignment_error(
+    e: SqlError,
+    rel: &RelationDesc,
+    target: usize,
+    source: Option<(SqlType, i32)>,
+) -> SqlError {
+    if e.code != "42804" && e.code != "42846" {
+        return e;
+    }
+    let column = &rel.columns[target];
+    let source =
+        source.map_or_else(|| "unknown".to_string(), |(t, m)| sluice_types::format_type(t, m));
+    SqlError::new(
+        "42804",
+        format!(
+            "column \"{}\" is of type {} but expression is of type {}",
+            column.name,
+            sluice_types::format_type(column.ty, column.typmod),
+            source
+        ),
+    )
+    .with_hint("You will need to rewrite or cast the expression.")
+    .at(e.position)
+}
+
+/// Target column indices of an INSERT (all columns when none are listed).
+fn insert_columns(rel: &RelationDesc, cols: &[Node]) -> Result<Vec<usize>> {
+    if cols.is_empty() {
+        return Ok((0..rel.columns.len()).collect());
+    }
+    let mut indices = Vec::new();
+    for col in cols {
+        let Some(NodeEnum::ResTarget(rt)) = col.node.as_ref() else { continue };
+        let index = rel.column_index(&rt.name).ok_or_else(|| {
+            SqlError::new(
+                "42703",
+                format!("column \"{}\" of relation \"{}\" does not exist", rt.name, rel.name),
+            )
+            .at(position(rt.location))
+        })?;
+        if indices.contains(&index) {
+            return Err(SqlError::new(
+                "42701",
+                format!("column \"{}\" specified more than once", rt.name),
+            )
+            .at(position(rt.location)));
+        }
+        indices.push(index);
+    }
+    Ok(indices)
+}
+
+/// For each source column, the expression converting it (as column 0 of a
+/// one-value row) to its target column's type, in assignment context.
+fn source_conversions(
+    rel: &RelationDesc,
+    targets: &[usize],
+    source: &[OutputColumn],
+) -> Result<Vec<Expr>> {
+    source
+        .iter()
+        .zip(targets)
+        .map(|(src, &t)| {
+            let column = &rel.columns[t];
+            coerce(
+                Expr::column(0, src.ty, src.typmod),
+                column.ty,
+                column.typmod,
+                CoercionContext::Assignment,
+            )
+            .map_err(|e| assignment_error(e, rel, t, Some((src.ty, src.typmod))))
+        })
+        .collect()
+}
+
+/// The SET list of an UPDATE: (column index, new value expression).
+fn update_targets(
+    rel: &RelationDesc,
+    list: &[Node],
+    scope: &Scope,
+    host: &mut PlanHost,
+) -> Result<Vec<(usize, Expr)>> {
+    let mut targets = Vec::new();
+    for node in list {
+        let Some(NodeEnum::ResTarget(rt)) = node.node.as_ref() else { continue };
+        let index = rel.column_index(&rt.name).ok_or_else(|| {
+            SqlError::new(
+                "42703",
+                format!("column \"{}\" of relation \"{}\" does not exist", rt.name, rel.name),
+            )
+            .at(position(rt.location))
+        })?;
+        let column = &rel.columns[index];
+        let value = rt.val.as_deref().ok_or_else(|| SqlError::internal("SET without a value"))?;
+        let expr = match value.node.as_ref() {
+            Some(NodeEnum::SetToDefault(_)) => {
+                column_defaults(rel, host.params)?.swap_remove(index)
+            }
+            _ => coerce(
+                analyze(value, scope, host)?,
+                column.ty,
+                column.typmod,
+                CoercionContext::Assignment,
+            )?,
+        };
+        targets.push((index, expr));
+    }
+    Ok(targets)
+}
+
+/// The WHERE clause of an UPDATE/DELETE (true when absent).
+fn dml_qual(clause: Option<&Node>, scope: &Scope, host: &mut PlanHost) -> Result<Option<Expr>> {
+    host.agg_clause = Some("WHERE");
+    let qual =
+        clause.map(|w| analyze(w, scope, host).and_then(|e| check_boolean(e, "WHERE"))).transpose();
+    host.agg_clause = None;
+    qual
+}
+
+/// UPDATE.
+pub fn update(
+    parts: &mut ExecParts,
+    stmt: &UpdateStmt,
+    params: Vec<Datum>,
+    param_types: &mut Vec<Option<SqlType>>,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    if !stmt.from_clause.is_empty() {
+        return Err(SqlError::unsupported("UPDATE ... FROM is not supported yet"));
+    }
+    let rv = stmt.relation.as_ref().ok_or_else(|| SqlError::internal("UPDATE without a table"))?;
+    let rel = open_relation(parts, rv, LockMode::RowExclusive)?;
+    let alias = rv.alias.as_ref().map_or_else(|| rel.name.clone(), |a| a.aliasname.clone());
+    let scope = relation_scope(&rel, &alias);
+    let mut plan_host = PlanHost::new(param_types);
+    let targets = update_targets(&rel, &stmt.target_list, &scope, &mut plan_host)?;
+    let qual = dml_qual(stmt.where_clause.as_deref(), &scope, &mut plan_host)?;
+    let returning = analyze_returning(
+        stmt.returning_clause.as_ref().map_or(&[][..], |r| &r.exprs[..]),
+        &scope,
+        &mut plan_host,
+    )?;
+    if let Some(r) = &returning {
+        sink.columns(&r.columns)?;
+    }
+    let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
+    let ExecParts { engine, txn, env } = parts;
+    let ctx = VisibilityContext {
+        snapshot: txn.snapshot(),
+        mgr: engine.txns(),
+        combocids: txn.combocids(),
+    };
+    let mut host = ExecHost::new(env, params, ctx.clone());
+    let interrupts = host.interrupts();
+    let interrupted = move || interrupts().is_err();
+    let mut scan = HeapScan::begin(engine, &heap, ctx)?;
+    let mut count = 0u64;
+    let mut batch = Vec::new();
+    loop {
+        // Collect a page's worth of matching rows, then change them: the scan
+        // itself holds no lock, so changing rows while it is open is safe.
+        batch.clear();
+        let mut more = false;
+        while let Some((tid, tuple)) = scan.next_tuple()? {
+            let row = deform_row(&desc, &types, tuple)?;
+            if qual.as_ref().map_or(Ok(true), |q| eval_qual(q, &row, &mut host))? {
+                batch.push((tid, tuple.to_vec(), row));
+            }
+            if batch.len() >= 256 {
+                more = true;
+                break;
+            }
+        }
+        for (tid, tuple, _) in &batch {
+            let mut new_row = None;
+            let changed: Option<_> = update_row::<SqlError>(
+                engine,
+                &heap,
+                txn,
+                *tid,
+                |version| {
+                    let old = deform_row(&desc, &types, version)?;
+                    if !qual.as_ref().map_or(Ok(true), |q| eval_qual(q, &old, &mut host))? {
+                        return Ok(None);
+                    }
+                    let mut row = old.clone();
+                    for (index, expr) in &targets {
+                        row[*index] = eval(expr, &old, &mut host)?;
+                    }
+                    check_not_null(&rel, &row, &host)?;
+                    let formed = form_row(&desc, &types, &row);
+                    new_row = Some(row);
+                    Ok(Some(formed))
+                },
+                tuple,
+                &interrupted,
+            )?;
+            if changed.is_some() {
+                count += 1;
+                if let (Some(r), Some(row)) = (&returning, &new_row) {
+                    let out = r
+                        .exprs
+                        .iter()
+                        .map(|e| eval(e, row, &mut host))
+                        .collect::<Result<Vec<_>>>()?;
+                    sink.row(&out)?;
+                }
+            }
+        }
+        if !more {
+            break;
+        }
+    }
+    sink.complete(&format!("UPDATE {count}"))
+}
+
+/// DELETE.
+pub fn delete(
+    parts: &mut ExecParts,
+    stmt: &DeleteStmt,
+    params: Vec<Datum>,
+    param_types: &mut Vec<Option<SqlType>>,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    if !stmt.using_clause.is_empty() {
+        return Err(SqlError::unsupported("DELETE ... USING is not supported yet"));
+    }
+    let rv = stmt.relation.as_ref().ok_or_else(|| SqlError::internal("DELETE without a table"))?;
+    let rel = open_relation(parts, rv, LockMode::RowExclusive)?;
+    let alias = rv.alias.as_ref().map_or_else(|| rel.name.clone(), |a| a.aliasname.clone());
+    let scope = relation_scope(&rel, &alias);
+    let mut plan_host = PlanHost::new(param_types);
+    let qual = dml_qual(stmt.where_clause.as_deref(), &scope, &mut plan_host)?;
+    let returning = analyze_returning(
+        stmt.returning_clause.as_ref().map_or(&[][..], |r| &r.exprs[..]),
+        &scope,
+        &mut plan_host,
+    )?;
+    if let Some(r) = &returning {
+        sink.columns(&r.columns)?;
+    }
+    let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
+    let ExecParts { engine, txn, env } = parts;
+    let ctx = VisibilityContext {
+        snapshot: txn.snapshot(),
+        mgr: engine.txns(),
+        combocids: txn.combocids(),
+    };
+    let mut host = ExecHost::new(env, params, ctx.clone());
+    let interrupts = host.interrupts();
+    let interrupted = move || interrupts().is_err();
+    let mut scan = HeapScan::begin(engine, &heap, ctx)?;
+    let mut count = 0u64;
+    let mut batch = Vec::new();
+    loop {
+        batch.clear();
+        let mut more = false;
+        while let Some((tid, tuple)) = scan.next_tuple()? {
+            let row = deform_row(&desc, &types, tuple)?;
+            if qual.as_ref().map_or(Ok(true), |q| eval_qual(q, &row, &mut host))? {
+                batch.push((tid, row));
+            }
+            if batch.len() >= 256 {
+                more = true;
+                break;
+            }
+        }
+        for (tid, row) in &batch {
+            let still_qualifies = |version: &[u8]| -> Result<bool> {
+                let row = deform_row(&desc, &types, version)?;
+                qual.as_ref().map_or(Ok(true), |q| eval_qual(q, &row, &mut host))
+            };
+            if delete_row::<SqlError>(engine, &heap, txn, *tid, still_qualifies, &interrupted)? {
+                count += 1;
+                if let Some(r) = &returning {
+                    let out = r
+                        .exprs
+                        .iter()
+                        .map(|e| eval(e, row, &mut host))
+                        .collect::<Result<Vec<_>>>()?;
+                    sink.row(&out)?;
+                }
+            }
+        }
+        if !more {
+            break;
+        }
+    }
+    sink.complete(&format!("DELETE {count}"))
+}

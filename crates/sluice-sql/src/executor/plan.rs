@@ -1,0 +1,614 @@
+//! Query plans and their execution (PostgreSQL's executor nodes, in their
+//! simplest forms: no indexes or cost-based choices yet).
+//!
+//! A plan is a tree of nodes, each producing rows (`Vec<Datum>`) on demand:
+//!
+//! ```text
+//!   Limit ─ Sort ─ Project ─ [Filter(HAVING)] ─ [Aggregate] ─ [Filter(WHERE)] ─ source
+//!   source: SeqScan | GenerateSeries | Values | NestLoop(source, source) | Result
+//! ```
+//!
+//! Aggregation sorts its input by the grouping keys and emits, per group, the
+//! group's first row followed by the aggregate results; expressions above it
+//! read aggregates through `ExecHost::aggs` (set per row from that suffix).
+//! Scans copy one page of visible tuples at a time (see `heap::scan`), so no
+//! page lock is held while rows flow up the tree.
+
+use super::host::{AggCall, ExecHost};
+use crate::catalog::relation::RelationDesc;
+use crate::catalog::rows::deform_row;
+use crate::error::{Result, SqlError};
+use crate::expr::{eval, eval_qual, Expr};
+use sluice_access::common::TupleDesc;
+use sluice_access::heap::scan::HeapScan;
+use sluice_access::heap::visibility::VisibilityContext;
+use sluice_access::Engine;
+use sluice_types::compare::cmp;
+use sluice_types::{AggState, Datum, SqlType};
+use std::cmp::Ordering;
+
+/// A sort key: which column of the node's input, and its direction.
+#[derive(Clone, Copy, Debug)]
+pub struct SortKey {
+    /// Column index.
+    pub column: usize,
+    /// DESC.
+    pub descending: bool,
+    /// NULLS FIRST (PostgreSQL's default: with DESC).
+    pub nulls_first: bool,
+}
+
+/// The join types supported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JoinKind {
+    /// INNER / CROSS.
+    Inner,
+    /// LEFT OUTER.
+    Left,
+}
+
+/// A plan node.
+#[derive(Debug)]
+pub enum Plan {
+    /// One empty row (SELECT without FROM).
+    Result,
+    /// Every visible row of a table.
+    SeqScan(Box<RelationDesc>),
+    /// generate_series(start, stop, step) of one numeric type.
+    GenerateSeries { start: Expr, stop: Expr, step: Option<Expr>, ty: SqlType },
+    /// Literal rows.
+    Values(Vec<Vec<Expr>>),
+    /// Rows of `input` for which `qual` is true.
+    Filter { input: Box<Plan>, qual: Expr, agg_offset: Option<usize> },
+    /// Nested-loop join; the inner side is materialised once.
+    NestLoop {
+        outer: Box<Plan>,
+        inner: Box<Plan>,
+        kind: JoinKind,
+        qual: Option<Expr>,
+        inner_width: usize,
+    },
+    /// Grouping and aggregation.
+    Aggregate { input: Box<Plan>, keys: Vec<Expr>, aggs: Vec<AggCall> },
+    /// Computes output expressions.
+    Project { input: Box<Plan>, exprs: Vec<Expr>, agg_offset: Option<usize> },
+    /// Removes duplicate rows (compares the first `width` columns).
+    Distinct { input: Box<Plan>, width: usize },
+    /// Sorts.
+    Sort { input: Box<Plan>, keys: Vec<SortKey> },
+    /// OFFSET / LIMIT.
+    Limit { input: Box<Plan>, offset: Option<Expr>, limit: Option<Expr> },
+    /// Keeps the first `width` columns (drops hidden sort columns).
+    Truncate { input: Box<Plan>, width: usize },
+}
+
+/// A running plan node.
+pub trait RowSource {
+    /// The next row, or `None` when done.
+    fn next(&mut self, host: &mut ExecHost<'_, '_>) -> Result<Option<Vec<Datum>>>;
+}
+
+/// open -- starts executing `plan` under `ctx`'s snapshot.
+pub fn open<'e>(
+    plan: &'e Plan,
+    engine: &'e Engine,
+    ctx: &VisibilityContext<'e>,
+) -> Result<Box<dyn RowSource + 'e>> {
+    Ok(match plan {
+        Plan::Result => Box::new(Rows::new(vec![Vec::new()])),
+        Plan::SeqScan(rel) => Box::new(SeqScan::new(engine, rel, ctx.clone())?),
+        Plan::GenerateSeries { start, stop, step, ty } => {
+            Box::new(Series::new(start, stop, step.as_ref(), *ty))
+        }
+        Plan::Values(rows) => Box::new(ValuesSource { rows, next: 0 }),
+        Plan::Filter { input, qual, agg_offset } => Box::new(FilterSource {
+            input: open(input, engine, ctx)?,
+            qual,
+            agg_offset: *agg_offset,
+        }),
+        Plan::NestLoop { outer, inner, kind, qual, inner_width } => Box::new(NestLoopSource {
+            outer: open(outer, engine, ctx)?,
+            inner_plan: open(inner, engine, ctx)?,
+            inner: None,
+            kind: *kind,
+            qual: qual.as_ref(),
+            inner_width: *inner_width,
+            current: None,
+            pos: 0,
+            matched: false,
+        }),
+        Plan::Aggregate { input, keys, aggs } => Box::new(AggregateSource {
+            input: Some(open(input, engine, ctx)?),
+            keys,
+            aggs,
+            groups: Vec::new(),
+            pos: 0,
+        }),
+        Plan::Project { input, exprs, agg_offset } => Box::new(ProjectSource {
+            input: open(input, engine, ctx)?,
+            exprs,
+            agg_offset: *agg_offset,
+        }),
+        Plan::Distinct { input, width } => {
+            Box::new(Blocking::distinct(open(input, engine, ctx)?, *width))
+        }
+        Plan::Sort { input, keys } => {
+            Box::new(Blocking::sort(open(input, engine, ctx)?, keys.clone()))
+        }
+        Plan::Limit { input, offset, limit } => Box::new(LimitSource {
+            input: open(input, engine, ctx)?,
+            offset: offset.as_ref(),
+            limit: limit.as_ref(),
+            state: None,
+        }),
+        Plan::Truncate { input, width } => {
+            Box::new(TruncateSource { input: open(input, engine, ctx)?, width: *width })
+        }
+    })
+}
+
+/// Rows already in memory.
+struct Rows {
+    rows: std::vec::IntoIter<Vec<Datum>>,
+}
+
+impl Rows {
+    fn new(rows: Vec<Vec<Datum>>) -> Rows {
+        Rows { rows: rows.into_iter() }
+    }
+}
+
+impl RowSource for Rows {
+    fn next(&mut self, _: &mut ExecHost<'_, '_>) -> Result<Option<Vec<Datum>>> {
+        Ok(self.rows.next())
+    }
+}
+
+/// A sequential scan producing decoded rows.
+struct SeqScan<'e> {
+    scan: HeapScan<'e>,
+    desc: TupleDesc,
+    types: Vec<SqlType>,
+}
+
+impl<'e> SeqScan<'e> {
+    fn new(
+        engine: &'e Engine,
+        rel: &RelationDesc,
+        ctx: VisibilityContext<'e>,
+    ) -> Result<SeqScan<'e>> {
+        Ok(SeqScan {
+            scan: HeapScan::begin(engine, &rel.heap(), ctx)?,
+            desc: rel.tuple_desc(),
+            types: rel.types(),
+        })
+    }
+}
+
+impl RowSource for SeqScan<'_> {
+    fn next(&mut self, host: &mut ExecHost<'_, '_>) -> Result<Option<Vec<Datum>>> {
+        use crate::expr::EvalHost;
+        host.check_interrupts()?;
+        match self.scan.next_tuple()? {
+            Some((_, tuple)) => Ok(Some(deform_row(&self.desc, &self.types, tuple)?)),
+            None => Ok(None),
+        }
+    }
+}
+
+/// generate_series over integers or numerics.
+struct Series<'e> {
+    args: (&'e Expr, &'e Expr, Option<&'e Expr>),
+    ty: SqlType,
+    state: Option<(Datum, Datum, Datum)>,
+    done: bool,
+}
+
+impl<'e> Series<'e> {
+    fn new(start: &'e Expr, stop: &'e Expr, step: Option<&'e Expr>, ty: SqlType) -> Series<'e> {
+        Series { args: (start, stop, step), ty, state: None, done: false }
+    }
+
+    fn init(&mut self, host: &mut ExecHost) -> Result<()> {
+        let start = eval(self.args.0, &[], host)?;
+        let stop = eval(self.args.1, &[], host)?;
+        let step = match self.args.2 {
+            Some(e) => eval(e, &[], host)?,
+            None => sluice_types::cast(
+                &Datum::Int4(1),
+                SqlType::Int4,
+                self.ty,
+                -1,
+                false,
+                &Default::default(),
+            )?,
+        };
+        if start.is_null() || stop.is_null() || step.is_null() {
+            self.done = true;
+        } else if cmp(
+            &step,
+            &sluice_types::cast(
+                &Datum::Int4(0),
+                SqlType::Int4,
+                self.ty,
+                -1,
+                false,
+                &Default::default(),
+            )?,
+        ) == Ordering::Equal
+        {
+            return Err(SqlError::new("22023", "step size cannot equal zero"));
+        }
+        self.state = Some((start, stop, step));
+        Ok(())
+    }
+}
+
+impl RowSource for Series<'_> {
+    fn next(&mut self, host: &mut ExecHost<'_, '_>) -> Result<Option<Vec<Datum>>> {
+        if self.state.is_none() && !self.done {
+            self.init(host)?;
+        }
+        let Some((current, stop, step)) = self.state.as_mut().filter(|_| !self.done) else {
+            return Ok(None);
+        };
+        let ascending = matches!(step, Datum::Int4(v) if *v > 0)
+            || matches!(step, Datum::Int8(v) if *v > 0)
+            || matches!(step, Datum::Numeric(n) if !n.is_negative());
+        let past = if ascending {
+            cmp(current, stop) == Ordering::Greater
+        } else {
+            cmp(current, stop) == Ordering::Less
+        };
+        if past {
+            self.done = true;
+            return Ok(None);
+        }
+        let value = current.clone();
+        match sluice_types::ops::arith(
+            sluice_types::ops::ArithOp::Add,
+            current,
+            step,
+            host_context(host),
+        ) {
+            Ok(next) => *current = next,
+            // Overflow past the type's end: this value was the last.
+            Err(_) => self.done = true,
+        }
+        Ok(Some(vec![value]))
+    }
+}
+
+fn host_context<'h>(host: &'h ExecHost) -> &'h sluice_types::Context {
+    use crate::expr::EvalHost;
+    host.context()
+}
+
+/// VALUES rows.
+struct ValuesSource<'e> {
+    rows: &'e [Vec<Expr>],
+    next: usize,
+}
+
+impl RowSource for ValuesSource<'_> {
+    fn next(&mut self, host: &mut ExecHost<'_, '_>) -> Result<Option<Vec<Datum>>> {
+        let Some(row) = self.rows.get(self.next) else { return Ok(None) };
+        self.next += 1;
+        Ok(Some(row.iter().map(|e| eval(e, &[], host)).collect::<Result<_>>()?))
+    }
+}
+
+/// Sets the aggregate values of a post-aggregation row.
+fn load_aggs(host: &mut ExecHost, row: &[Datum], agg_offset: Option<usize>) {
+    if let Some(offset) = agg_offset {
+        host.aggs = row.get(offset..).map(<[Datum]>::to_vec).unwrap_or_default();
+    }
+}
+
+struct FilterSource<'e> {
+    input: Box<dyn RowSource + 'e>,
+    qual: &'e Expr,
+    agg_offset: Option<usize>,
+}
+
+impl RowSource for FilterSource<'_> {
+    fn next(&mut self, host: &mut ExecHost<'_, '_>) -> Result<Option<Vec<Datum>>> {
+        while let Some(row) = self.input.next(host)? {
+            load_aggs(host, &row, self.agg_offset);
+            if eval_qual(self.qual, &row, host)? {
+                return Ok(Some(row));
+            }
+        }
+        Ok(None)
+    }
+}
+
+struct ProjectSource<'e> {
+    input: Box<dyn RowSource + 'e>,
+    exprs: &'e [Expr],
+    agg_offset: Option<usize>,
+}
+
+impl RowSource for ProjectSource<'_> {
+    fn next(&mut self, host: &mut ExecHost<'_, '_>) -> Result<Option<Vec<Datum>>> {
+        let Some(row) = self.input.next(host)? else { return Ok(None) };
+        load_aggs(host, &row, self.agg_offset);
+        Ok(Some(self.exprs.iter().map(|e| eval(e, &row, host)).collect::<Result<_>>()?))
+    }
+}
+
+struct NestLoopSource<'e> {
+    outer: Box<dyn RowSource + 'e>,
+    inner_plan: Box<dyn RowSource + 'e>,
+    inner: Option<Vec<Vec<Datum>>>,
+    kind: JoinKind,
+    qual: Option<&'e Expr>,
+    inner_width: usize,
+    current: Option<Vec<Datum>>,
+    pos: usize,
+    matched: bool,
+}
+
+impl RowSource for NestLoopSource<'_> {
+    fn next(&mut self, host: &mut ExecHost<'_, '_>) -> Result<Option<Vec<Datum>>> {
+        if self.inner.is_none() {
+            let mut rows = Vec::new();
+            while let Some(r) = self.inner_plan.next(host)? {
+                rows.push(r);
+            }
+            self.inner = Some(rows);
+        }
+        let inner = self.inner.as_ref().expect("materialised");
+        loop {
+            if self.current.is_none() {
+                match self.outer.next(host)? {
+                    Some(r) => (self.current, self.pos, self.matched) = (Some(r), 0, false),
+                    None => return Ok(None),
+                }
+            }
+            let outer = self.current.as_ref().expect("set");
+            while self.pos < inner.len() {
+                let mut joined = outer.clone();
+                joined.extend(inner[self.pos].iter().cloned());
+                self.pos += 1;
+                if self.qual.map_or(Ok(true), |q| eval_qual(q, &joined, host))? {
+                    self.matched = true;
+                    return Ok(Some(joined));
+                }
+            }
+            let unmatched_left = self.kind == JoinKind::Left && !self.matched;
+            let outer = self.current.take().expect("set");
+            if unmatched_left {
+                let mut joined = outer;
+                joined.extend(std::iter::repeat_n(Datum::Null, self.inner_width));
+                return Ok(Some(joined));
+            }
+        }
+    }
+}
+
+/// Compares two rows on `keys`.
+fn compare_rows(a: &[Datum], b: &[Datum], keys: &[SortKey]) -> Ordering {
+    for key in keys {
+        let (x, y) = (&a[key.column], &b[key.column]);
+        let ord = match (x.is_null(), y.is_null()) {
+            (true, true) => Ordering::Equal,
+            (true, false) => {
+                if key.nulls_first {
+                    Ordering::Less
+                } else {
+                    Ordering::Greater
+                }
+            }
+            (false, true) => {
+                if key.nulls_first {
+                    Ordering::Greater
+                } else {
+                    Ordering::Less
+                }
+            }
+            (false, false) => {
+                let o = cmp(x, y);
+                if key.descending {
+                    o.reverse()
+                } else {
+                    o
+                }
+            }
+        };
+        if ord != Ordering::Equal {
+            return ord;
+        }
+    }
+    Ordering::Equal
+}
+
+/// Nodes that need their whole input first (sort, distinct).
+struct Blocking<'e> {
+    input: Option<Box<dyn RowSource + 'e>>,
+    keys: Vec<SortKey>,
+    dedup_width: Option<usize>,
+    rows: std::vec::IntoIter<Vec<Datum>>,
+}
+
+impl<'e> Blocking<'e> {
+    fn sort(input: Box<dyn RowSource + 'e>, keys: Vec<SortKey>) -> Blocking<'e> {
+        Blocking { input: Some(input), keys, dedup_width: None, rows: Vec::new().into_iter() }
+    }
+
+    fn distinct(input: Box<dyn RowSource + 'e>, width: usize) -> Blocking<'e> {
+        let keys = (0..width)
+            .map(|column| SortKey { column, descending: false, nulls_first: false })
+            .collect();
+        Blocking {
+            input: Some(input),
+            keys,
+            dedup_width: Some(width),
+            rows: Vec::new().into_iter(),
+        }
+    }
+}
+
+impl RowSource for Blocking<'_> {
+    fn next(&mut self, host: &mut ExecHost<'_, '_>) -> Result<Option<Vec<Datum>>> {
+        if let Some(mut input) = self.input.take() {
+            let mut rows = Vec::new();
+            while let Some(r) = input.next(host)? {
+                rows.push(r);
+            }
+            rows.sort_by(|a, b| compare_rows(a, b, &self.keys));
+            if let Some(width) = self.dedup_width {
+                rows.dedup_by(|a, b| {
+                    compare_rows(&a[..width], &b[..width], &self.keys) == Ordering::Equal
+                });
+            }
+            self.rows = rows.into_iter();
+        }
+        Ok(self.rows.next())
+    }
+}
+
+/// Grouping by sorting.
+struct AggregateSource<'e> {
+    input: Option<Box<dyn RowSource + 'e>>,
+    keys: &'e [Expr],
+    aggs: &'e [AggCall],
+    groups: Vec<Vec<Datum>>,
+    pos: usize,
+}
+
+impl AggregateSource<'_> {
+    fn compute(&mut self, mut input: Box<dyn RowSource + '_>, host: &mut ExecHost) -> Result<()> {
+        let mut keyed: Vec<(Vec<Datum>, Vec<Datum>)> = Vec::new();
+        while let Some(row) = input.next(host)? {
+            let key = self.keys.iter().map(|k| eval(k, &row, host)).collect::<Result<Vec<_>>>()?;
+            keyed.push((key, row));
+        }
+        let key_order: Vec<SortKey> = (0..self.keys.len())
+            .map(|column| SortKey { column, descending: false, nulls_first: false })
+            .collect();
+        keyed.sort_by(|a, b| compare_rows(&a.0, &b.0, &key_order));
+        let mut start = 0;
+        while start < keyed.len() || (start == 0 && self.keys.is_empty()) {
+            let mut end = start;
+            while end < keyed.len()
+                && compare_rows(&keyed[start].0, &keyed[end].0, &key_order) == Ordering::Equal
+            {
+                end += 1;
+            }
+            self.groups.push(self.finish_group(&keyed[start..end], host)?);
+            if end == start {
+                break;
+            }
+            start = end;
+        }
+        Ok(())
+    }
+
+    /// The group's first row (or NULLs for an empty input) and its aggregates.
+    fn finish_group(
+        &self,
+        rows: &[(Vec<Datum>, Vec<Datum>)],
+        host: &mut ExecHost,
+    ) -> Result<Vec<Datum>> {
+        let mut out = rows.first().map(|r| r.1.clone()).unwrap_or_default();
+        for agg in self.aggs {
+            let input_type = agg.arg.as_ref().map_or(SqlType::Int8, Expr::ty);
+            let mut state = AggState::new(agg.kind, input_type)?;
+            let mut seen: Vec<Datum> = Vec::new();
+            for (_, row) in rows {
+                let value = match &agg.arg {
+                    Some(e) => eval(e, row, host)?,
+                    None => Datum::Bool(true),
+                };
+                if agg.distinct {
+                    if value.is_null() || seen.iter().any(|s| cmp(s, &value) == Ordering::Equal) {
+                        continue;
+                    }
+                    seen.push(value.clone());
+                }
+                state.advance(&value)?;
+            }
+            out.push(state.finish()?);
+        }
+        Ok(out)
+    }
+}
+
+impl RowSource for AggregateSource<'_> {
+    fn next(&mut self, host: &mut ExecHost<'_, '_>) -> Result<Option<Vec<Datum>>> {
+        if let Some(input) = self.input.take() {
+            self.compute(input, host)?;
+        }
+        let row = self.groups.get(self.pos).cloned();
+        self.pos += 1;
+        Ok(row)
+    }
+}
+
+struct LimitSource<'e> {
+    input: Box<dyn RowSource + 'e>,
+    offset: Option<&'e Expr>,
+    limit: Option<&'e Expr>,
+    /// (rows still to skip, rows still to return).
+    state: Option<(i64, Option<i64>)>,
+}
+
+fn count_of(expr: Option<&Expr>, host: &mut ExecHost, what: &str) -> Result<Option<i64>> {
+    let Some(expr) = expr else { return Ok(None) };
+    let value = eval(expr, &[], host)?;
+    if value.is_null() {
+        return Ok(None);
+    }
+    let n =
+        value.as_i64().ok_or_else(|| SqlError::new("22023", format!("invalid {what} value")))?;
+    if n < 0 {
+        let message = if what == "LIMIT" {
+            "LIMIT must not be negative"
+        } else {
+            "OFFSET must not be negative"
+        };
+        return Err(SqlError::new("2201W", message));
+    }
+    Ok(Some(n))
+}
+
+impl RowSource for LimitSource<'_> {
+    fn next(&mut self, host: &mut ExecHost<'_, '_>) -> Result<Option<Vec<Datum>>> {
+        if self.state.is_none() {
+            let offset = count_of(self.offset, host, "OFFSET")?.unwrap_or(0);
+            self.state = Some((offset, count_of(self.limit, host, "LIMIT")?));
+        }
+        let (skip, left) = self.state.as_mut().expect("set");
+        if *left == Some(0) {
+            return Ok(None);
+        }
+        while *skip > 0 {
+            if self.input.next(host)?.is_none() {
+                return Ok(None);
+            }
+            *skip -= 1;
+        }
+        let row = self.input.next(host)?;
+        if row.is_some() {
+            if let Some(n) = left {
+                *n -= 1;
+            }
+        }
+        Ok(row)
+    }
+}
+
+struct TruncateSource<'e> {
+    input: Box<dyn RowSource + 'e>,
+    width: usize,
+}
+
+impl RowSource for TruncateSource<'_> {
+    fn next(&mut self, host: &mut ExecHost<'_, '_>) -> Result<Option<Vec<Datum>>> {
+        Ok(self.input.next(host)?.map(|mut r| {
+            r.truncate(self.width);
+            r
+        }))
+    }
+}

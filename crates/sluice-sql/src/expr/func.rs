@@ -1,0 +1,244 @@
+//! Function calls (PostgreSQL's `ParseFuncOrColumn` in `parse_func.c`).
+//!
+//! A call is analyzed in PostgreSQL's order: arguments first, then the
+//! overload (`proc.rs` catalog, `candidates.rs` rules), then the arguments
+//! are coerced to the chosen signature. What the call becomes depends on the
+//! entry: a scalar [`Expr::Call`], an aggregate reported to the host (and
+//! read back as [`Expr::AggRef`]), or a host-answered session function. A
+//! one-argument call of a type's name with no such function is a cast
+//! (`text(42)`, `uuid('...')`), as in PostgreSQL.
+//!
+//! Aggregate rules checked here: no aggregate inside another's argument
+//! (42803), and DISTINCT, `*`, ORDER BY or FILTER only on aggregates
+//! (42809). FILTER, ordered aggregates, window functions and VARIADIC
+//! arrays are not supported (0A000).
+
+use pg_query::protobuf::node::Node as NodeEnum;
+use pg_query::protobuf::{FuncCall, Node};
+use sluice_types::{AggKind, Datum, SqlType};
+
+use super::analyze::Analyzer;
+use super::candidates::{choose, ArgType, Choice};
+use super::coerce::{coerce_implicit, coerce_to_target, type_name, CoercionContext};
+use super::proc::{self, Imp, Proc};
+use super::tree::Expr;
+use super::typename::{position_of, string_of};
+use super::AnalyzeHost;
+use crate::{Result, SqlError};
+
+/// Functions PostgreSQL has that sluice lacks and that users commonly reach
+/// for: a clear 0A000 instead of "does not exist".
+const UNSUPPORTED: &[&str] = &[
+    "array_agg",
+    "string_agg",
+    "bool_and",
+    "bool_or",
+    "every",
+    "json_agg",
+    "jsonb_agg",
+    "jsonb_object_agg",
+    "stddev",
+    "stddev_pop",
+    "stddev_samp",
+    "variance",
+    "var_pop",
+    "var_samp",
+    "bit_and",
+    "bit_or",
+    "percentile_cont",
+    "percentile_disc",
+    "mode",
+    "row_number",
+    "rank",
+    "dense_rank",
+    "lag",
+    "lead",
+    "first_value",
+    "last_value",
+    "ntile",
+    "generate_series",
+    "unnest",
+    "jsonb_each",
+    "jsonb_each_text",
+    "jsonb_array_elements",
+    "jsonb_array_elements_text",
+    "jsonb_object_keys",
+    "regexp_replace",
+    "regexp_matches",
+    "regexp_split_to_table",
+    "to_char",
+    "to_date",
+    "format",
+    "overlay",
+    "jsonb_build_object",
+    "jsonb_build_array",
+    "to_jsonb",
+];
+
+/// func_call -- analyzes a function call.
+pub(super) fn func_call(a: &mut Analyzer, fc: &FuncCall) -> Result<Expr> {
+    let location = position_of(fc.location);
+    let names: Vec<&str> = fc.funcname.iter().filter_map(string_of).collect();
+    let display = names.join(".");
+    let name = match names.as_slice() {
+        [name] | ["pg_catalog", name] => *name,
+        _ => "",
+    };
+    if fc.over.is_some() {
+        return Err(SqlError::unsupported("window functions are not supported").at(location));
+    }
+    if fc.func_variadic {
+        return Err(SqlError::unsupported("VARIADIC arguments are not supported").at(location));
+    }
+    let args = analyze_args(a, &fc.args)?;
+    if name == "pg_typeof" && args.len() == 1 {
+        let value = Datum::Text(type_name(args[0].ty()));
+        return Ok(Expr::Const { value, ty: SqlType::Text, typmod: -1, location });
+    }
+    if !proc::exists(name) {
+        if let Some(cast) = function_style_cast(a.host, name, &args, location)? {
+            return Ok(cast);
+        }
+        if UNSUPPORTED.contains(&name) {
+            return Err(
+                SqlError::unsupported(format!("function {name} is not supported")).at(location)
+            );
+        }
+    }
+    let inputs: Vec<SqlType> = args.iter().map(Expr::ty).collect();
+    let candidates: Vec<(&Proc, Vec<ArgType>)> =
+        proc::lookup(name).filter_map(|p| p.signature(args.len()).map(|sig| (p, sig))).collect();
+    let signatures: Vec<Vec<ArgType>> = candidates.iter().map(|(_, s)| s.clone()).collect();
+    let (entry, signature) = match choose(&inputs, &signatures, false) {
+        Choice::One(i) => &candidates[i],
+        choice => return Err(func_error(choice, &display, &inputs).at(location)),
+    };
+    match entry.imp {
+        Imp::Agg(kind) => aggregate(a, fc, kind, entry.result, args, signature, location),
+        Imp::Call(func) => {
+            reject_aggregate_syntax(fc, name, location)?;
+            let args = coerce_args(a.host, args, signature)?;
+            Ok(Expr::Call { func, args, ty: entry.result, location })
+        }
+        Imp::Unsupported => {
+            Err(SqlError::unsupported(format!("function {name} is not supported")).at(location))
+        }
+    }
+}
+
+/// Analyze the arguments; named arguments are not supported.
+fn analyze_args(a: &mut Analyzer, nodes: &[Node]) -> Result<Vec<Expr>> {
+    nodes
+        .iter()
+        .map(|n| match n.node.as_ref() {
+            Some(NodeEnum::NamedArgExpr(named)) => {
+                Err(SqlError::unsupported("named function arguments are not supported")
+                    .at(position_of(named.location)))
+            }
+            _ => a.expr(n),
+        })
+        .collect()
+}
+
+/// `typename(x)`: an explicit cast when `name` is a type and `x` can be cast.
+fn function_style_cast(
+    host: &mut dyn AnalyzeHost,
+    name: &str,
+    args: &[Expr],
+    location: Option<u32>,
+) -> Result<Option<Expr>> {
+    let (Some(ty), [arg]) = (SqlType::from_name(name), args) else { return Ok(None) };
+    if ty == SqlType::Unknown || name == "char" {
+        return Ok(None);
+    }
+    coerce_to_target(host, arg.clone(), ty, -1, CoercionContext::Explicit, true, location)
+}
+
+/// An aggregate call: coerce its argument, check nesting, tell the host.
+fn aggregate(
+    a: &mut Analyzer,
+    fc: &FuncCall,
+    kind: AggKind,
+    result: SqlType,
+    args: Vec<Expr>,
+    signature: &[ArgType],
+    location: Option<u32>,
+) -> Result<Expr> {
+    if fc.agg_filter.is_some() {
+        return Err(SqlError::unsupported("aggregate FILTER is not supported").at(location));
+    }
+    if !fc.agg_order.is_empty() || fc.agg_within_group {
+        return Err(SqlError::unsupported("ordered aggregates are not supported").at(location));
+    }
+    if let Some(inner) = args.iter().find_map(Expr::find_aggregate) {
+        return Err(SqlError::new("42803", "aggregate function calls cannot be nested").at(inner));
+    }
+    let arg = coerce_args(a.host, args, signature)?.into_iter().next();
+    let index =
+        a.host.aggregate(kind, arg, fc.agg_distinct, location).map_err(|e| e.at(location))?;
+    Ok(Expr::AggRef { index, ty: result, location })
+}
+
+/// PostgreSQL's errors for aggregate syntax on a plain function.
+fn reject_aggregate_syntax(fc: &FuncCall, name: &str, location: Option<u32>) -> Result<()> {
+    let message = if fc.agg_star {
+        format!("{name}(*) specified, but {name} is not an aggregate function")
+    } else if fc.agg_distinct {
+        format!("DISTINCT specified, but {name} is not an aggregate function")
+    } else if !fc.agg_order.is_empty() || fc.agg_within_group {
+        format!("ORDER BY specified, but {name} is not an aggregate function")
+    } else if fc.agg_filter.is_some() {
+        format!("FILTER specified, but {name} is not an aggregate function")
+    } else {
+        return Ok(());
+    };
+    Err(SqlError::new("42809", message).at(location))
+}
+
+/// `function f(T, U) does not exist` / `is not unique`.
+fn func_error(choice: Choice, name: &str, inputs: &[SqlType]) -> SqlError {
+    let types: Vec<String> = inputs.iter().map(|t| type_name(*t)).collect();
+    let sig = format!("{name}({})", types.join(", "));
+    match choice {
+        Choice::Ambiguous => SqlError::new("42725", format!("function {sig} is not unique"))
+            .with_hint("Could not choose a best candidate function. You might need to add explicit type casts."),
+        _ => SqlError::new("42883", format!("function {sig} does not exist")).with_hint(
+            "No function matches the given name and argument types. You might need to add explicit type casts.",
+        ),
+    }
+}
+
+/// coerce_args -- converts resolved arguments to the declared types
+/// (PostgreSQL's `make_fn_arguments`).
+pub(super) fn coerce_args(
+    host: &mut dyn AnalyzeHost,
+    args: Vec<Expr>,
+    declared: &[ArgType],
+) -> Result<Vec<Expr>> {
+    args.into_iter()
+        .zip(declared)
+        .map(|(arg, decl)| match decl {
+            ArgType::Is(t) => coerce_implicit(host, arg, *t),
+            ArgType::Any => Ok(arg),
+            ArgType::AnyAsText => {
+                let location = arg.location();
+                coerce_to_target(
+                    host,
+                    arg,
+                    SqlType::Text,
+                    -1,
+                    CoercionContext::Explicit,
+                    true,
+                    location,
+                )?
+                .ok_or_else(|| SqlError::internal("no text conversion"))
+            }
+            ArgType::RegClass => match arg.ty() {
+                SqlType::Int2 | SqlType::Int4 | SqlType::Int8 | SqlType::Oid => {
+                    coerce_implicit(host, arg, SqlType::Oid)
+                }
+                _ => coerce_implicit(host, arg, SqlType::Text),
+            },
+        })
+        .collect()
+}

@@ -1,0 +1,265 @@
+//! Expressions: from parse tree to typed tree to value.
+//!
+//! PostgreSQL splits this work across the parser's analysis files
+//! (`parse_expr.c`, `parse_oper.c`, `parse_func.c`, `parse_coerce.c`,
+//! `parse_target.c`) and the executor's interpreter (`execExprInterp.c`).
+//! sluice keeps the same split and the same names:
+//!
+//! ```text
+//!   pg_query Node ──analyze──▶ Expr (typed) ──eval(row)──▶ Datum
+//!        │                       ▲
+//!        │  literals, columns,   │ coerce / select_common_type
+//!        │  operators, calls     │ (INSERT targets, UNION, VALUES)
+//! ```
+//!
+//! # Analysis
+//! [`analyze`] turns one raw expression into an [`Expr`] whose every node
+//! knows its result type. The rules are PostgreSQL's, because users see them:
+//! * **Literals.** `42` is `integer`, `3000000000` `bigint`, `1.5` and
+//!   anything larger `numeric`; `'text'` is `unknown` and takes the type its
+//!   context wants (the other operand, the cast, the column), falling back to
+//!   `text`. An unknown literal that does not parse as the wanted type fails
+//!   *during analysis*, pointing at the literal.
+//! * **Operators and functions** are looked up in small built-in catalogs
+//!   (`oper.rs`, `proc.rs`, mirroring `pg_operator` and `pg_proc` for the
+//!   types sluice has) and chosen by PostgreSQL's candidate rules
+//!   (`candidates.rs`: exact match, implicit coercibility, preferred types,
+//!   the unknown-literal heuristics). Arguments are then coerced to the chosen
+//!   signature, so evaluation never guesses types.
+//! * **Coercion** (`coerce.rs`) follows the cast contexts of `pg_cast`:
+//!   implicit for operator arguments, assignment for stored values, explicit
+//!   for `CAST`. Conditional constructs (CASE, COALESCE, GREATEST, IN lists)
+//!   pick their result type with `select_common_type`.
+//!
+//! Every analysis error carries PostgreSQL's SQLSTATE, message, hint and the
+//! 1-based cursor position of the offending token (counted in bytes of the
+//! query string; PostgreSQL counts characters, which differs only after
+//! non-ASCII text).
+//!
+//! # Evaluation
+//! [`eval`] walks the tree over one input row. NULL handling is SQL's
+//! three-valued logic; `AND`/`OR` stop early only when the answer is certain
+//! (`false AND error` is false, but `NULL AND error` still fails); `CASE` and
+//! `COALESCE` evaluate lazily, so `CASE WHEN x = 0 THEN 0 ELSE 1/x END` never
+//! divides by zero. Whatever depends on the session or the engine (settings,
+//! users, relation sizes, subqueries, aggregate results) is asked of the
+//! [`EvalHost`]; everything else is pure.
+//!
+//! PostgreSQL also folds constant subexpressions while planning, so there
+//! `COALESCE(x, 1/0)` fails even when `x` is not NULL; sluice evaluates
+//! lazily unless a planner folds constants.
+//!
+//! # Using it
+//! * select list: [`analyze`], then [`resolve_unknown_with`] (`SELECT 'a'`
+//!   is text), named by [`column_name`]; `*` via [`expand_star`];
+//! * conditions (WHERE, HAVING, ON): [`analyze`], then [`check_boolean_with`];
+//! * INSERT/UPDATE values: [`coerce_to_column`]; UNION/VALUES columns:
+//!   [`select_common_type`], then [`coerce_with`] each;
+//! * column types in DDL: [`type_from_name`];
+//! * the host collects aggregates, subqueries and parameter types while
+//!   analysis runs, and answers for them during [`eval`].
+//!
+//! # What is not here
+//! `*` expansion is the target list's business ([`expand_star`] helps);
+//! set-returning functions, window functions, arrays, row values, regular
+//! expressions and user-defined functions are rejected with `0A000`.
+//!
+//! # Files
+//! * `tree.rs` — the typed tree [`Expr`];
+//! * `analyze.rs`, `conditional.rs`, `column.rs`, `typename.rs` — analysis;
+//! * `candidates.rs`, `oper.rs`, `func.rs`, `proc.rs` — operator and function
+//!   resolution over the built-in catalogs;
+//! * `coerce.rs` — coercion and common types; `naming.rs` — output names;
+//! * `eval.rs` — evaluation; `builtin.rs` — the built-ins and their dispatch,
+//!   with `strings.rs`, `math.rs`, `datetime.rs`, `jsonb.rs` and `like.rs`
+//!   computing each family.
+
+mod analyze;
+mod builtin;
+mod candidates;
+mod coerce;
+mod column;
+mod conditional;
+mod datetime;
+mod eval;
+mod func;
+mod jsonb;
+mod like;
+mod math;
+mod naming;
+mod oper;
+mod proc;
+mod strings;
+mod tree;
+mod typename;
+
+#[cfg(test)]
+mod tests;
+
+use pg_query::protobuf::Node;
+use sluice_types::{AggKind, Context, Datum, SqlType};
+
+pub use analyze::analyze;
+pub use builtin::{Builtin, Comparison};
+pub use coerce::{
+    check_boolean, check_boolean_with, coerce, coerce_to_column, coerce_with, resolve_unknown,
+    resolve_unknown_with, select_common_type, CoercionContext,
+};
+pub use column::expand_star;
+pub use eval::{eval, eval_qual};
+pub use naming::column_name;
+pub use oper::make_op;
+pub use tree::{BoolOp, BoolTestKind, CaseWhen, Expr};
+pub use typename::type_from_name;
+
+use crate::Result;
+
+/// One column visible to an expression. The input row is a flat
+/// `Vec<Datum>`; column `i` of the scope is `row[i]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScopeColumn {
+    /// The alias or table name that qualifies the column (`t` in `t.x`);
+    /// `None` for columns that can only be referenced unqualified.
+    pub table: Option<String>,
+    /// The column name, already case-folded as identifiers are.
+    pub name: String,
+    /// The column's type.
+    pub ty: SqlType,
+    /// The column's type modifier (-1 for none).
+    pub typmod: i32,
+}
+
+/// The columns an expression may reference, in row order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Scope {
+    /// Column `i` is `row[i]` at evaluation.
+    pub columns: Vec<ScopeColumn>,
+}
+
+/// The kind of a subquery used as an expression (PostgreSQL's `SubLinkType`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SubLinkKind {
+    /// `EXISTS (SELECT ...)`: boolean.
+    Exists,
+    /// `(SELECT x ...)`: the single value of a one-column, at-most-one-row query.
+    Scalar,
+    /// `x op ANY (SELECT ...)`, and `x IN (SELECT ...)` with operator `=`.
+    Any {
+        /// The comparison operator's name (`=`, `<`, ...).
+        operator: String,
+    },
+    /// `x op ALL (SELECT ...)`.
+    All {
+        /// The comparison operator's name.
+        operator: String,
+    },
+}
+
+/// Functions whose value depends on the session, the catalogs or the engine.
+/// Analysis recognises them by name and argument types; evaluation hands the
+/// (already evaluated) arguments to [`EvalHost::session_function`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SessionFunction {
+    /// `statement_timestamp()`: `timestamptz`.
+    StatementTimestamp,
+    /// `clock_timestamp()`: `timestamptz`.
+    ClockTimestamp,
+    /// `pg_backend_pid()`: `integer`.
+    BackendPid,
+    /// `version()`: `text`.
+    Version,
+    /// `current_setting(name text [, missing_ok bool])`: `text`.
+    CurrentSetting,
+    /// `set_config(name text, value text, is_local bool)`: `text`.
+    SetConfig,
+    /// `current_database()`, `current_catalog`: `name`.
+    CurrentDatabase,
+    /// `current_user`, `current_role`, `user`: `name`.
+    CurrentUser,
+    /// `session_user`: `name`.
+    SessionUser,
+    /// `current_schema()`, `current_schema`: `name`.
+    CurrentSchema,
+    /// `pg_sleep(seconds float8)`: PostgreSQL's `void`, typed `text` here.
+    PgSleep,
+    /// `txid_current()`: `bigint`.
+    TxidCurrent,
+    /// `pg_current_xact_id()`: PostgreSQL's `xid8`, typed `bigint` here.
+    CurrentXactId,
+    /// `pg_relation_size(regclass [, fork text])`: `bigint`.
+    RelationSize,
+    /// `pg_total_relation_size(regclass)`: `bigint`.
+    TotalRelationSize,
+    /// `pg_table_size(regclass)`: `bigint`.
+    TableSize,
+    /// `pg_indexes_size(regclass)`: `bigint`.
+    IndexesSize,
+}
+
+/// What analysis needs from its caller.
+pub trait AnalyzeHost {
+    /// The type of parameter `$n` if known so far (`n` is 1-based).
+    fn param_type(&mut self, n: usize) -> Option<SqlType>;
+
+    /// Records the type analysis inferred for a parameter of unknown type, as
+    /// PostgreSQL does for `WHERE id = $1`.
+    fn set_param_type(&mut self, n: usize, ty: SqlType);
+
+    /// Records an aggregate call where aggregates are allowed (SELECT list,
+    /// HAVING, ORDER BY of an aggregating query) and returns the index an
+    /// [`Expr::AggRef`] reads at evaluation; elsewhere returns 42803
+    /// (`aggregate functions are not allowed in WHERE`, ...). `arg` is `None`
+    /// for `count(*)`; it is already coerced to the aggregate's input type.
+    fn aggregate(
+        &mut self,
+        kind: AggKind,
+        arg: Option<Expr>,
+        distinct: bool,
+        location: Option<u32>,
+    ) -> Result<usize>;
+
+    /// Plans a subquery used as an expression and returns its id (passed to
+    /// [`EvalHost::subquery`]) and the sublink's result type (`bool` for
+    /// EXISTS/ANY/ALL, the column's for a scalar subquery). `testexpr` is the
+    /// analyzed left operand of `IN`/`ANY`/`ALL`; [`make_op`] builds its
+    /// comparison with the subquery's column. Hosts without subquery support
+    /// return 0A000.
+    fn subquery(
+        &mut self,
+        kind: SubLinkKind,
+        query: &Node,
+        testexpr: Option<Expr>,
+    ) -> Result<(usize, SqlType)>;
+
+    /// The session's context, if analysis may fold date/time literals whose
+    /// meaning depends on it (`'now'`, `timestamptz '2024-01-01'`, zones).
+    /// Without one such literals are checked now and converted at evaluation.
+    fn context(&self) -> Option<&Context> {
+        None
+    }
+}
+
+/// What evaluation needs from its caller.
+pub trait EvalHost {
+    /// The session's time zone and transaction start time.
+    fn context(&self) -> &Context;
+
+    /// The value bound to parameter `$n` (1-based), already of the type
+    /// analysis assigned to it.
+    fn param(&self, n: usize) -> &Datum;
+
+    /// The current group's value of the aggregate registered as `index`.
+    fn aggregate_value(&self, index: usize) -> &Datum;
+
+    /// The value of subquery `id` for the current outer row.
+    fn subquery(&mut self, id: usize, row: &[Datum]) -> Result<Datum>;
+
+    /// The value of a session function for already evaluated arguments.
+    fn session_function(&mut self, f: SessionFunction, args: &[Datum]) -> Result<Datum>;
+
+    /// A uniform random number in [0, 1) from the session's generator.
+    fn random(&mut self) -> f64;
+
+    /// Fails with 57014 if the statement was cancelled.
+    fn check_interrupts(&self) -> Result<()>;
+}

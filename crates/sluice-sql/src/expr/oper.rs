@@ -1,0 +1,328 @@
+//! Operators: the built-in catalog and their resolution (PostgreSQL's
+//! `pg_operator` for sluice's types, and `parse_oper.c`).
+//!
+//! The catalog lists every operator PostgreSQL 15 has among the supported
+//! types — including the cross-type ones (`int4 + int8`, `date < timestamptz`,
+//! `name = text`) — because resolution depends on the whole candidate set:
+//! leaving one out would change which operator `'1' + 1` picks or whether
+//! `x + y` is ambiguous. Regular-expression operators are listed so that
+//! `text ~ unknown` resolves as in PostgreSQL, then reports 0A000.
+
+use std::sync::OnceLock;
+
+use sluice_types::ops::{ArithOp, CmpOp};
+use sluice_types::SqlType::{self, *};
+
+use super::builtin::{Builtin, Comparison};
+use super::candidates::{choose, ArgType, Choice};
+use super::coerce::{type_name, Detached};
+use super::func::coerce_args;
+use super::tree::Expr;
+use super::AnalyzeHost;
+use crate::{Result, SqlError};
+
+/// One operator: name, operand types, result and implementation (`None`:
+/// known to PostgreSQL but not implemented).
+struct Operator {
+    name: &'static str,
+    left: Option<ArgType>,
+    right: ArgType,
+    result: SqlType,
+    imp: Option<Builtin>,
+}
+
+/// The integer types, narrowest first.
+const INTS: [SqlType; 3] = [Int2, Int4, Int8];
+
+/// The float types.
+const FLOATS: [SqlType; 2] = [Float4, Float8];
+
+/// Same-type and cross-type comparable pairs besides the numeric families.
+const COMPARABLE: [(SqlType, SqlType); 22] = [
+    (Bool, Bool),
+    (Bytea, Bytea),
+    (Name, Name),
+    (Name, Text),
+    (Text, Name),
+    (Text, Text),
+    (Oid, Oid),
+    (Bpchar, Bpchar),
+    (Date, Date),
+    (Date, Timestamp),
+    (Date, TimestampTz),
+    (Time, Time),
+    (Timestamp, Date),
+    (Timestamp, Timestamp),
+    (Timestamp, TimestampTz),
+    (TimestampTz, Date),
+    (TimestampTz, Timestamp),
+    (TimestampTz, TimestampTz),
+    (Interval, Interval),
+    (Numeric, Numeric),
+    (Uuid, Uuid),
+    (Jsonb, Jsonb),
+];
+
+/// Date/time arithmetic: (operator, left, right, result).
+const DATETIME_ARITH: [(ArithOp, SqlType, SqlType, SqlType); 26] = [
+    (ArithOp::Add, Int4, Date, Date),
+    (ArithOp::Add, Date, Int4, Date),
+    (ArithOp::Add, Date, Time, Timestamp),
+    (ArithOp::Add, Date, Interval, Timestamp),
+    (ArithOp::Add, Time, Date, Timestamp),
+    (ArithOp::Add, Time, Interval, Time),
+    (ArithOp::Add, Timestamp, Interval, Timestamp),
+    (ArithOp::Add, TimestampTz, Interval, TimestampTz),
+    (ArithOp::Add, Interval, Date, Timestamp),
+    (ArithOp::Add, Interval, Time, Time),
+    (ArithOp::Add, Interval, Timestamp, Timestamp),
+    (ArithOp::Add, Interval, TimestampTz, TimestampTz),
+    (ArithOp::Add, Interval, Interval, Interval),
+    (ArithOp::Sub, Date, Int4, Date),
+    (ArithOp::Sub, Date, Date, Int4),
+    (ArithOp::Sub, Date, Interval, Timestamp),
+    (ArithOp::Sub, Time, Time, Interval),
+    (ArithOp::Sub, Time, Interval, Time),
+    (ArithOp::Sub, Timestamp, Timestamp, Interval),
+    (ArithOp::Sub, Timestamp, Interval, Timestamp),
+    (ArithOp::Sub, TimestampTz, TimestampTz, Interval),
+    (ArithOp::Sub, TimestampTz, Interval, TimestampTz),
+    (ArithOp::Sub, Interval, Interval, Interval),
+    (ArithOp::Mul, Float8, Interval, Interval),
+    (ArithOp::Mul, Interval, Float8, Interval),
+    (ArithOp::Div, Interval, Float8, Interval),
+];
+
+/// make_op -- resolves operator `name` (possibly schema-qualified with
+/// `pg_catalog.`) for the operands and builds the call; `left` is `None` for
+/// a prefix operator.
+pub fn make_op(name: &str, left: Option<Expr>, right: Expr, location: Option<u32>) -> Result<Expr> {
+    make_op_in(&mut Detached, name, left, right, location)
+}
+
+/// make_op_in -- [`make_op`] recording inferred parameter types in `host`.
+pub(super) fn make_op_in(
+    host: &mut dyn AnalyzeHost,
+    name: &str,
+    left: Option<Expr>,
+    right: Expr,
+    location: Option<u32>,
+) -> Result<Expr> {
+    let bare = match name.rsplit_once('.') {
+        Some(("pg_catalog", op)) => op,
+        Some(_) => "",
+        None => name,
+    };
+    let candidates: Vec<&Operator> =
+        catalog().iter().filter(|o| o.name == bare && o.left.is_some() == left.is_some()).collect();
+    let signatures: Vec<Vec<ArgType>> =
+        candidates.iter().map(|o| o.left.into_iter().chain([o.right]).collect()).collect();
+    let inputs: Vec<SqlType> = left.iter().map(Expr::ty).chain([right.ty()]).collect();
+    let chosen = match choose(&inputs, &signatures, left.is_some()) {
+        Choice::One(i) => i,
+        choice => {
+            return Err(op_error(choice, name, left.as_ref().map(Expr::ty), right.ty()).at(location))
+        }
+    };
+    let op = candidates[chosen];
+    let Some(imp) = op.imp else {
+        return Err(SqlError::unsupported(format!(
+            "operator is not supported: {}",
+            signature(name, left.as_ref().map(Expr::ty), right.ty())
+        ))
+        .at(location));
+    };
+    let args: Vec<Expr> = left.into_iter().chain([right]).collect();
+    let args = coerce_args(host, args, &signatures[chosen])?;
+    Ok(Expr::Call { func: imp, args, ty: op.result, location })
+}
+
+/// PostgreSQL's `op_error`.
+fn op_error(choice: Choice, name: &str, left: Option<SqlType>, right: SqlType) -> SqlError {
+    let sig = signature(name, left, right);
+    match (choice, left) {
+        (Choice::Ambiguous, _) => SqlError::new("42725", format!("operator is not unique: {sig}"))
+            .with_hint("Could not choose a best candidate operator. You might need to add explicit type casts."),
+        (_, Some(_)) => SqlError::new("42883", format!("operator does not exist: {sig}")).with_hint(
+            "No operator matches the given name and argument types. You might need to add explicit type casts.",
+        ),
+        (_, None) => SqlError::new("42883", format!("operator does not exist: {sig}")).with_hint(
+            "No operator matches the given name and argument type. You might need to add an explicit type cast.",
+        ),
+    }
+}
+
+/// `integer + text`, `- text`.
+fn signature(name: &str, left: Option<SqlType>, right: SqlType) -> String {
+    match left {
+        Some(l) => format!("{} {name} {}", type_name(l), type_name(right)),
+        None => format!("{name} {}", type_name(right)),
+    }
+}
+
+/// The operator catalog, built once.
+fn catalog() -> &'static [Operator] {
+    static CATALOG: OnceLock<Vec<Operator>> = OnceLock::new();
+    CATALOG.get_or_init(build)
+}
+
+/// Every built-in operator.
+fn build() -> Vec<Operator> {
+    let mut ops = Vec::new();
+    comparisons(&mut ops);
+    arithmetic(&mut ops);
+    prefix(&mut ops);
+    bitwise(&mut ops);
+    strings(&mut ops);
+    jsonb(&mut ops);
+    ops
+}
+
+/// A binary operator entry.
+fn binary(name: &'static str, l: SqlType, r: SqlType, result: SqlType, imp: Builtin) -> Operator {
+    Operator { name, left: Some(ArgType::Is(l)), right: ArgType::Is(r), result, imp: Some(imp) }
+}
+
+/// `= <> < <= > >=` for every comparable pair.
+fn comparisons(ops: &mut Vec<Operator>) {
+    let numeric_pairs = INTS
+        .iter()
+        .flat_map(|l| INTS.iter().map(move |r| (*l, *r)))
+        .chain(FLOATS.iter().flat_map(|l| FLOATS.iter().map(move |r| (*l, *r))));
+    let pairs: Vec<(SqlType, SqlType)> = COMPARABLE.iter().copied().chain(numeric_pairs).collect();
+    let symbols = [
+        ("=", CmpOp::Eq),
+        ("<>", CmpOp::Ne),
+        ("<", CmpOp::Lt),
+        ("<=", CmpOp::Le),
+        (">", CmpOp::Gt),
+        (">=", CmpOp::Ge),
+    ];
+    for (l, r) in pairs {
+        let kind = match (l, r) {
+            (Bpchar, Bpchar) => Comparison::Bpchar,
+            (l, r) if l != r && (l == TimestampTz || r == TimestampTz) => Comparison::Zoned,
+            _ => Comparison::Plain,
+        };
+        for (name, op) in symbols {
+            ops.push(binary(name, l, r, Bool, Builtin::Compare(op, kind)));
+        }
+    }
+}
+
+/// `+ - * / % ^` on numbers and date/time values.
+fn arithmetic(ops: &mut Vec<Operator>) {
+    let four = [("+", ArithOp::Add), ("-", ArithOp::Sub), ("*", ArithOp::Mul), ("/", ArithOp::Div)];
+    for (name, op) in four {
+        for l in INTS {
+            for r in INTS {
+                ops.push(binary(name, l, r, wider(l, r), Builtin::Arith(op)));
+            }
+        }
+        for l in FLOATS {
+            for r in FLOATS {
+                let result = if l == Float4 && r == Float4 { Float4 } else { Float8 };
+                ops.push(binary(name, l, r, result, Builtin::Arith(op)));
+            }
+        }
+        ops.push(binary(name, Numeric, Numeric, Numeric, Builtin::Arith(op)));
+    }
+    for t in [Int2, Int4, Int8, Numeric] {
+        ops.push(binary("%", t, t, t, Builtin::Arith(ArithOp::Mod)));
+    }
+    ops.push(binary("^", Float8, Float8, Float8, Builtin::Power));
+    ops.push(binary("^", Numeric, Numeric, Numeric, Builtin::Power));
+    for (op, l, r, result) in DATETIME_ARITH {
+        let name = match op {
+            ArithOp::Add => "+",
+            ArithOp::Sub => "-",
+            ArithOp::Mul => "*",
+            _ => "/",
+        };
+        ops.push(binary(name, l, r, result, Builtin::Arith(op)));
+    }
+}
+
+/// The wider of two integer types (cross-type integer arithmetic's result).
+fn wider(l: SqlType, r: SqlType) -> SqlType {
+    if l == Int8 || r == Int8 {
+        Int8
+    } else if l == Int4 || r == Int4 {
+        Int4
+    } else {
+        Int2
+    }
+}
+
+/// Prefix operators.
+fn prefix(ops: &mut Vec<Operator>) {
+    let numbers = [Int2, Int4, Int8, Float4, Float8, Numeric];
+    let mut push = |name: &'static str, t: SqlType, imp: Builtin| {
+        ops.push(Operator { name, left: None, right: ArgType::Is(t), result: t, imp: Some(imp) });
+    };
+    for t in numbers {
+        push("-", t, Builtin::Negate);
+        push("+", t, Builtin::UnaryPlus);
+        push("@", t, Builtin::Abs);
+    }
+    push("-", Interval, Builtin::Negate);
+    for t in INTS {
+        push("~", t, Builtin::BitNot);
+    }
+    push("|/", Float8, Builtin::Sqrt);
+    push("||/", Float8, Builtin::Cbrt);
+}
+
+/// `& | # << >>` on integers.
+fn bitwise(ops: &mut Vec<Operator>) {
+    for t in INTS {
+        ops.push(binary("&", t, t, t, Builtin::BitAnd));
+        ops.push(binary("|", t, t, t, Builtin::BitOr));
+        ops.push(binary("#", t, t, t, Builtin::BitXor));
+        ops.push(binary("<<", t, Int4, t, Builtin::ShiftLeft));
+        ops.push(binary(">>", t, Int4, t, Builtin::ShiftRight));
+    }
+}
+
+/// `||`, `^@`, LIKE and the (unsupported) regular-expression operators.
+fn strings(ops: &mut Vec<Operator>) {
+    ops.push(binary("||", Text, Text, Text, Builtin::Concat));
+    ops.push(binary("||", Bytea, Bytea, Bytea, Builtin::Concat));
+    let any_cat = |left: ArgType, right: ArgType| Operator {
+        name: "||",
+        left: Some(left),
+        right,
+        result: Text,
+        imp: Some(Builtin::Concat),
+    };
+    ops.push(any_cat(ArgType::Is(Text), ArgType::AnyAsText));
+    ops.push(any_cat(ArgType::AnyAsText, ArgType::Is(Text)));
+    ops.push(binary("^@", Text, Text, Bool, Builtin::StartsWith));
+    let like = |case_insensitive, negated| Builtin::Like { case_insensitive, negated };
+    ops.push(binary("~~", Bytea, Bytea, Bool, like(false, false)));
+    ops.push(binary("!~~", Bytea, Bytea, Bool, like(false, true)));
+    for l in [Name, Text, Bpchar] {
+        ops.push(binary("~~", l, Text, Bool, like(false, false)));
+        ops.push(binary("!~~", l, Text, Bool, like(false, true)));
+        ops.push(binary("~~*", l, Text, Bool, like(true, false)));
+        ops.push(binary("!~~*", l, Text, Bool, like(true, true)));
+        for name in ["~", "~*", "!~", "!~*"] {
+            let left = Some(ArgType::Is(l));
+            ops.push(Operator { name, left, right: ArgType::Is(Text), result: Bool, imp: None });
+        }
+    }
+}
+
+/// The jsonb operators.
+fn jsonb(ops: &mut Vec<Operator>) {
+    ops.push(binary("||", Jsonb, Jsonb, Jsonb, Builtin::JsonbConcat));
+    ops.push(binary("->", Jsonb, Text, Jsonb, Builtin::JsonbField));
+    ops.push(binary("->", Jsonb, Int4, Jsonb, Builtin::JsonbIndex));
+    ops.push(binary("->>", Jsonb, Text, Text, Builtin::JsonbFieldText));
+    ops.push(binary("->>", Jsonb, Int4, Text, Builtin::JsonbIndexText));
+    ops.push(binary("-", Jsonb, Text, Jsonb, Builtin::JsonbDeleteKey));
+    ops.push(binary("-", Jsonb, Int4, Jsonb, Builtin::JsonbDeleteIndex));
+    ops.push(binary("?", Jsonb, Text, Bool, Builtin::JsonbExists));
+    ops.push(binary("@>", Jsonb, Jsonb, Bool, Builtin::JsonbContains));
+    ops.push(binary("<@", Jsonb, Jsonb, Bool, Builtin::JsonbContained));
+}

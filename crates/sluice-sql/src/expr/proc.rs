@@ -1,0 +1,317 @@
+//! The built-in function catalog: PostgreSQL 15's `pg_proc` entries for the
+//! functions sluice implements, with their exact argument and result types.
+//!
+//! As with operators, the overloads matter as a set: `round(5)` is `double
+//! precision` because `round(double precision)` and `round(numeric)` both
+//! exist and float8 is the numeric category's preferred type; `sum('1')` is
+//! ambiguous because `sum` has numeric and interval versions. A few entries
+//! are listed only so that resolution behaves as PostgreSQL's before
+//! reporting 0A000 (the regular-expression forms of `substring`,
+//! `similar_to_escape`).
+
+use sluice_types::funcs::string::TrimSide;
+use sluice_types::AggKind;
+use sluice_types::SqlType::{self, *};
+
+use super::builtin::Builtin::{self, *};
+use super::candidates::ArgType;
+use super::SessionFunction as S;
+
+/// One function: name, fixed arguments, an optional `VARIADIC` element
+/// type, result type and implementation.
+pub(super) struct Proc {
+    /// The function name (unqualified).
+    pub name: &'static str,
+    /// Fixed argument types.
+    pub args: &'static [ArgType],
+    /// Element type of a trailing `VARIADIC` parameter (one or more values).
+    pub variadic: Option<ArgType>,
+    /// Result type.
+    pub result: SqlType,
+    /// What a call runs.
+    pub imp: Imp,
+}
+
+/// What a function call becomes.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Imp {
+    /// A scalar built-in.
+    Call(Builtin),
+    /// An aggregate, reported to the analysis host.
+    Agg(AggKind),
+    /// Known to PostgreSQL, not implemented: 0A000 after resolution.
+    Unsupported,
+}
+
+impl Proc {
+    /// The argument list for a call with `nargs` arguments, if it can take that many.
+    pub(super) fn signature(&self, nargs: usize) -> Option<Vec<ArgType>> {
+        match self.variadic {
+            None if nargs == self.args.len() => Some(self.args.to_vec()),
+            Some(element) if nargs > self.args.len() => {
+                let mut sig = self.args.to_vec();
+                sig.resize(nargs, element);
+                Some(sig)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The functions called `name`.
+pub(super) fn lookup(name: &str) -> impl Iterator<Item = &'static Proc> + '_ {
+    PROCS.iter().filter(move |p| p.name == name)
+}
+
+/// Whether some function is called `name`.
+pub(super) fn exists(name: &str) -> bool {
+    lookup(name).next().is_some()
+}
+
+const BOOL: ArgType = ArgType::Is(Bool);
+const BYTEA: ArgType = ArgType::Is(Bytea);
+const INT2: ArgType = ArgType::Is(Int2);
+const INT4: ArgType = ArgType::Is(Int4);
+const INT8: ArgType = ArgType::Is(Int8);
+const FLOAT4: ArgType = ArgType::Is(Float4);
+const FLOAT8: ArgType = ArgType::Is(Float8);
+const NUMERIC: ArgType = ArgType::Is(Numeric);
+const TEXT: ArgType = ArgType::Is(Text);
+const BPCHAR: ArgType = ArgType::Is(Bpchar);
+const OID: ArgType = ArgType::Is(Oid);
+const DATE: ArgType = ArgType::Is(Date);
+const TIME: ArgType = ArgType::Is(Time);
+const TS: ArgType = ArgType::Is(Timestamp);
+const TSTZ: ArgType = ArgType::Is(TimestampTz);
+const INTERVAL: ArgType = ArgType::Is(Interval);
+const JSONB: ArgType = ArgType::Is(Jsonb);
+const ANY: ArgType = ArgType::Any;
+const REGCLASS: ArgType = ArgType::RegClass;
+
+/// A scalar function.
+const fn f(name: &'static str, args: &'static [ArgType], result: SqlType, imp: Builtin) -> Proc {
+    Proc { name, args, variadic: None, result, imp: Imp::Call(imp) }
+}
+
+/// A function with a `VARIADIC "any"` tail.
+const fn variadic(
+    name: &'static str,
+    args: &'static [ArgType],
+    result: SqlType,
+    imp: Builtin,
+) -> Proc {
+    Proc { name, args, variadic: Some(ANY), result, imp: Imp::Call(imp) }
+}
+
+/// An aggregate.
+const fn agg(name: &'static str, args: &'static [ArgType], result: SqlType, kind: AggKind) -> Proc {
+    Proc { name, args, variadic: None, result, imp: Imp::Agg(kind) }
+}
+
+/// A function answered by the host.
+const fn session(name: &'static str, args: &'static [ArgType], result: SqlType, func: S) -> Proc {
+    Proc { name, args, variadic: None, result, imp: Imp::Call(Session(func)) }
+}
+
+/// A function resolution must know but sluice does not implement.
+const fn unsupported(name: &'static str, args: &'static [ArgType], result: SqlType) -> Proc {
+    Proc { name, args, variadic: None, result, imp: Imp::Unsupported }
+}
+
+/// The catalog.
+static PROCS: &[Proc] = &[
+    // Strings.
+    f("length", &[TEXT], Int4, Length),
+    f("length", &[BPCHAR], Int4, BpcharLength),
+    f("length", &[BYTEA], Int4, Length),
+    f("char_length", &[TEXT], Int4, Length),
+    f("char_length", &[BPCHAR], Int4, BpcharLength),
+    f("character_length", &[TEXT], Int4, Length),
+    f("character_length", &[BPCHAR], Int4, BpcharLength),
+    f("octet_length", &[TEXT], Int4, OctetLength),
+    f("octet_length", &[BPCHAR], Int4, OctetLength),
+    f("octet_length", &[BYTEA], Int4, OctetLength),
+    f("lower", &[TEXT], Text, Lower),
+    f("upper", &[TEXT], Text, Upper),
+    f("initcap", &[TEXT], Text, Initcap),
+    f("substr", &[TEXT, INT4], Text, Substr),
+    f("substr", &[TEXT, INT4, INT4], Text, Substr),
+    f("substr", &[BYTEA, INT4], Bytea, Substr),
+    f("substr", &[BYTEA, INT4, INT4], Bytea, Substr),
+    f("substring", &[TEXT, INT4], Text, Substr),
+    f("substring", &[TEXT, INT4, INT4], Text, Substr),
+    f("substring", &[BYTEA, INT4], Bytea, Substr),
+    f("substring", &[BYTEA, INT4, INT4], Bytea, Substr),
+    unsupported("substring", &[TEXT, TEXT], Text),
+    unsupported("substring", &[TEXT, TEXT, TEXT], Text),
+    unsupported("similar_to_escape", &[TEXT], Text),
+    unsupported("similar_to_escape", &[TEXT, TEXT], Text),
+    f("left", &[TEXT, INT4], Text, Left),
+    f("right", &[TEXT, INT4], Text, Right),
+    f("position", &[TEXT, TEXT], Int4, Strpos),
+    f("strpos", &[TEXT, TEXT], Int4, Strpos),
+    f("replace", &[TEXT, TEXT, TEXT], Text, Replace),
+    f("btrim", &[TEXT], Text, Trim(TrimSide::Both)),
+    f("btrim", &[TEXT, TEXT], Text, Trim(TrimSide::Both)),
+    f("ltrim", &[TEXT], Text, Trim(TrimSide::Leading)),
+    f("ltrim", &[TEXT, TEXT], Text, Trim(TrimSide::Leading)),
+    f("rtrim", &[TEXT], Text, Trim(TrimSide::Trailing)),
+    f("rtrim", &[TEXT, TEXT], Text, Trim(TrimSide::Trailing)),
+    f("lpad", &[TEXT, INT4], Text, Lpad),
+    f("lpad", &[TEXT, INT4, TEXT], Text, Lpad),
+    f("rpad", &[TEXT, INT4], Text, Rpad),
+    f("rpad", &[TEXT, INT4, TEXT], Text, Rpad),
+    f("repeat", &[TEXT, INT4], Text, Repeat),
+    f("md5", &[TEXT], Text, Md5),
+    f("md5", &[BYTEA], Text, Md5),
+    f("reverse", &[TEXT], Text, Reverse),
+    f("split_part", &[TEXT, TEXT, INT4], Text, SplitPart),
+    f("translate", &[TEXT, TEXT, TEXT], Text, Translate),
+    f("starts_with", &[TEXT, TEXT], Bool, StartsWith),
+    f("ascii", &[TEXT], Int4, Ascii),
+    f("chr", &[INT4], Text, Chr),
+    f("to_hex", &[INT4], Text, ToHex),
+    f("to_hex", &[INT8], Text, ToHex),
+    f("like_escape", &[TEXT, TEXT], Text, LikeEscape),
+    variadic("concat", &[], Text, ConcatAny),
+    variadic("concat_ws", &[TEXT], Text, ConcatWs),
+    variadic("num_nulls", &[], Int4, NumNulls { nonnull: false }),
+    variadic("num_nonnulls", &[], Int4, NumNulls { nonnull: true }),
+    // Numbers.
+    f("abs", &[INT2], Int2, Abs),
+    f("abs", &[INT4], Int4, Abs),
+    f("abs", &[INT8], Int8, Abs),
+    f("abs", &[FLOAT4], Float4, Abs),
+    f("abs", &[FLOAT8], Float8, Abs),
+    f("abs", &[NUMERIC], Numeric, Abs),
+    f("round", &[FLOAT8], Float8, Round),
+    f("round", &[NUMERIC], Numeric, Round),
+    f("round", &[NUMERIC, INT4], Numeric, RoundScale),
+    f("trunc", &[FLOAT8], Float8, Trunc),
+    f("trunc", &[NUMERIC], Numeric, Trunc),
+    f("trunc", &[NUMERIC, INT4], Numeric, TruncScale),
+    f("ceil", &[FLOAT8], Float8, Ceil),
+    f("ceil", &[NUMERIC], Numeric, Ceil),
+    f("ceiling", &[FLOAT8], Float8, Ceil),
+    f("ceiling", &[NUMERIC], Numeric, Ceil),
+    f("floor", &[FLOAT8], Float8, Floor),
+    f("floor", &[NUMERIC], Numeric, Floor),
+    f("sqrt", &[FLOAT8], Float8, Sqrt),
+    f("sqrt", &[NUMERIC], Numeric, Sqrt),
+    f("cbrt", &[FLOAT8], Float8, Cbrt),
+    f("exp", &[FLOAT8], Float8, Exp),
+    f("exp", &[NUMERIC], Numeric, Exp),
+    f("ln", &[FLOAT8], Float8, Ln),
+    f("ln", &[NUMERIC], Numeric, Ln),
+    f("power", &[FLOAT8, FLOAT8], Float8, Power),
+    f("power", &[NUMERIC, NUMERIC], Numeric, Power),
+    f("pow", &[FLOAT8, FLOAT8], Float8, Power),
+    f("pow", &[NUMERIC, NUMERIC], Numeric, Power),
+    f("mod", &[INT2, INT2], Int2, Mod),
+    f("mod", &[INT4, INT4], Int4, Mod),
+    f("mod", &[INT8, INT8], Int8, Mod),
+    f("mod", &[NUMERIC, NUMERIC], Numeric, Mod),
+    f("div", &[NUMERIC, NUMERIC], Numeric, Div),
+    f("sign", &[FLOAT8], Float8, Sign),
+    f("sign", &[NUMERIC], Numeric, Sign),
+    f("pi", &[], Float8, Pi),
+    f("random", &[], Float8, Random),
+    f("gen_random_uuid", &[], Uuid, GenRandomUuid),
+    f("pg_size_pretty", &[INT8], Text, SizePretty),
+    f("pg_size_pretty", &[NUMERIC], Text, SizePretty),
+    // Date and time.
+    f("date_trunc", &[TEXT, TS], Timestamp, DateTrunc),
+    f("date_trunc", &[TEXT, TSTZ], TimestampTz, DateTrunc),
+    f("date_trunc", &[TEXT, INTERVAL], Interval, DateTrunc),
+    f("extract", &[TEXT, DATE], Numeric, Extract),
+    f("extract", &[TEXT, TIME], Numeric, Extract),
+    f("extract", &[TEXT, TS], Numeric, Extract),
+    f("extract", &[TEXT, TSTZ], Numeric, Extract),
+    f("extract", &[TEXT, INTERVAL], Numeric, Extract),
+    f("date_part", &[TEXT, DATE], Float8, DatePart),
+    f("date_part", &[TEXT, TIME], Float8, DatePart),
+    f("date_part", &[TEXT, TS], Float8, DatePart),
+    f("date_part", &[TEXT, TSTZ], Float8, DatePart),
+    f("date_part", &[TEXT, INTERVAL], Float8, DatePart),
+    f("age", &[TS, TS], Interval, Age),
+    f("age", &[TSTZ, TSTZ], Interval, Age),
+    f("age", &[TS], Interval, Age),
+    f("age", &[TSTZ], Interval, Age),
+    f("now", &[], TimestampTz, Now),
+    f("transaction_timestamp", &[], TimestampTz, Now),
+    f("timezone", &[TEXT, TSTZ], Timestamp, AtTimeZone),
+    f("timezone", &[TEXT, TS], TimestampTz, AtTimeZone),
+    f("timezone", &[INTERVAL, TSTZ], Timestamp, AtTimeZone),
+    f("timezone", &[INTERVAL, TS], TimestampTz, AtTimeZone),
+    f("isfinite", &[DATE], Bool, IsFinite),
+    f("isfinite", &[TS], Bool, IsFinite),
+    f("isfinite", &[TSTZ], Bool, IsFinite),
+    f("isfinite", &[INTERVAL], Bool, IsFinite),
+    f("to_timestamp", &[FLOAT8], TimestampTz, ToTimestamp),
+    // jsonb.
+    f("jsonb_typeof", &[JSONB], Text, JsonbTypeof),
+    f("jsonb_array_length", &[JSONB], Int4, JsonbArrayLength),
+    // Session and engine state.
+    session("statement_timestamp", &[], TimestampTz, S::StatementTimestamp),
+    session("clock_timestamp", &[], TimestampTz, S::ClockTimestamp),
+    session("pg_backend_pid", &[], Int4, S::BackendPid),
+    session("version", &[], Text, S::Version),
+    session("current_setting", &[TEXT], Text, S::CurrentSetting),
+    session("current_setting", &[TEXT, BOOL], Text, S::CurrentSetting),
+    session("set_config", &[TEXT, TEXT, BOOL], Text, S::SetConfig),
+    session("current_database", &[], Name, S::CurrentDatabase),
+    session("current_schema", &[], Name, S::CurrentSchema),
+    session("pg_sleep", &[FLOAT8], Text, S::PgSleep),
+    session("txid_current", &[], Int8, S::TxidCurrent),
+    session("pg_current_xact_id", &[], Int8, S::CurrentXactId),
+    session("pg_relation_size", &[REGCLASS], Int8, S::RelationSize),
+    session("pg_relation_size", &[REGCLASS, TEXT], Int8, S::RelationSize),
+    session("pg_total_relation_size", &[REGCLASS], Int8, S::TotalRelationSize),
+    session("pg_table_size", &[REGCLASS], Int8, S::TableSize),
+    session("pg_indexes_size", &[REGCLASS], Int8, S::IndexesSize),
+    // Aggregates.
+    agg("count", &[], Int8, AggKind::CountStar),
+    agg("count", &[ANY], Int8, AggKind::Count),
+    agg("sum", &[INT2], Int8, AggKind::Sum),
+    agg("sum", &[INT4], Int8, AggKind::Sum),
+    agg("sum", &[INT8], Numeric, AggKind::Sum),
+    agg("sum", &[FLOAT4], Float4, AggKind::Sum),
+    agg("sum", &[FLOAT8], Float8, AggKind::Sum),
+    agg("sum", &[NUMERIC], Numeric, AggKind::Sum),
+    agg("sum", &[INTERVAL], Interval, AggKind::Sum),
+    agg("avg", &[INT2], Numeric, AggKind::Avg),
+    agg("avg", &[INT4], Numeric, AggKind::Avg),
+    agg("avg", &[INT8], Numeric, AggKind::Avg),
+    agg("avg", &[FLOAT4], Float8, AggKind::Avg),
+    agg("avg", &[FLOAT8], Float8, AggKind::Avg),
+    agg("avg", &[NUMERIC], Numeric, AggKind::Avg),
+    agg("avg", &[INTERVAL], Interval, AggKind::Avg),
+    agg("min", &[INT2], Int2, AggKind::Min),
+    agg("min", &[INT4], Int4, AggKind::Min),
+    agg("min", &[INT8], Int8, AggKind::Min),
+    agg("min", &[FLOAT4], Float4, AggKind::Min),
+    agg("min", &[FLOAT8], Float8, AggKind::Min),
+    agg("min", &[NUMERIC], Numeric, AggKind::Min),
+    agg("min", &[OID], Oid, AggKind::Min),
+    agg("min", &[TEXT], Text, AggKind::Min),
+    agg("min", &[BPCHAR], Bpchar, AggKind::Min),
+    agg("min", &[DATE], Date, AggKind::Min),
+    agg("min", &[TIME], Time, AggKind::Min),
+    agg("min", &[TS], Timestamp, AggKind::Min),
+    agg("min", &[TSTZ], TimestampTz, AggKind::Min),
+    agg("min", &[INTERVAL], Interval, AggKind::Min),
+    agg("max", &[INT2], Int2, AggKind::Max),
+    agg("max", &[INT4], Int4, AggKind::Max),
+    agg("max", &[INT8], Int8, AggKind::Max),
+    agg("max", &[FLOAT4], Float4, AggKind::Max),
+    agg("max", &[FLOAT8], Float8, AggKind::Max),
+    agg("max", &[NUMERIC], Numeric, AggKind::Max),
+    agg("max", &[OID], Oid, AggKind::Max),
+    agg("max", &[TEXT], Text, AggKind::Max),
+    agg("max", &[BPCHAR], Bpchar, AggKind::Max),
+    agg("max", &[DATE], Date, AggKind::Max),
+    agg("max", &[TIME], Time, AggKind::Max),
+    agg("max", &[TS], Timestamp, AggKind::Max),
+    agg("max", &[TSTZ], TimestampTz, AggKind::Max),
+    agg("max", &[INTERVAL], Interval, AggKind::Max),
+];

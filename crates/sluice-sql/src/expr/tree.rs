@@ -1,0 +1,376 @@
+//! The typed expression tree: what analysis produces and evaluation walks.
+//!
+//! Each node is one of PostgreSQL's executable expression nodes (`Const`,
+//! `Var`, `Param`, `FuncExpr`/`OpExpr`, `CoerceViaIO`/`RelabelType`,
+//! `BoolExpr`, `CaseExpr`, ...), reduced to what sluice's types need.
+//! Invariants analysis guarantees and evaluation relies on:
+//! * every argument of a [`Expr::Call`] already has the type its built-in
+//!   expects (coercions are explicit [`Expr::Cast`] nodes);
+//! * conditions (AND/OR/NOT operands, WHEN clauses, filters) are boolean;
+//! * an `unknown`-typed node is a string literal or an untyped parameter,
+//!   which only appear where PostgreSQL allows them to stay unknown.
+//!
+//! Nodes keep the 1-based source position of their token, so errors found
+//! later (a type mismatch in a CASE, a non-boolean WHERE) can point at the
+//! text, as PostgreSQL's `exprLocation` does.
+
+use sluice_types::{Datum, SqlType};
+
+use super::builtin::Builtin;
+use super::SubLinkKind;
+
+/// A typed expression.
+#[derive(Clone, Debug)]
+pub enum Expr {
+    /// A constant.
+    Const {
+        /// The value (possibly NULL).
+        value: Datum,
+        /// Its type.
+        ty: SqlType,
+        /// Its type modifier.
+        typmod: i32,
+        /// Source position.
+        location: Option<u32>,
+    },
+    /// Column `index` of the input row.
+    Column {
+        /// Index into the row.
+        index: usize,
+        /// The column's type.
+        ty: SqlType,
+        /// The column's type modifier.
+        typmod: i32,
+        /// Source position.
+        location: Option<u32>,
+    },
+    /// Parameter `$index` (1-based, as written).
+    Param {
+        /// The parameter number.
+        index: usize,
+        /// Its type (`unknown` until inferred).
+        ty: SqlType,
+        /// Source position.
+        location: Option<u32>,
+    },
+    /// The value being tested by the enclosing `CASE x WHEN ...`.
+    CaseTest {
+        /// The CASE operand's type.
+        ty: SqlType,
+        /// The CASE operand's type modifier.
+        typmod: i32,
+    },
+    /// A built-in operator or function applied to arguments.
+    Call {
+        /// What to compute.
+        func: Builtin,
+        /// Arguments, already coerced to the built-in's input types.
+        args: Vec<Expr>,
+        /// The result type.
+        ty: SqlType,
+        /// Source position (the operator or function name).
+        location: Option<u32>,
+    },
+    /// A type conversion (and/or typmod coercion) of `arg`.
+    Cast {
+        /// The value to convert.
+        arg: Box<Expr>,
+        /// The target type.
+        ty: SqlType,
+        /// The target type modifier.
+        typmod: i32,
+        /// Explicit casts truncate over-long strings; others fail.
+        explicit: bool,
+        /// Source position of the cast, if written.
+        location: Option<u32>,
+    },
+    /// AND, OR or NOT.
+    Bool {
+        /// Which connective.
+        op: BoolOp,
+        /// Boolean operands (exactly one for NOT).
+        args: Vec<Expr>,
+        /// Source position.
+        location: Option<u32>,
+    },
+    /// `CASE [arg] WHEN ... THEN ... ELSE ... END`.
+    Case {
+        /// The operand of a simple CASE, read by [`Expr::CaseTest`] in conditions.
+        arg: Option<Box<Expr>>,
+        /// The WHEN clauses in order.
+        whens: Vec<CaseWhen>,
+        /// The ELSE result (a NULL constant when absent).
+        default: Box<Expr>,
+        /// The result type.
+        ty: SqlType,
+        /// The result typmod (-1 unless all results share one).
+        typmod: i32,
+        /// Source position.
+        location: Option<u32>,
+    },
+    /// `COALESCE(...)`: the first non-null argument.
+    Coalesce {
+        /// Arguments, all of the result type.
+        args: Vec<Expr>,
+        /// The result type.
+        ty: SqlType,
+        /// The result typmod (-1 unless all arguments share one).
+        typmod: i32,
+        /// Source position.
+        location: Option<u32>,
+    },
+    /// `GREATEST(...)` or `LEAST(...)`, ignoring NULLs.
+    MinMax {
+        /// GREATEST if true, LEAST otherwise.
+        greatest: bool,
+        /// Arguments, all of the result type.
+        args: Vec<Expr>,
+        /// The result type.
+        ty: SqlType,
+        /// Source position.
+        location: Option<u32>,
+    },
+    /// `NULLIF(left, right)`: NULL if `left = right`, else `left`.
+    NullIf {
+        /// The value returned when unequal (coerced to the operator's input).
+        left: Box<Expr>,
+        /// The value compared against.
+        right: Box<Expr>,
+        /// The equality operator.
+        eq: Builtin,
+        /// The result type (`left`'s).
+        ty: SqlType,
+        /// Source position.
+        location: Option<u32>,
+    },
+    /// `x IS [NOT] NULL`.
+    NullTest {
+        /// The tested value.
+        arg: Box<Expr>,
+        /// IS NOT NULL if true.
+        negated: bool,
+        /// Source position.
+        location: Option<u32>,
+    },
+    /// `x IS [NOT] TRUE/FALSE/UNKNOWN`.
+    BoolTest {
+        /// The tested boolean.
+        arg: Box<Expr>,
+        /// Which test.
+        test: BoolTestKind,
+        /// Source position.
+        location: Option<u32>,
+    },
+    /// `left IS [NOT] DISTINCT FROM right`.
+    Distinct {
+        /// Left operand (coerced to the operator's input).
+        left: Box<Expr>,
+        /// Right operand (coerced to the operator's input).
+        right: Box<Expr>,
+        /// The equality operator.
+        eq: Builtin,
+        /// IS NOT DISTINCT FROM if true.
+        negated: bool,
+        /// Source position.
+        location: Option<u32>,
+    },
+    /// `left op ANY (items)` (`IN`) or `left op ALL (items)` (`NOT IN`).
+    ScalarArrayOp {
+        /// The tested value.
+        left: Box<Expr>,
+        /// The boolean operator applied to `left` and each item.
+        op: Builtin,
+        /// The list, all of the operator's right input type.
+        items: Vec<Expr>,
+        /// ANY if true, ALL otherwise.
+        use_or: bool,
+        /// Source position.
+        location: Option<u32>,
+    },
+    /// The current group's value of aggregate `index` (see `AnalyzeHost::aggregate`).
+    AggRef {
+        /// The host's aggregate index.
+        index: usize,
+        /// The aggregate's result type.
+        ty: SqlType,
+        /// Source position.
+        location: Option<u32>,
+    },
+    /// A subquery planned by the host.
+    SubLink {
+        /// The host's subquery id.
+        id: usize,
+        /// The kind of sublink.
+        kind: SubLinkKind,
+        /// The result type.
+        ty: SqlType,
+        /// Source position.
+        location: Option<u32>,
+    },
+}
+
+/// One `WHEN condition THEN result` of a CASE.
+#[derive(Clone, Debug)]
+pub struct CaseWhen {
+    /// A boolean condition (for a simple CASE, `CaseTest = value`).
+    pub condition: Expr,
+    /// The result when the condition is true.
+    pub result: Expr,
+}
+
+/// Boolean connectives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoolOp {
+    /// AND: false wins, then NULL.
+    And,
+    /// OR: true wins, then NULL.
+    Or,
+    /// NOT: NULL stays NULL.
+    Not,
+}
+
+/// The tests of `IS [NOT] TRUE/FALSE/UNKNOWN`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoolTestKind {
+    /// `IS TRUE`.
+    IsTrue,
+    /// `IS NOT TRUE`.
+    IsNotTrue,
+    /// `IS FALSE`.
+    IsFalse,
+    /// `IS NOT FALSE`.
+    IsNotFalse,
+    /// `IS UNKNOWN`.
+    IsUnknown,
+    /// `IS NOT UNKNOWN`.
+    IsNotUnknown,
+}
+
+impl Expr {
+    /// A constant without a source position.
+    pub fn constant(value: Datum, ty: SqlType, typmod: i32) -> Expr {
+        Expr::Const { value, ty, typmod, location: None }
+    }
+
+    /// A column reference without a source position.
+    pub fn column(index: usize, ty: SqlType, typmod: i32) -> Expr {
+        Expr::Column { index, ty, typmod, location: None }
+    }
+
+    /// The result type.
+    pub fn ty(&self) -> SqlType {
+        match self {
+            Expr::Const { ty, .. }
+            | Expr::Column { ty, .. }
+            | Expr::Param { ty, .. }
+            | Expr::CaseTest { ty, .. }
+            | Expr::Call { ty, .. }
+            | Expr::Cast { ty, .. }
+            | Expr::Case { ty, .. }
+            | Expr::Coalesce { ty, .. }
+            | Expr::MinMax { ty, .. }
+            | Expr::NullIf { ty, .. }
+            | Expr::AggRef { ty, .. }
+            | Expr::SubLink { ty, .. } => *ty,
+            Expr::Bool { .. }
+            | Expr::NullTest { .. }
+            | Expr::BoolTest { .. }
+            | Expr::Distinct { .. }
+            | Expr::ScalarArrayOp { .. } => SqlType::Bool,
+        }
+    }
+
+    /// The result type modifier, -1 when not determined (PostgreSQL's `exprTypmod`).
+    pub fn typmod(&self) -> i32 {
+        match self {
+            Expr::Const { typmod, .. }
+            | Expr::Column { typmod, .. }
+            | Expr::CaseTest { typmod, .. }
+            | Expr::Cast { typmod, .. }
+            | Expr::Case { typmod, .. }
+            | Expr::Coalesce { typmod, .. } => *typmod,
+            Expr::NullIf { left, .. } => left.typmod(),
+            _ => -1,
+        }
+    }
+
+    /// The 1-based source position PostgreSQL would report for this
+    /// expression: for operators, casts and tests the leftmost of the node's
+    /// own token and its first operand (`exprLocation`).
+    pub fn location(&self) -> Option<u32> {
+        match self {
+            Expr::CaseTest { .. } => None,
+            Expr::Const { location, .. }
+            | Expr::Column { location, .. }
+            | Expr::Param { location, .. }
+            | Expr::Case { location, .. }
+            | Expr::Coalesce { location, .. }
+            | Expr::MinMax { location, .. }
+            | Expr::AggRef { location, .. }
+            | Expr::SubLink { location, .. } => *location,
+            Expr::Call { args, location, .. } | Expr::Bool { args, location, .. } => {
+                leftmost(*location, args.first().and_then(Expr::location))
+            }
+            Expr::Cast { arg, location, .. }
+            | Expr::NullTest { arg, location, .. }
+            | Expr::BoolTest { arg, location, .. } => leftmost(*location, arg.location()),
+            Expr::NullIf { left, location, .. }
+            | Expr::Distinct { left, location, .. }
+            | Expr::ScalarArrayOp { left, location, .. } => leftmost(*location, left.location()),
+        }
+    }
+
+    /// The direct subexpressions, in evaluation order.
+    pub fn children(&self) -> Vec<&Expr> {
+        match self {
+            Expr::Const { .. }
+            | Expr::Column { .. }
+            | Expr::Param { .. }
+            | Expr::CaseTest { .. }
+            | Expr::AggRef { .. }
+            | Expr::SubLink { .. } => Vec::new(),
+            Expr::Call { args, .. }
+            | Expr::Bool { args, .. }
+            | Expr::Coalesce { args, .. }
+            | Expr::MinMax { args, .. } => args.iter().collect(),
+            Expr::Cast { arg, .. } | Expr::NullTest { arg, .. } | Expr::BoolTest { arg, .. } => {
+                vec![arg]
+            }
+            Expr::Case { arg, whens, default, .. } => arg
+                .iter()
+                .map(|a| &**a)
+                .chain(whens.iter().flat_map(|w| [&w.condition, &w.result]))
+                .chain([&**default])
+                .collect(),
+            Expr::NullIf { left, right, .. } | Expr::Distinct { left, right, .. } => {
+                vec![left, right]
+            }
+            Expr::ScalarArrayOp { left, items, .. } => {
+                std::iter::once(&**left).chain(items.iter()).collect()
+            }
+        }
+    }
+
+    /// Whether the expression reads a column of the input row (PostgreSQL's
+    /// `contain_vars_of_level`), which decides how IN lists are built.
+    pub(crate) fn contains_column(&self) -> bool {
+        matches!(self, Expr::Column { .. })
+            || self.children().into_iter().any(Expr::contains_column)
+    }
+
+    /// The position of the first aggregate reference inside, if any.
+    pub(crate) fn find_aggregate(&self) -> Option<Option<u32>> {
+        match self {
+            Expr::AggRef { location, .. } => Some(*location),
+            _ => self.children().into_iter().find_map(Expr::find_aggregate),
+        }
+    }
+}
+
+/// The smaller of two optional positions (PostgreSQL's `leftmostLoc`).
+fn leftmost(a: Option<u32>, b: Option<u32>) -> Option<u32> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    }
+}

@@ -1,0 +1,308 @@
+//! One backend per connection: the protocol layer's `Session` trait over the
+//! SQL layer's [`sluice_sql::Session`] (PostgreSQL's `tcop/postgres.c`
+//! exec_simple_query / exec_parse_message / exec_bind_message /
+//! exec_execute_message).
+//!
+//! The extended protocol keeps prepared statements (a parsed statement and its
+//! parameter types) and portals (a statement with bound values). A portal runs
+//! to completion on its first Execute and keeps the rows it produced; Execute
+//! with a row limit hands them out in batches (PortalSuspended between). The
+//! implicit transaction of extended-protocol messages ends at Sync.
+
+use crate::sink::{field_descriptions, formats_for, pg_error, sql_error, WireSink};
+use sluice_common::Oid;
+use sluice_server::{
+    check_bind_parameter_count, BindRequest, FieldDescription, Format, Output, PgError, PortalRun,
+    Portals, PreparedStatements, SessionContext, Severity, StartupInfo, StatementDescription,
+    TransactionStatus,
+};
+use sluice_sql::parser::{parse, RawStatement};
+use sluice_sql::{Instance, OutputColumn, QuerySink, Session, SqlError, TxnStatus};
+use sluice_types::{binary, io, Context, Datum, SqlType};
+use std::num::NonZeroU32;
+use std::sync::Arc;
+
+/// The engine the protocol layer serves.
+pub struct SluiceEngine {
+    instance: Arc<Instance>,
+}
+
+impl SluiceEngine {
+    /// An engine over a started instance.
+    pub fn new(instance: Arc<Instance>) -> SluiceEngine {
+        SluiceEngine { instance }
+    }
+}
+
+/// A prepared statement.
+struct Prepared {
+    /// None for an empty query string.
+    statement: Option<RawStatement>,
+    /// Parameter types given at Parse or inferred.
+    param_types: Vec<Option<SqlType>>,
+}
+
+/// A bound portal.
+struct Portal {
+    statement: Option<RawStatement>,
+    params: Vec<Datum>,
+    formats: Vec<Format>,
+    /// Results of the first Execute, handed out in batches.
+    buffered: Option<Buffered>,
+}
+
+/// A portal's produced results.
+struct Buffered {
+    rows: std::collections::VecDeque<Vec<Datum>>,
+    tag: String,
+}
+
+/// One connection's backend.
+pub struct Backend {
+    session: Session,
+    prepared: PreparedStatements<Prepared>,
+    portals: Portals<Portal>,
+}
+
+fn error(e: SqlError) -> PgError {
+    pg_error(&e, Severity::Error)
+}
+
+impl sluice_server::Engine for SluiceEngine {
+    type Session = Backend;
+
+    fn connect(&self, startup: &StartupInfo, ctx: SessionContext) -> Result<Backend, PgError> {
+        let interrupts = ctx.interrupts.clone();
+        let check: sluice_sql::InterruptCheck =
+            Arc::new(move || interrupts.check().map_err(|e| sql_error(&e)));
+        let mut session = Session::connect(
+            self.instance.clone(),
+            &startup.database,
+            &startup.user,
+            ctx.pid as u32,
+            check,
+        )
+        .map_err(|e| pg_error(&e, Severity::Fatal))?;
+        for (name, value) in &startup.settings {
+            session
+                .settings()
+                .set_option(name, Some(value), sluice_guc::Source::Client, sluice_guc::Action::Set)
+                .map_err(|e| pg_error(&SqlError::from(e), Severity::Fatal))?;
+        }
+        Ok(Backend { session, prepared: PreparedStatements::new(), portals: Portals::new() })
+    }
+}
+
+impl Backend {
+    fn fail(&mut self, e: SqlError) -> PgError {
+        error(self.session.fail(e))
+    }
+
+    /// Decodes Bind's parameter values to the statement's parameter types.
+    fn decode_params(
+        types: &[Option<SqlType>],
+        bind: &BindRequest,
+    ) -> Result<Vec<Datum>, SqlError> {
+        let context = Context::default();
+        bind.params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let ty = types.get(i).copied().flatten().unwrap_or(SqlType::Text);
+                match (&p.value, p.format) {
+                    (None, _) => Ok(Datum::Null),
+                    (Some(bytes), Format::Binary) => Ok(binary::recv(ty, bytes, -1)?),
+                    (Some(bytes), Format::Text) => {
+                        let text = std::str::from_utf8(bytes).map_err(|_| {
+                            SqlError::new("22021", "invalid byte sequence for encoding \"UTF8\"")
+                        })?;
+                        Ok(io::parse(ty, text, -1, &context)?)
+                    }
+                }
+            })
+            .collect()
+    }
+
+    fn run_portal(&mut self, name: &str, out: &mut dyn Output) -> Result<(), PgError> {
+        let portal = self.portals.get(name)?;
+        let (statement, params) = (portal.statement.clone(), portal.params.clone());
+        let mut collector = Collector::default();
+        if let Some(statement) = statement {
+            let result = self.session.run(&statement, &params, &mut collector);
+            for notice in collector.notices.drain(..) {
+                out.notice(&pg_error(&notice, Severity::Notice))?;
+            }
+            result.map_err(|e| self.fail(e))?;
+        }
+        let portal = self.portals.get_mut(name)?;
+        portal.buffered = Some(Buffered { rows: collector.rows.into(), tag: collector.tag });
+        Ok(())
+    }
+}
+
+/// Collects a statement's results for a portal.
+#[derive(Default)]
+struct Collector {
+    rows: Vec<Vec<Datum>>,
+    tag: String,
+    notices: Vec<SqlError>,
+}
+
+impl QuerySink for Collector {
+    fn columns(&mut self, _columns: &[OutputColumn]) -> sluice_sql::Result<()> {
+        Ok(())
+    }
+
+    fn row(&mut self, values: &[Datum]) -> sluice_sql::Result<()> {
+        self.rows.push(values.to_vec());
+        Ok(())
+    }
+
+    fn complete(&mut self, tag: &str) -> sluice_sql::Result<()> {
+        self.tag = tag.to_string();
+        Ok(())
+    }
+
+    fn notice(&mut self, notice: &SqlError) -> sluice_sql::Result<()> {
+        self.notices.push(notice.clone());
+        Ok(())
+    }
+}
+
+impl sluice_server::Session for Backend {
+    fn report_parameters(&mut self) -> Vec<(String, String)> {
+        self.session.settings().take_reports()
+    }
+
+    fn transaction_status(&self) -> TransactionStatus {
+        match self.session.status() {
+            TxnStatus::Idle => TransactionStatus::Idle,
+            TxnStatus::InBlock => TransactionStatus::InBlock,
+            TxnStatus::Failed => TransactionStatus::Failed,
+        }
+    }
+
+    fn simple_query(&mut self, sql: &str, out: &mut dyn Output) -> Result<(), PgError> {
+        let mut sink = WireSink::simple(out);
+        match self.session.simple_query(sql, &mut sink) {
+            Ok(0) => out.empty_query(),
+            Ok(_) => Ok(()),
+            Err(e) => Err(error(e)),
+        }
+    }
+
+    fn parse(&mut self, name: &str, sql: &str, param_types: &[Oid]) -> Result<(), PgError> {
+        let mut statements = parse(sql).map_err(|e| self.fail(e))?;
+        if statements.len() > 1 {
+            return Err(self.fail(SqlError::syntax(
+                "cannot insert multiple commands into a prepared statement",
+            )));
+        }
+        let mut types = Vec::new();
+        for &oid in param_types {
+            match oid {
+                0 => types.push(None),
+                oid => match SqlType::from_oid(oid) {
+                    Some(t) => types.push(Some(t)),
+                    None => {
+                        return Err(self.fail(SqlError::new(
+                            "42704",
+                            format!("type with OID {oid} does not exist"),
+                        )))
+                    }
+                },
+            }
+        }
+        let statement = statements.pop();
+        if let Some(stmt) = &statement {
+            // Infer parameter types now so Describe and Bind agree.
+            self.session.describe(stmt, &mut types).map_err(|e| self.fail(e))?;
+        }
+        self.prepared.insert(name, Prepared { statement, param_types: types })
+    }
+
+    fn bind(&mut self, bind: BindRequest) -> Result<(), PgError> {
+        let prepared = self.prepared.get(&bind.statement)?;
+        check_bind_parameter_count(&bind.statement, bind.params.len(), prepared.param_types.len())?;
+        let (statement, types) = (prepared.statement.clone(), prepared.param_types.clone());
+        let params = Backend::decode_params(&types, &bind).map_err(|e| self.fail(e))?;
+        let portal =
+            Portal { statement, params, formats: bind.result_formats.0.clone(), buffered: None };
+        self.portals.insert(&bind.portal, portal)
+    }
+
+    fn describe_statement(&mut self, name: &str) -> Result<StatementDescription, PgError> {
+        let prepared = self.prepared.get(name)?;
+        let (statement, mut types) = (prepared.statement.clone(), prepared.param_types.clone());
+        let columns = match &statement {
+            Some(s) => self.session.describe(s, &mut types).map_err(|e| self.fail(e))?,
+            None => None,
+        };
+        Ok(StatementDescription {
+            param_types: types
+                .iter()
+                .map(|t| t.map_or(SqlType::Text.oid(), SqlType::oid))
+                .collect(),
+            fields: columns.map(|c| field_descriptions(&c, &[])),
+        })
+    }
+
+    fn describe_portal(&mut self, name: &str) -> Result<Option<Vec<FieldDescription>>, PgError> {
+        let portal = self.portals.get(name)?;
+        let (statement, formats) = (portal.statement.clone(), portal.formats.clone());
+        let Some(statement) = statement else { return Ok(None) };
+        let mut types = Vec::new();
+        let columns = self.session.describe(&statement, &mut types).map_err(|e| self.fail(e))?;
+        Ok(columns.map(|c| field_descriptions(&c, &formats_for(&formats, c.len()))))
+    }
+
+    fn execute(
+        &mut self,
+        name: &str,
+        max_rows: Option<NonZeroU32>,
+        out: &mut dyn Output,
+    ) -> Result<PortalRun, PgError> {
+        if self.portals.get(name)?.buffered.is_none() {
+            self.run_portal(name, out)?;
+        }
+        let portal = self.portals.get_mut(name)?;
+        if portal.statement.is_none() {
+            out.empty_query()?;
+            return Ok(PortalRun::Completed);
+        }
+        let formats = portal.formats.clone();
+        let buffered = portal.buffered.as_mut().expect("ran above");
+        let limit = max_rows.map_or(usize::MAX, |n| n.get() as usize);
+        let mut sink = WireSink::execute(out, formats);
+        let width = buffered.rows.front().map_or(0, Vec::len);
+        sink.columns(&vec![OutputColumn::computed("", SqlType::Text, -1); width]).map_err(error)?;
+        for _ in 0..limit {
+            let Some(row) = buffered.rows.pop_front() else { break };
+            sink.row(&row).map_err(error)?;
+        }
+        if !buffered.rows.is_empty() {
+            return Ok(PortalRun::Suspended);
+        }
+        let tag = buffered.tag.clone();
+        sink.complete(&tag).map_err(error)?;
+        Ok(PortalRun::Completed)
+    }
+
+    fn close_statement(&mut self, name: &str) -> Result<(), PgError> {
+        self.prepared.remove(name);
+        Ok(())
+    }
+
+    fn close_portal(&mut self, name: &str) -> Result<(), PgError> {
+        self.portals.remove(name);
+        Ok(())
+    }
+
+    fn sync(&mut self) -> Result<(), PgError> {
+        let result = self.session.end_implicit(true).map_err(error);
+        if !matches!(self.session.status(), TxnStatus::InBlock | TxnStatus::Failed) {
+            self.portals.clear();
+        }
+        result
+    }
+}

@@ -1,0 +1,143 @@
+//! Results to wire messages: the SQL layer's [`QuerySink`] over the protocol
+//! layer's [`Output`], encoding each value in the format the client asked for
+//! (text through the types' output functions, binary through their send
+//! functions).
+
+use sluice_server::{FieldDescription, Format, Output, PgError, Severity, SqlState};
+use sluice_sql::{OutputColumn, QuerySink, SqlError};
+use sluice_types::{binary, io, Context, Datum};
+
+/// Converts an SQL-layer error to a protocol error of `severity`.
+pub fn pg_error(e: &SqlError, severity: Severity) -> PgError {
+    let code = SqlState::parse(e.code).unwrap_or(SqlState::parse("XX000").expect("valid code"));
+    let mut err = PgError::new(severity, code, e.message.clone());
+    if let Some(d) = &e.detail {
+        err = err.with_detail(d.clone());
+    }
+    if let Some(h) = &e.hint {
+        err = err.with_hint(h.clone());
+    }
+    if let Some(p) = e.position {
+        err = err.with_position(p);
+    }
+    err
+}
+
+/// Converts a protocol error back (for interrupts raised by the protocol layer).
+pub fn sql_error(e: &PgError) -> SqlError {
+    let code: &'static str = match e.code.as_str() {
+        "57014" => "57014",
+        "57P01" => "57P01",
+        "08006" => "08006",
+        "25P03" => "25P03",
+        "57P05" => "57P05",
+        _ => "XX000",
+    };
+    SqlError::new(code, e.message.clone())
+}
+
+/// A sink writing to the protocol output with per-column formats.
+pub struct WireSink<'o> {
+    out: &'o mut dyn Output,
+    /// Formats requested at Bind (empty: all text).
+    requested: Vec<Format>,
+    formats: Vec<Format>,
+    context: Context,
+    /// Whether RowDescription is sent (not for Execute: Describe sent it).
+    describe: bool,
+    /// Rows left before the portal suspends (None: unlimited).
+    pub rows_sent: u64,
+}
+
+impl<'o> WireSink<'o> {
+    /// A sink for the simple protocol (text, RowDescription included).
+    pub fn simple(out: &'o mut dyn Output) -> WireSink<'o> {
+        WireSink {
+            out,
+            requested: Vec::new(),
+            formats: Vec::new(),
+            context: Context::default(),
+            describe: true,
+            rows_sent: 0,
+        }
+    }
+
+    /// A sink for Execute: formats from Bind, no RowDescription.
+    pub fn execute(out: &'o mut dyn Output, requested: Vec<Format>) -> WireSink<'o> {
+        WireSink {
+            out,
+            requested,
+            formats: Vec::new(),
+            context: Context::default(),
+            describe: false,
+            rows_sent: 0,
+        }
+    }
+}
+
+/// RowDescription fields for `columns` in `formats`.
+pub fn field_descriptions(columns: &[OutputColumn], formats: &[Format]) -> Vec<FieldDescription> {
+    columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| FieldDescription {
+            name: c.name.clone(),
+            table_oid: c.table_oid,
+            column_number: c.column_number,
+            type_oid: c.ty.oid(),
+            type_len: c.ty.typlen(),
+            type_modifier: c.typmod,
+            format: formats.get(i).copied().unwrap_or(Format::Text),
+        })
+        .collect()
+}
+
+/// Formats per column from what Bind asked for (none, one for all, or one each).
+pub fn formats_for(requested: &[Format], columns: usize) -> Vec<Format> {
+    match requested {
+        [] => vec![Format::Text; columns],
+        [one] => vec![*one; columns],
+        each => each.to_vec(),
+    }
+}
+
+fn wire(e: PgError) -> SqlError {
+    sql_error(&e)
+}
+
+impl QuerySink for WireSink<'_> {
+    fn columns(&mut self, columns: &[OutputColumn]) -> sluice_sql::Result<()> {
+        self.formats = formats_for(&self.requested, columns.len());
+        if self.describe {
+            self.out.row_description(&field_descriptions(columns, &self.formats)).map_err(wire)?;
+        }
+        Ok(())
+    }
+
+    fn row(&mut self, values: &[Datum]) -> sluice_sql::Result<()> {
+        let encoded: Vec<Option<Vec<u8>>> = values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| match self.formats.get(i).copied().unwrap_or(Format::Text) {
+                Format::Binary => (!v.is_null()).then(|| binary::send(v)),
+                Format::Text => io::output(v, &self.context).map(String::into_bytes),
+            })
+            .collect();
+        let refs: Vec<Option<&[u8]>> = encoded.iter().map(|v| v.as_deref()).collect();
+        self.rows_sent += 1;
+        self.out.data_row(&refs).map_err(wire)
+    }
+
+    fn complete(&mut self, tag: &str) -> sluice_sql::Result<()> {
+        self.out.command_complete(tag).map_err(wire)
+    }
+
+    fn notice(&mut self, notice: &SqlError) -> sluice_sql::Result<()> {
+        let severity = if notice.code.starts_with("01") || notice.code.starts_with("25") {
+            Severity::Warning
+        } else {
+            Severity::Notice
+        };
+        self.out.notice(&pg_error(notice, severity)).map_err(wire)
+    }
+}

@@ -1,0 +1,79 @@
+//! A sluice server for integration tests: the real binary on a fresh data
+//! directory and a free port, stopped (SIGTERM, then waited for) when dropped.
+
+#![allow(dead_code)] // each test binary uses a different subset
+
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A running server.
+pub struct Server {
+    /// Its port on 127.0.0.1.
+    pub port: u16,
+    /// Its data directory.
+    pub dir: tempfile::TempDir,
+    child: Option<Child>,
+}
+
+/// A port nobody listens on right now.
+fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.local_addr().expect("addr").port()
+}
+
+impl Server {
+    /// Starts a server on a new data directory.
+    pub fn start() -> Server {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut server = Server { port: free_port(), dir, child: None };
+        server.spawn();
+        server
+    }
+
+    /// Starts the binary on this server's directory and port and waits until it
+    /// accepts connections.
+    pub fn spawn(&mut self) {
+        let child = Command::new(env!("CARGO_BIN_EXE_sluice"))
+            .arg("-D")
+            .arg(self.dir.path())
+            .args(["-p", &self.port.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start sluice");
+        self.child = Some(child);
+        let start = Instant::now();
+        while TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            assert!(start.elapsed() < Duration::from_secs(60), "sluice did not start listening");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// A connection string for the `postgres` crate.
+    pub fn conninfo(&self) -> String {
+        format!("host=127.0.0.1 port={} user=postgres dbname=postgres", self.port)
+    }
+
+    /// Kills the server with SIGKILL (crash tests).
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Stops the server with SIGTERM and waits for its shutdown checkpoint.
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

@@ -1,0 +1,22 @@
+-- Tables, rows and the errors around them.
+CREATE TABLE t (id bigint NOT NULL, name text, memo text DEFAULT 'm');
+INSERT INTO t VALUES (1, 'a', 'x'), (2, 'b', 'y');
+INSERT INTO t (id, name) VALUES (3, 'c');
+SELECT * FROM t ORDER BY id;
+SELECT id, name FROM t WHERE id > 1 ORDER BY id DESC;
+UPDATE t SET memo = memo || '!' WHERE id = 2;
+SELECT * FROM t ORDER BY id;
+UPDATE t SET id = id + 10 WHERE name <> 'a' RETURNING id, name;
+DELETE FROM t WHERE id = 1 RETURNING *;
+SELECT count(*), sum(id), min(name), max(name) FROM t;
+INSERT INTO t VALUES (NULL, 'x', 'y');
+INSERT INTO t (id, nope) VALUES (1, 2);
+INSERT INTO t VALUES ('abc', 'x', 'y');
+CREATE TABLE t (a int);
+CREATE TABLE IF NOT EXISTS t (a int);
+INSERT INTO t SELECT i, 'name-' || i, repeat('x', 3) FROM generate_series(100, 104) i;
+SELECT name, memo FROM t WHERE id >= 100 ORDER BY id;
+DROP TABLE t;
+DROP TABLE t;
+DROP TABLE IF EXISTS t;
+SELECT * FROM t;
