@@ -39,3 +39,24 @@ pub fn deform_row(desc: &TupleDesc, types: &[SqlType], tuple: &[u8]) -> Result<V
         })
         .collect()
 }
+
+/// deform_row_projected -- like [`deform_row`], converting only the columns
+/// marked in `needed` (the others read as NULL).
+pub fn deform_row_projected(
+    desc: &TupleDesc,
+    types: &[SqlType],
+    tuple: &[u8],
+    needed: &[bool],
+) -> Result<Vec<Datum>> {
+    let raw = deform_tuple(desc, tuple).map_err(|e| SqlError::new(e.sqlstate(), e.to_string()))?;
+    raw.iter()
+        .zip(types)
+        .enumerate()
+        .map(|(i, (v, t))| match v {
+            Some(bytes) if needed.get(i).copied().unwrap_or(false) => {
+                from_storage(*t, bytes).map_err(SqlError::from)
+            }
+            _ => Ok(Datum::Null),
+        })
+        .collect()
+}

@@ -16,7 +16,7 @@
 
 use super::host::{AggCall, ExecHost};
 use crate::catalog::relation::RelationDesc;
-use crate::catalog::rows::deform_row;
+use crate::catalog::rows::{deform_row, deform_row_projected};
 use crate::error::{Result, SqlError};
 use crate::expr::{eval, eval_qual, Expr};
 use sluice_access::common::TupleDesc;
@@ -52,8 +52,9 @@ pub enum JoinKind {
 pub enum Plan {
     /// One empty row (SELECT without FROM).
     Result,
-    /// Every visible row of a table.
-    SeqScan(Box<RelationDesc>),
+    /// Every visible row of a table; columns not `needed` are left NULL
+    /// (not decoded), which keeps `count(*)` from converting every value.
+    SeqScan { rel: Box<RelationDesc>, needed: Option<Vec<bool>> },
     /// generate_series(start, stop, step) of one numeric type.
     GenerateSeries { start: Expr, stop: Expr, step: Option<Expr>, ty: SqlType },
     /// Literal rows.
@@ -96,7 +97,9 @@ pub fn open<'e>(
 ) -> Result<Box<dyn RowSource + 'e>> {
     Ok(match plan {
         Plan::Result => Box::new(Rows::new(vec![Vec::new()])),
-        Plan::SeqScan(rel) => Box::new(SeqScan::new(engine, rel, ctx.clone())?),
+        Plan::SeqScan { rel, needed } => {
+            Box::new(SeqScan::new(engine, rel, needed.clone(), ctx.clone())?)
+        }
         Plan::GenerateSeries { start, stop, step, ty } => {
             Box::new(Series::new(start, stop, step.as_ref(), *ty))
         }
@@ -169,18 +172,21 @@ struct SeqScan<'e> {
     scan: HeapScan<'e>,
     desc: TupleDesc,
     types: Vec<SqlType>,
+    needed: Option<Vec<bool>>,
 }
 
 impl<'e> SeqScan<'e> {
     fn new(
         engine: &'e Engine,
         rel: &RelationDesc,
+        needed: Option<Vec<bool>>,
         ctx: VisibilityContext<'e>,
     ) -> Result<SeqScan<'e>> {
         Ok(SeqScan {
             scan: HeapScan::begin(engine, &rel.heap(), ctx)?,
             desc: rel.tuple_desc(),
             types: rel.types(),
+            needed,
         })
     }
 }
@@ -190,7 +196,10 @@ impl RowSource for SeqScan<'_> {
         use crate::expr::EvalHost;
         host.check_interrupts()?;
         match self.scan.next_tuple()? {
-            Some((_, tuple)) => Ok(Some(deform_row(&self.desc, &self.types, tuple)?)),
+            Some((_, tuple)) => Ok(Some(match &self.needed {
+                Some(needed) => deform_row_projected(&self.desc, &self.types, tuple, needed)?,
+                None => deform_row(&self.desc, &self.types, tuple)?,
+            })),
             None => Ok(None),
         }
     }
@@ -479,6 +488,9 @@ struct AggregateSource<'e> {
 
 impl AggregateSource<'_> {
     fn compute(&mut self, mut input: Box<dyn RowSource + '_>, host: &mut ExecHost) -> Result<()> {
+        if self.keys.is_empty() && self.aggs.iter().all(|a| !a.distinct) {
+            return self.compute_single_group(input, host);
+        }
         let mut keyed: Vec<(Vec<Datum>, Vec<Datum>)> = Vec::new();
         while let Some(row) = input.next(host)? {
             let key = self.keys.iter().map(|k| eval(k, &row, host)).collect::<Result<Vec<_>>>()?;
@@ -502,6 +514,38 @@ impl AggregateSource<'_> {
             }
             start = end;
         }
+        Ok(())
+    }
+
+    /// Without GROUP BY there is one group: advance the aggregates row by row
+    /// instead of collecting the input.
+    fn compute_single_group(
+        &mut self,
+        mut input: Box<dyn RowSource + '_>,
+        host: &mut ExecHost,
+    ) -> Result<()> {
+        let mut states = self
+            .aggs
+            .iter()
+            .map(|a| AggState::new(a.kind, a.arg.as_ref().map_or(SqlType::Int8, Expr::ty)))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        let mut first: Option<Vec<Datum>> = None;
+        while let Some(row) = input.next(host)? {
+            for (agg, state) in self.aggs.iter().zip(states.iter_mut()) {
+                match &agg.arg {
+                    Some(e) => state.advance(&eval(e, &row, host)?)?,
+                    None => state.advance(&Datum::Bool(true))?,
+                }
+            }
+            if first.is_none() {
+                first = Some(row);
+            }
+        }
+        let mut out = first.unwrap_or_default();
+        for state in &states {
+            out.push(state.finish()?);
+        }
+        self.groups.push(out);
         Ok(())
     }
 
@@ -610,5 +654,55 @@ impl RowSource for TruncateSource<'_> {
             r.truncate(self.width);
             r
         }))
+    }
+}
+
+/// Marks the scan columns that expressions between the scan and the
+/// projection read (WHERE, grouping keys, aggregate arguments, HAVING, the
+/// select list), and records them on the scan. Only for a plan over a single
+/// table scan, whose rows are exactly the table's columns.
+pub fn prune_scan_columns(plan: &mut Plan) {
+    let mut needed = Vec::new();
+    let mut node = &mut *plan;
+    loop {
+        node = match node {
+            Plan::Project { input, exprs, .. } => {
+                exprs.iter().for_each(|e| mark_columns(e, &mut needed));
+                input
+            }
+            Plan::Filter { input, qual, .. } => {
+                mark_columns(qual, &mut needed);
+                input
+            }
+            Plan::Aggregate { input, keys, aggs } => {
+                keys.iter()
+                    .chain(aggs.iter().filter_map(|a| a.arg.as_ref()))
+                    .for_each(|e| mark_columns(e, &mut needed));
+                input
+            }
+            Plan::Distinct { input, .. }
+            | Plan::Sort { input, .. }
+            | Plan::Limit { input, .. }
+            | Plan::Truncate { input, .. } => input,
+            Plan::SeqScan { rel, needed: slot } => {
+                needed.resize(rel.columns.len().max(needed.len()), false);
+                needed.truncate(rel.columns.len());
+                *slot = Some(needed);
+                return;
+            }
+            _ => return,
+        };
+    }
+}
+
+fn mark_columns(expr: &Expr, needed: &mut Vec<bool>) {
+    if let Expr::Column { index, .. } = expr {
+        if needed.len() <= *index {
+            needed.resize(index + 1, false);
+        }
+        needed[*index] = true;
+    }
+    for child in expr.children() {
+        mark_columns(child, needed);
     }
 }

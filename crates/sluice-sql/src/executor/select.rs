@@ -104,6 +104,7 @@ pub fn plan_select(
     if columns.len() < plan_width(&plan, width) {
         plan = Plan::Truncate { input: Box::new(plan), width };
     }
+    super::plan::prune_scan_columns(&mut plan);
     Ok(Planned { plan, columns })
 }
 
@@ -276,7 +277,7 @@ fn plan_from_item(
             let rel = open_relation(parts, rv, LockMode::AccessShare)?;
             let alias = rv.alias.as_ref().map_or_else(|| rel.name.clone(), |a| a.aliasname.clone());
             let scope = relation_scope(&rel, &alias);
-            Ok((Plan::SeqScan(Box::new(rel)), scope))
+            Ok((Plan::SeqScan { rel: Box::new(rel), needed: None }, scope))
         }
         Some(NodeEnum::RangeFunction(rf)) => plan_function(rf, params),
         Some(NodeEnum::JoinExpr(join)) => plan_join(parts, join, params),
