@@ -48,13 +48,13 @@ pub fn run(
             sink.complete(&format!("SELECT {count}"))
         }
         NodeEnum::InsertStmt(insert) => {
-            modify::insert(&mut parts, insert, params.to_vec(), &mut param_types, sink)
+            modify::insert(&mut parts, insert, Some(params.to_vec()), &mut param_types, sink)
         }
         NodeEnum::UpdateStmt(update) => {
-            modify::update(&mut parts, update, params.to_vec(), &mut param_types, sink)
+            modify::update(&mut parts, update, Some(params.to_vec()), &mut param_types, sink)
         }
         NodeEnum::DeleteStmt(delete) => {
-            modify::delete(&mut parts, delete, params.to_vec(), &mut param_types, sink)
+            modify::delete(&mut parts, delete, Some(params.to_vec()), &mut param_types, sink)
         }
         _ => Err(crate::SqlError::internal("not a query")),
     }
@@ -68,9 +68,46 @@ pub fn describe(
     statement: &RawStatement,
     param_types: &mut Vec<Option<SqlType>>,
 ) -> Result<Option<Vec<crate::sink::OutputColumn>>> {
-    let NodeEnum::SelectStmt(select) = &statement.node else { return Ok(None) };
     let mut parts = session.parts()?;
-    Ok(Some(select::plan_select(&mut parts, select, param_types)?.columns))
+    let mut columns = ColumnsOnly(None);
+    match &statement.node {
+        NodeEnum::SelectStmt(select) => {
+            return Ok(Some(select::plan_select(&mut parts, select, param_types)?.columns))
+        }
+        NodeEnum::InsertStmt(insert) => {
+            modify::insert(&mut parts, insert, None, param_types, &mut columns)?
+        }
+        NodeEnum::UpdateStmt(update) => {
+            modify::update(&mut parts, update, None, param_types, &mut columns)?
+        }
+        NodeEnum::DeleteStmt(delete) => {
+            modify::delete(&mut parts, delete, None, param_types, &mut columns)?
+        }
+        _ => {}
+    }
+    Ok(columns.0)
+}
+
+/// Captures the columns a statement announces (RETURNING) while describing it.
+struct ColumnsOnly(Option<Vec<crate::sink::OutputColumn>>);
+
+impl QuerySink for ColumnsOnly {
+    fn columns(&mut self, columns: &[crate::sink::OutputColumn]) -> Result<()> {
+        self.0 = Some(columns.to_vec());
+        Ok(())
+    }
+
+    fn row(&mut self, _values: &[Datum]) -> Result<()> {
+        Ok(())
+    }
+
+    fn complete(&mut self, _tag: &str) -> Result<()> {
+        Ok(())
+    }
+
+    fn notice(&mut self, _notice: &crate::SqlError) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// Whether the statement calls a function that reports the transaction's id,

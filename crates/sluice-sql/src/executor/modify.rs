@@ -13,8 +13,8 @@ use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::{deform_row, form_row};
 use crate::error::{Result, SqlError};
 use crate::expr::{
-    analyze, check_boolean, coerce, column_name, eval, eval_qual, CoercionContext, EvalHost, Expr,
-    Scope,
+    analyze, check_boolean, coerce, coerce_to_column, column_name, eval, eval_qual,
+    CoercionContext, EvalHost, Expr, Scope,
 };
 use crate::session::ExecParts;
 use crate::sink::{OutputColumn, QuerySink};
@@ -126,7 +126,7 @@ fn check_not_null(rel: &RelationDesc, row: &[Datum], host: &ExecHost) -> Result<
 pub fn insert(
     parts: &mut ExecParts,
     stmt: &InsertStmt,
-    params: Vec<Datum>,
+    params: Option<Vec<Datum>>,
     param_types: &mut Vec<Option<SqlType>>,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
@@ -155,6 +155,8 @@ pub fn insert(
     if let Some(r) = &returning {
         sink.columns(&r.columns)?;
     }
+    // Without bound values the statement is only being described.
+    let Some(params) = params else { return Ok(()) };
     let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
     let ExecParts { engine, txn, env } = parts;
     let ctx = VisibilityContext {
@@ -228,13 +230,10 @@ fn plan_insert_values(
                 Some(NodeEnum::SetToDefault(_)) => {
                     column_defaults(rel, host.params)?.swap_remove(target)
                 }
-                _ => coerce(
-                    analyze(item, &empty, &mut host)?,
-                    column.ty,
-                    column.typmod,
-                    CoercionContext::Assignment,
-                )
-                .map_err(|e| assignment_error(e, rel, target, None))?,
+                _ => {
+                    let expr = analyze(item, &empty, &mut host)?;
+                    coerce_to_column(&mut host, expr, column.ty, column.typmod, &column.name)?
+                }
             };
             row.push(expr);
         }
@@ -346,12 +345,10 @@ fn update_targets(
             Some(NodeEnum::SetToDefault(_)) => {
                 column_defaults(rel, host.params)?.swap_remove(index)
             }
-            _ => coerce(
-                analyze(value, scope, host)?,
-                column.ty,
-                column.typmod,
-                CoercionContext::Assignment,
-            )?,
+            _ => {
+                let expr = analyze(value, scope, host)?;
+                coerce_to_column(host, expr, column.ty, column.typmod, &column.name)?
+            }
         };
         targets.push((index, expr));
     }
@@ -371,7 +368,7 @@ fn dml_qual(clause: Option<&Node>, scope: &Scope, host: &mut PlanHost) -> Result
 pub fn update(
     parts: &mut ExecParts,
     stmt: &UpdateStmt,
-    params: Vec<Datum>,
+    params: Option<Vec<Datum>>,
     param_types: &mut Vec<Option<SqlType>>,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
@@ -393,6 +390,8 @@ pub fn update(
     if let Some(r) = &returning {
         sink.columns(&r.columns)?;
     }
+    // Without bound values the statement is only being described.
+    let Some(params) = params else { return Ok(()) };
     let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
     let ExecParts { engine, txn, env } = parts;
     let ctx = VisibilityContext {
@@ -468,7 +467,7 @@ pub fn update(
 pub fn delete(
     parts: &mut ExecParts,
     stmt: &DeleteStmt,
-    params: Vec<Datum>,
+    params: Option<Vec<Datum>>,
     param_types: &mut Vec<Option<SqlType>>,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
@@ -489,6 +488,8 @@ pub fn delete(
     if let Some(r) = &returning {
         sink.columns(&r.columns)?;
     }
+    // Without bound values the statement is only being described.
+    let Some(params) = params else { return Ok(()) };
     let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
     let ExecParts { engine, txn, env } = parts;
     let ctx = VisibilityContext {

@@ -1,0 +1,95 @@
+//! The `postgres` crate (a real driver using the extended protocol with
+//! binary results) against a real server: prepared statements with
+//! parameters, typed results, transactions, server errors with SQLSTATEs,
+//! and acknowledged rows surviving `kill -9`.
+
+mod common;
+
+use postgres::{Client, NoTls};
+
+fn connect(server: &common::Server) -> Client {
+    Client::connect(&server.conninfo(), NoTls).expect("connect")
+}
+
+#[test]
+fn prepared_statements_parameters_and_binary_results() {
+    let server = common::Server::start();
+    let mut client = connect(&server);
+    client
+        .batch_execute(
+            "CREATE TABLE items (id bigint NOT NULL, name text, price numeric(10,2), ok boolean)",
+        )
+        .unwrap();
+    let insert = client.prepare("INSERT INTO items VALUES ($1, $2, $3::int4 + 0.5, $4)").unwrap();
+    for i in 1..=20i64 {
+        client.execute(&insert, &[&i, &format!("item-{i}"), &(i as i32), &(i % 2 == 0)]).unwrap();
+    }
+    let rows = client
+        .query("SELECT id, name, ok FROM items WHERE id > $1 ORDER BY id DESC LIMIT 3", &[&17i64])
+        .unwrap();
+    let got: Vec<(i64, String, bool)> =
+        rows.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect();
+    assert_eq!(
+        got,
+        vec![
+            (20, "item-20".into(), true),
+            (19, "item-19".into(), false),
+            (18, "item-18".into(), true)
+        ]
+    );
+    let total: String = client.query_one("SELECT sum(price)::text FROM items", &[]).unwrap().get(0);
+    assert_eq!(total, "220.00");
+    let count: i64 = client.query_one("SELECT count(*) FROM items WHERE ok", &[]).unwrap().get(0);
+    assert_eq!(count, 10);
+}
+
+#[test]
+fn transactions_and_server_errors() {
+    let server = common::Server::start();
+    let mut client = connect(&server);
+    client.batch_execute("CREATE TABLE acct (id int NOT NULL, balance bigint)").unwrap();
+    client.batch_execute("INSERT INTO acct VALUES (1, 100), (2, 100)").unwrap();
+    let mut txn = client.transaction().unwrap();
+    txn.execute("UPDATE acct SET balance = balance - 30 WHERE id = 1", &[]).unwrap();
+    txn.execute("UPDATE acct SET balance = balance + 30 WHERE id = 2", &[]).unwrap();
+    txn.rollback().unwrap();
+    let sum: i64 = client
+        .query_one("SELECT sum(balance)::bigint FROM acct WHERE balance = 100", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(sum, 200, "rolled back");
+    let err = client.execute("INSERT INTO acct VALUES (NULL, 1)", &[]).unwrap_err();
+    let db = err.as_db_error().expect("server error");
+    assert_eq!(db.code().code(), "23502");
+    assert_eq!(
+        db.message(),
+        "null value in column \"id\" of relation \"acct\" violates not-null constraint"
+    );
+    let err = client.query("SELECT nope FROM acct", &[]).unwrap_err();
+    assert_eq!(err.as_db_error().unwrap().code().code(), "42703");
+    let err = client.query("SELEC 1", &[]).unwrap_err();
+    assert_eq!(err.as_db_error().unwrap().code().code(), "42601");
+    // The session is still usable after errors.
+    let one: i32 = client.query_one("SELECT 1", &[]).unwrap().get(0);
+    assert_eq!(one, 1);
+}
+
+#[test]
+fn acknowledged_rows_survive_kill_minus_nine() {
+    let mut server = common::Server::start();
+    let mut acknowledged = 0i64;
+    {
+        let mut client = connect(&server);
+        client.batch_execute("CREATE TABLE log (n bigint)").unwrap();
+        let insert = client.prepare("INSERT INTO log VALUES ($1)").unwrap();
+        for n in 1..=300i64 {
+            client.execute(&insert, &[&n]).unwrap();
+            acknowledged = n;
+        }
+    }
+    server.kill();
+    server.spawn();
+    let mut client = connect(&server);
+    let count: i64 = client.query_one("SELECT count(*) FROM log", &[]).unwrap().get(0);
+    assert_eq!(count, acknowledged, "every acknowledged insert is present after recovery");
+}
