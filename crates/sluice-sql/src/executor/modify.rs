@@ -183,11 +183,7 @@ pub fn insert(
         check_not_null(&rel, &row, &host)?;
         heap_insert(engine, &heap, txn, &form_row(&desc, &types, &row))?;
         count += 1;
-        if let Some(r) = &returning {
-            let out =
-                r.exprs.iter().map(|e| eval(e, &row, &mut host)).collect::<Result<Vec<_>>>()?;
-            sink.row(&out)?;
-        }
+        emit_returning(&returning, &row, &mut host, sink)?;
     }
     sink.complete(&format!("INSERT 0 {count}"))
 }
@@ -355,6 +351,46 @@ fn update_targets(
     Ok(targets)
 }
 
+/// Sends the RETURNING values computed from `row`, if there is a RETURNING list.
+fn emit_returning(
+    returning: &Option<Returning>,
+    row: &[Datum],
+    host: &mut ExecHost,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    let Some(r) = returning else { return Ok(()) };
+    let out = r.exprs.iter().map(|e| eval(e, row, host)).collect::<Result<Vec<_>>>()?;
+    sink.row(&out)
+}
+
+/// A row an UPDATE/DELETE found: address, tuple bytes, values.
+type FoundRow = (sluice_common::ItemPointer, Vec<u8>, Vec<Datum>);
+
+/// next_batch -- refills `batch` with up to 256 visible rows satisfying
+/// `qual`; false once the scan is exhausted. Rows are collected before any is
+/// changed; the scan holds no page lock between calls, so changing them while
+/// it stays open is safe.
+fn next_batch(
+    scan: &mut HeapScan,
+    desc: &sluice_access::common::TupleDesc,
+    types: &[SqlType],
+    qual: Option<&Expr>,
+    host: &mut ExecHost,
+    batch: &mut Vec<FoundRow>,
+) -> Result<bool> {
+    batch.clear();
+    while let Some((tid, tuple)) = scan.next_tuple()? {
+        let row = deform_row(desc, types, tuple)?;
+        if qual.map_or(Ok(true), |q| eval_qual(q, &row, host))? {
+            batch.push((tid, tuple.to_vec(), row));
+        }
+        if batch.len() >= 256 {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 /// The WHERE clause of an UPDATE/DELETE (true when absent).
 fn dml_qual(clause: Option<&Node>, scope: &Scope, host: &mut PlanHost) -> Result<Option<Expr>> {
     host.agg_clause = Some("WHERE");
@@ -406,20 +442,7 @@ pub fn update(
     let mut count = 0u64;
     let mut batch = Vec::new();
     loop {
-        // Collect a page's worth of matching rows, then change them: the scan
-        // itself holds no lock, so changing rows while it is open is safe.
-        batch.clear();
-        let mut more = false;
-        while let Some((tid, tuple)) = scan.next_tuple()? {
-            let row = deform_row(&desc, &types, tuple)?;
-            if qual.as_ref().map_or(Ok(true), |q| eval_qual(q, &row, &mut host))? {
-                batch.push((tid, tuple.to_vec(), row));
-            }
-            if batch.len() >= 256 {
-                more = true;
-                break;
-            }
-        }
+        let more = next_batch(&mut scan, &desc, &types, qual.as_ref(), &mut host, &mut batch)?;
         for (tid, tuple, _) in &batch {
             let mut new_row = None;
             let changed: Option<_> = update_row::<SqlError>(
@@ -446,13 +469,8 @@ pub fn update(
             )?;
             if changed.is_some() {
                 count += 1;
-                if let (Some(r), Some(row)) = (&returning, &new_row) {
-                    let out = r
-                        .exprs
-                        .iter()
-                        .map(|e| eval(e, row, &mut host))
-                        .collect::<Result<Vec<_>>>()?;
-                    sink.row(&out)?;
+                if let Some(row) = &new_row {
+                    emit_returning(&returning, row, &mut host, sink)?;
                 }
             }
         }
@@ -504,33 +522,15 @@ pub fn delete(
     let mut count = 0u64;
     let mut batch = Vec::new();
     loop {
-        batch.clear();
-        let mut more = false;
-        while let Some((tid, tuple)) = scan.next_tuple()? {
-            let row = deform_row(&desc, &types, tuple)?;
-            if qual.as_ref().map_or(Ok(true), |q| eval_qual(q, &row, &mut host))? {
-                batch.push((tid, row));
-            }
-            if batch.len() >= 256 {
-                more = true;
-                break;
-            }
-        }
-        for (tid, row) in &batch {
+        let more = next_batch(&mut scan, &desc, &types, qual.as_ref(), &mut host, &mut batch)?;
+        for (tid, _, row) in &batch {
             let still_qualifies = |version: &[u8]| -> Result<bool> {
                 let row = deform_row(&desc, &types, version)?;
                 qual.as_ref().map_or(Ok(true), |q| eval_qual(q, &row, &mut host))
             };
             if delete_row::<SqlError>(engine, &heap, txn, *tid, still_qualifies, &interrupted)? {
                 count += 1;
-                if let Some(r) = &returning {
-                    let out = r
-                        .exprs
-                        .iter()
-                        .map(|e| eval(e, row, &mut host))
-                        .collect::<Result<Vec<_>>>()?;
-                    sink.row(&out)?;
-                }
+                emit_returning(&returning, row, &mut host, sink)?;
             }
         }
         if !more {

@@ -218,34 +218,28 @@ impl<'e> Series<'e> {
         Series { args: (start, stop, step), ty, state: None, done: false }
     }
 
+    /// The integer `n` in the series' type.
+    fn constant(&self, n: i32) -> Result<Datum> {
+        Ok(sluice_types::cast(
+            &Datum::Int4(n),
+            SqlType::Int4,
+            self.ty,
+            -1,
+            false,
+            &Default::default(),
+        )?)
+    }
+
     fn init(&mut self, host: &mut ExecHost) -> Result<()> {
         let start = eval(self.args.0, &[], host)?;
         let stop = eval(self.args.1, &[], host)?;
         let step = match self.args.2 {
             Some(e) => eval(e, &[], host)?,
-            None => sluice_types::cast(
-                &Datum::Int4(1),
-                SqlType::Int4,
-                self.ty,
-                -1,
-                false,
-                &Default::default(),
-            )?,
+            None => self.constant(1)?,
         };
         if start.is_null() || stop.is_null() || step.is_null() {
             self.done = true;
-        } else if cmp(
-            &step,
-            &sluice_types::cast(
-                &Datum::Int4(0),
-                SqlType::Int4,
-                self.ty,
-                -1,
-                false,
-                &Default::default(),
-            )?,
-        ) == Ordering::Equal
-        {
+        } else if cmp(&step, &self.constant(0)?) == Ordering::Equal {
             return Err(SqlError::new("22023", "step size cannot equal zero"));
         }
         self.state = Some((start, stop, step));

@@ -290,28 +290,13 @@ impl Page {
                 (self.max_offset() + 1, self.lower() + ITEM_ID_SIZE)
             }
         };
-        let size = maxalign(item.len());
-        if lower > self.upper() || self.upper() - lower < size {
-            return None;
-        }
-        let upper = self.upper() - size;
-        self.bytes[upper..upper + item.len()].copy_from_slice(item);
-        self.bytes[upper + item.len()..upper + size].fill(0);
-        self.set_item_id(off, ItemId::normal(upper as u16, item.len() as u16));
-        self.set_lower(lower);
-        self.set_upper(upper);
-        Some(off)
+        self.place_item(off, lower, item).then_some(off)
     }
 
-    /// add_item_at -- stores `item` at exactly line pointer `off`, which must be
-    /// unused or one past the end. Redo uses this to put a tuple back where the
-    /// original operation put it. Returns false if it does not fit.
-    pub fn add_item_at(&mut self, off: OffsetNumber, item: &[u8]) -> bool {
-        let max = self.max_offset();
-        if off < FIRST_OFFSET || off > max + 1 || (off <= max && self.item_id(off).is_used()) {
-            return false;
-        }
-        let lower = if off == max + 1 { self.lower() + ITEM_ID_SIZE } else { self.lower() };
+    /// Copies `item` below `pd_upper` (MAXALIGNed, padding zeroed) and points
+    /// line pointer `off` at it, with the line pointer array ending at `lower`.
+    /// False, changing nothing, if it does not fit.
+    fn place_item(&mut self, off: OffsetNumber, lower: usize, item: &[u8]) -> bool {
         let size = maxalign(item.len());
         if lower > self.upper() || self.upper() - lower < size {
             return false;
@@ -323,6 +308,18 @@ impl Page {
         self.set_lower(lower);
         self.set_upper(upper);
         true
+    }
+
+    /// add_item_at -- stores `item` at exactly line pointer `off`, which must be
+    /// unused or one past the end. Redo uses this to put a tuple back where the
+    /// original operation put it. Returns false if it does not fit.
+    pub fn add_item_at(&mut self, off: OffsetNumber, item: &[u8]) -> bool {
+        let max = self.max_offset();
+        if off < FIRST_OFFSET || off > max + 1 || (off <= max && self.item_id(off).is_used()) {
+            return false;
+        }
+        let lower = if off == max + 1 { self.lower() + ITEM_ID_SIZE } else { self.lower() };
+        self.place_item(off, lower, item)
     }
 
     /// repair_fragmentation -- moves every normal item to the end of the page so the
