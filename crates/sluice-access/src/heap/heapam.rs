@@ -272,36 +272,77 @@ pub fn heap_delete(
     interrupted: &dyn Fn() -> bool,
 ) -> Result<TmResult<()>> {
     let xid = txn.assign_xid();
+    with_changeable_version(
+        engine,
+        rel,
+        txn,
+        tid,
+        LockWaitPolicy::Block,
+        interrupted,
+        |txn, page| {
+            let cid =
+                cid_for_delete(txn, page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?, xid)?;
+            let item = page.item_mut(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
+            stamp_xmax(item, xid, cid, tid, true)?;
+            let change = HeaderChange::capture(tid.offset, item)?;
+            note_prunable(page, xid);
+            log_header_change(engine, rel, page, tid, xid, XLOG_HEAP_DELETE, change)
+        },
+    )
+}
+
+/// with_changeable_version -- locks `tid`'s page exclusively and runs `change`
+/// once the version there may be changed by `txn`: a running holder is waited
+/// for (or, unless `policy` is Block, reported as `WouldBlock`), and a version
+/// `txn` may not change is reported as its `TmFailure`.
+#[allow(clippy::too_many_arguments)]
+fn with_changeable_version<T>(
+    engine: &Engine,
+    rel: &HeapRelation,
+    txn: &mut Transaction,
+    tid: ItemPointer,
+    policy: LockWaitPolicy,
+    interrupted: &dyn Fn() -> bool,
+    change: impl FnOnce(&mut Transaction, &mut BufferWriteGuard<'_>) -> Result<T>,
+) -> Result<TmResult<T>> {
     loop {
         let buffer = engine.pool().read_buffer(tag_of(rel, tid.block))?;
         let mut page = buffer.write();
         match check_target(engine, buffer.tag(), &mut page, tid, txn)? {
             Err(failure) => return Ok(Err(failure)),
+            Ok(Some(_)) if policy != LockWaitPolicy::Block => {
+                return Ok(Err(TmFailure::WouldBlock))
+            }
             Ok(Some(holder)) => {
                 drop(page);
                 drop(buffer);
                 wait_for(txn, holder, interrupted)?;
-                continue;
             }
-            Ok(None) => {}
+            Ok(None) => return change(txn, &mut page).map(Ok),
         }
-        let cid = cid_for_delete(txn, page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?, xid)?;
-        let item = page.item_mut(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
-        stamp_xmax(item, xid, cid, tid, true)?;
-        let change = HeaderChange::capture(tid.offset, item)?;
-        note_prunable(&mut page, xid);
-        page.mark_dirty();
-        let end = engine.wal().insert(
-            &RecordBuilder::new(RmgrId::Heap, XLOG_HEAP_DELETE, xid)
-                .with_main_data(change.encode())
-                .with_block(
-                    BlockRef::new(0, rel.locator, ForkNumber::Main, tid.block)
-                        .with_page(page.as_bytes(), page.hole()),
-                ),
-        )?;
-        page.set_lsn(end);
-        return Ok(Ok(()));
     }
+}
+
+/// Marks the page dirty, logs `change` of the tuple at `tid` as record `info`,
+/// and stamps the page LSN.
+fn log_header_change(
+    engine: &Engine,
+    rel: &HeapRelation,
+    page: &mut BufferWriteGuard<'_>,
+    tid: ItemPointer,
+    xid: Xid,
+    info: u8,
+    change: HeaderChange,
+) -> Result<()> {
+    page.mark_dirty();
+    let end = engine.wal().insert(
+        &RecordBuilder::new(RmgrId::Heap, info, xid).with_main_data(change.encode()).with_block(
+            BlockRef::new(0, rel.locator, ForkNumber::Main, tid.block)
+                .with_page(page.as_bytes(), page.hole()),
+        ),
+    )?;
+    page.set_lsn(end);
+    Ok(())
 }
 
 /// heap_update -- replaces the version at `otid` with `tuple` (formed by
@@ -432,44 +473,18 @@ pub fn heap_lock_tuple(
     interrupted: &dyn Fn() -> bool,
 ) -> Result<TmResult<()>> {
     let xid = txn.assign_xid();
-    loop {
-        let buffer = engine.pool().read_buffer(tag_of(rel, tid.block))?;
-        let mut page = buffer.write();
-        match check_target(engine, buffer.tag(), &mut page, tid, txn)? {
-            Err(failure) => return Ok(Err(failure)),
-            Ok(Some(_)) if policy != LockWaitPolicy::Block => {
-                return Ok(Err(TmFailure::WouldBlock))
-            }
-            Ok(Some(holder)) => {
-                drop(page);
-                drop(buffer);
-                wait_for(txn, holder, interrupted)?;
-                continue;
-            }
-            Ok(None) => {}
-        }
+    with_changeable_version(engine, rel, txn, tid, policy, interrupted, |_, page| {
         let item = page.item_mut(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
         let hdr = HeapTupleHeader::new(&*item)?;
         if hdr.xmax() == xid && hdr.xmax_is_locked_only() && !hdr.xmax_invalid() {
-            return Ok(Ok(()));
+            return Ok(());
         }
         let keep_cid = (hdr.cid(), hdr.infomask() & HEAP_COMBOCID != 0);
         stamp_xmax(item, xid, keep_cid, tid, false)?;
-        let mut hdr = HeapTupleHeader::new(&mut *item)?;
-        hdr.set_hint(HEAP_XMAX_EXCL_LOCK | HEAP_XMAX_LOCK_ONLY);
+        HeapTupleHeader::new(&mut *item)?.set_hint(HEAP_XMAX_EXCL_LOCK | HEAP_XMAX_LOCK_ONLY);
         let change = HeaderChange::capture(tid.offset, item)?;
-        page.mark_dirty();
-        let end = engine.wal().insert(
-            &RecordBuilder::new(RmgrId::Heap, XLOG_HEAP_LOCK, xid)
-                .with_main_data(change.encode())
-                .with_block(
-                    BlockRef::new(0, rel.locator, ForkNumber::Main, tid.block)
-                        .with_page(page.as_bytes(), page.hole()),
-                ),
-        )?;
-        page.set_lsn(end);
-        return Ok(Ok(()));
-    }
+        log_header_change(engine, rel, page, tid, xid, XLOG_HEAP_LOCK, change)
+    })
 }
 
 /// heap_fetch -- the version at `tid` if it is visible to `ctx`'s snapshot.
