@@ -48,6 +48,10 @@ pub fn deform_row_projected(
     tuple: &[u8],
     needed: &[bool],
 ) -> Result<Vec<Datum>> {
+    if !needed.contains(&true) {
+        // count(*) and friends: nothing to decode at all.
+        return Ok(vec![Datum::Null; types.len()]);
+    }
     let raw = deform_tuple(desc, tuple).map_err(|e| SqlError::new(e.sqlstate(), e.to_string()))?;
     raw.iter()
         .zip(types)
