@@ -18,13 +18,15 @@ use crate::expr::{
 };
 use crate::session::ExecParts;
 use crate::sink::{OutputColumn, QuerySink};
-use pg_query::protobuf::{DeleteStmt, InsertStmt, Node, UpdateStmt};
+use pg_query::protobuf::{DeleteStmt, InsertStmt, Node, RangeVar, UpdateStmt};
 use pg_query::NodeEnum;
 use sluice_access::heap::epq::{delete_row, update_row};
 use sluice_access::heap::heapam::heap_insert;
 use sluice_access::heap::scan::HeapScan;
 use sluice_access::heap::visibility::VisibilityContext;
+use sluice_access::Engine;
 use sluice_txn::lmgr::LockMode;
+use sluice_txn::Transaction;
 use sluice_types::{Datum, SqlType};
 
 fn position(location: i32) -> Option<u32> {
@@ -400,34 +402,48 @@ fn dml_qual(clause: Option<&Node>, scope: &Scope, host: &mut PlanHost) -> Result
     qual
 }
 
-/// UPDATE.
-pub fn update(
-    parts: &mut ExecParts,
-    stmt: &UpdateStmt,
-    params: Option<Vec<Datum>>,
-    param_types: &mut Vec<Option<SqlType>>,
-    sink: &mut dyn QuerySink,
-) -> Result<()> {
-    if !stmt.from_clause.is_empty() {
-        return Err(SqlError::unsupported("UPDATE ... FROM is not supported yet"));
-    }
-    let rv = stmt.relation.as_ref().ok_or_else(|| SqlError::internal("UPDATE without a table"))?;
+/// The table an UPDATE/DELETE changes (locked RowExclusive) and its scope.
+fn open_target(parts: &mut ExecParts, rv: Option<&RangeVar>) -> Result<(RelationDesc, Scope)> {
+    let rv = rv.ok_or_else(|| SqlError::internal("UPDATE/DELETE without a table"))?;
     let rel = open_relation(parts, rv, LockMode::RowExclusive)?;
     let alias = rv.alias.as_ref().map_or_else(|| rel.name.clone(), |a| a.aliasname.clone());
     let scope = relation_scope(&rel, &alias);
-    let mut plan_host = PlanHost::new(param_types);
-    let targets = update_targets(&rel, &stmt.target_list, &scope, &mut plan_host)?;
-    let qual = dml_qual(stmt.where_clause.as_deref(), &scope, &mut plan_host)?;
-    let returning = analyze_returning(
-        stmt.returning_clause.as_ref().map_or(&[][..], |r| &r.exprs[..]),
-        &scope,
-        &mut plan_host,
-    )?;
+    Ok((rel, scope))
+}
+
+/// The WHERE clause and RETURNING list of an UPDATE/DELETE; announces the
+/// RETURNING columns to `sink`.
+fn where_and_returning(
+    where_clause: Option<&Node>,
+    returning: Option<&pg_query::protobuf::ReturningClause>,
+    scope: &Scope,
+    host: &mut PlanHost,
+    sink: &mut dyn QuerySink,
+) -> Result<(Option<Expr>, Option<Returning>)> {
+    let qual = dml_qual(where_clause, scope, host)?;
+    let returning = analyze_returning(returning.map_or(&[][..], |r| &r.exprs[..]), scope, host)?;
     if let Some(r) = &returning {
         sink.columns(&r.columns)?;
     }
-    // Without bound values the statement is only being described.
-    let Some(params) = params else { return Ok(()) };
+    Ok((qual, returning))
+}
+
+/// for_each_match -- scans `rel` under the statement's snapshot and calls
+/// `apply` for every row satisfying `qual`, with the transaction and the
+/// evaluation host it may use to change the row.
+fn for_each_match(
+    parts: &mut ExecParts,
+    rel: &RelationDesc,
+    qual: Option<&Expr>,
+    params: Vec<Datum>,
+    mut apply: impl FnMut(
+        &Engine,
+        &mut Transaction,
+        &mut ExecHost,
+        &FoundRow,
+        &dyn Fn() -> bool,
+    ) -> Result<()>,
+) -> Result<()> {
     let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
     let ExecParts { engine, txn, env } = parts;
     let ctx = VisibilityContext {
@@ -439,45 +455,79 @@ pub fn update(
     let interrupts = host.interrupts();
     let interrupted = move || interrupts().is_err();
     let mut scan = HeapScan::begin(engine, &heap, ctx)?;
-    let mut count = 0u64;
     let mut batch = Vec::new();
     loop {
-        let more = next_batch(&mut scan, &desc, &types, qual.as_ref(), &mut host, &mut batch)?;
-        for (tid, tuple, _) in &batch {
+        let more = next_batch(&mut scan, &desc, &types, qual, &mut host, &mut batch)?;
+        for found in &batch {
+            apply(engine, txn, &mut host, found, &interrupted)?;
+        }
+        if !more {
+            return Ok(());
+        }
+    }
+}
+
+/// UPDATE.
+pub fn update(
+    parts: &mut ExecParts,
+    stmt: &UpdateStmt,
+    params: Option<Vec<Datum>>,
+    param_types: &mut Vec<Option<SqlType>>,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    if !stmt.from_clause.is_empty() {
+        return Err(SqlError::unsupported("UPDATE ... FROM is not supported yet"));
+    }
+    let (rel, scope) = open_target(parts, stmt.relation.as_ref())?;
+    let mut plan_host = PlanHost::new(param_types);
+    let targets = update_targets(&rel, &stmt.target_list, &scope, &mut plan_host)?;
+    let (qual, returning) = where_and_returning(
+        stmt.where_clause.as_deref(),
+        stmt.returning_clause.as_ref(),
+        &scope,
+        &mut plan_host,
+        sink,
+    )?;
+    // Without bound values the statement is only being described.
+    let Some(params) = params else { return Ok(()) };
+    let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
+    let mut count = 0u64;
+    for_each_match(
+        parts,
+        &rel,
+        qual.as_ref(),
+        params,
+        |engine, txn, host, (tid, tuple, _), interrupted| {
             let mut new_row = None;
-            let changed: Option<_> = update_row::<SqlError>(
+            let changed = update_row::<SqlError>(
                 engine,
                 &heap,
                 txn,
                 *tid,
                 |version| {
                     let old = deform_row(&desc, &types, version)?;
-                    if !qual.as_ref().map_or(Ok(true), |q| eval_qual(q, &old, &mut host))? {
+                    if !qual.as_ref().map_or(Ok(true), |q| eval_qual(q, &old, host))? {
                         return Ok(None);
                     }
                     let mut row = old.clone();
                     for (index, expr) in &targets {
-                        row[*index] = eval(expr, &old, &mut host)?;
+                        row[*index] = eval(expr, &old, host)?;
                     }
-                    check_not_null(&rel, &row, &host)?;
+                    check_not_null(&rel, &row, host)?;
                     let formed = form_row(&desc, &types, &row);
                     new_row = Some(row);
                     Ok(Some(formed))
                 },
                 tuple,
-                &interrupted,
+                interrupted,
             )?;
-            if changed.is_some() {
+            if let (Some(_), Some(row)) = (changed, &new_row) {
                 count += 1;
-                if let Some(row) = &new_row {
-                    emit_returning(&returning, row, &mut host, sink)?;
-                }
+                emit_returning(&returning, row, host, sink)?;
             }
-        }
-        if !more {
-            break;
-        }
-    }
+            Ok(())
+        },
+    )?;
     sink.complete(&format!("UPDATE {count}"))
 }
 
@@ -492,50 +542,34 @@ pub fn delete(
     if !stmt.using_clause.is_empty() {
         return Err(SqlError::unsupported("DELETE ... USING is not supported yet"));
     }
-    let rv = stmt.relation.as_ref().ok_or_else(|| SqlError::internal("DELETE without a table"))?;
-    let rel = open_relation(parts, rv, LockMode::RowExclusive)?;
-    let alias = rv.alias.as_ref().map_or_else(|| rel.name.clone(), |a| a.aliasname.clone());
-    let scope = relation_scope(&rel, &alias);
+    let (rel, scope) = open_target(parts, stmt.relation.as_ref())?;
     let mut plan_host = PlanHost::new(param_types);
-    let qual = dml_qual(stmt.where_clause.as_deref(), &scope, &mut plan_host)?;
-    let returning = analyze_returning(
-        stmt.returning_clause.as_ref().map_or(&[][..], |r| &r.exprs[..]),
+    let (qual, returning) = where_and_returning(
+        stmt.where_clause.as_deref(),
+        stmt.returning_clause.as_ref(),
         &scope,
         &mut plan_host,
+        sink,
     )?;
-    if let Some(r) = &returning {
-        sink.columns(&r.columns)?;
-    }
-    // Without bound values the statement is only being described.
     let Some(params) = params else { return Ok(()) };
     let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
-    let ExecParts { engine, txn, env } = parts;
-    let ctx = VisibilityContext {
-        snapshot: txn.snapshot(),
-        mgr: engine.txns(),
-        combocids: txn.combocids(),
-    };
-    let mut host = ExecHost::new(env, params, ctx.clone());
-    let interrupts = host.interrupts();
-    let interrupted = move || interrupts().is_err();
-    let mut scan = HeapScan::begin(engine, &heap, ctx)?;
     let mut count = 0u64;
-    let mut batch = Vec::new();
-    loop {
-        let more = next_batch(&mut scan, &desc, &types, qual.as_ref(), &mut host, &mut batch)?;
-        for (tid, _, row) in &batch {
+    for_each_match(
+        parts,
+        &rel,
+        qual.as_ref(),
+        params,
+        |engine, txn, host, (tid, _, row), interrupted| {
             let still_qualifies = |version: &[u8]| -> Result<bool> {
                 let row = deform_row(&desc, &types, version)?;
-                qual.as_ref().map_or(Ok(true), |q| eval_qual(q, &row, &mut host))
+                qual.as_ref().map_or(Ok(true), |q| eval_qual(q, &row, host))
             };
-            if delete_row::<SqlError>(engine, &heap, txn, *tid, still_qualifies, &interrupted)? {
+            if delete_row::<SqlError>(engine, &heap, txn, *tid, still_qualifies, interrupted)? {
                 count += 1;
-                emit_returning(&returning, row, &mut host, sink)?;
+                emit_returning(&returning, row, host, sink)?;
             }
-        }
-        if !more {
-            break;
-        }
-    }
+            Ok(())
+        },
+    )?;
     sink.complete(&format!("DELETE {count}"))
 }
