@@ -1,12 +1,14 @@
 //! SQL: from query text to results.
 //!
 //! * [`parser`] — PostgreSQL's grammar via `pg_query`.
+//! * [`activity`] — what every session is doing (`pg_stat_activity`).
 //! * [`catalog`] — the system catalogs as heap tables, bootstrap, relation lookup.
 //! * [`expr`] — typed expressions: analysis from parse trees, coercion, evaluation.
 //! * `executor` — planning and running SELECT/INSERT/UPDATE/DELETE.
 //! * `commands` — utility statements: transactions, SET/SHOW, CREATE/DROP TABLE.
 //! * [`session`] — a client session and its transaction block state machine.
 
+pub mod activity;
 pub mod catalog;
 mod commands;
 mod error;

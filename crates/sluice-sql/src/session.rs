@@ -25,6 +25,7 @@
 //! Files created by a transaction are removed if it aborts, files of dropped
 //! relations only once it commits (PostgreSQL's pending deletes).
 
+use crate::activity::{Activity, ActivityTable};
 use crate::catalog::schema::{PG_CATALOG_NAMESPACE, PG_DATABASE, PUBLIC_NAMESPACE};
 use crate::error::{Result, SqlError};
 use crate::parser::{parse, RawStatement};
@@ -44,6 +45,8 @@ pub struct Instance {
     pub engine: Arc<Engine>,
     /// Server-wide settings.
     pub config: Arc<GlobalConfig>,
+    /// What every session is doing (`pg_stat_activity`).
+    pub activity: ActivityTable,
 }
 
 /// Checks for cancel, terminate and timeouts (PostgreSQL's CHECK_FOR_INTERRUPTS).
@@ -128,6 +131,8 @@ pub(crate) struct SessionEnv<'a> {
     pub txn_start: i64,
     /// Interrupt check.
     pub interrupts: &'a InterruptCheck,
+    /// Every session's activity.
+    pub activity: &'a ActivityTable,
 }
 
 /// Microseconds between the Unix epoch and PostgreSQL's (2000-01-01).
@@ -168,6 +173,20 @@ impl Session {
             pid,
         };
         session.database = session.find_database(database)?;
+        let now = now_timestamptz();
+        session.instance.activity.publish(Activity {
+            pid,
+            proc: session.backend.proc(),
+            database: (session.database, database.to_string()),
+            user: user.to_string(),
+            application_name: String::new(),
+            state: "idle",
+            backend_start: now,
+            xact_start: None,
+            query_start: None,
+            state_change: now,
+            query: String::new(),
+        });
         Ok(session)
     }
 
@@ -201,6 +220,13 @@ impl Session {
     /// simple_query -- runs every statement of `sql` (the simple query
     /// protocol). Returns the number of statements; zero means an empty query.
     pub fn simple_query(&mut self, sql: &str, sink: &mut dyn QuerySink) -> Result<usize> {
+        let result = self.run_query_string(sql, sink);
+        self.report_idle();
+        result
+    }
+
+    fn run_query_string(&mut self, sql: &str, sink: &mut dyn QuerySink) -> Result<usize> {
+        self.report_active(sql);
         let statements = match parse(sql) {
             Ok(s) => s,
             Err(e) => return Err(self.fail(e)),
@@ -212,6 +238,34 @@ impl Session {
         }
         self.end_implicit(true)?;
         Ok(statements.len())
+    }
+
+    /// Publishes that `query` is running.
+    pub fn report_active(&mut self, query: &str) {
+        let now = now_timestamptz();
+        let application_name = self.settings.get_str("application_name").to_string();
+        self.instance.activity.update(self.pid, |a| {
+            a.state = "active";
+            a.query = query.to_string();
+            a.query_start = Some(now);
+            a.state_change = now;
+            a.application_name = application_name;
+        });
+    }
+
+    /// Publishes that the session waits for the client, in or out of a transaction.
+    pub fn report_idle(&mut self) {
+        let (state, xact_start) = match self.block {
+            Block::Idle | Block::Implicit(_) => ("idle", None),
+            Block::Explicit(_) => ("idle in transaction", Some(self.txn_start)),
+            Block::Failed(_) => ("idle in transaction (aborted)", Some(self.txn_start)),
+        };
+        let now = now_timestamptz();
+        self.instance.activity.update(self.pid, |a| {
+            a.state = state;
+            a.xact_start = xact_start;
+            a.state_change = now;
+        });
     }
 
     /// run -- runs one parsed statement with bound parameter values. The caller
@@ -234,6 +288,8 @@ impl Session {
             ));
         }
         self.ensure_transaction();
+        let txn_start = self.txn_start;
+        self.instance.activity.update(self.pid, |a| a.xact_start = Some(txn_start));
         let result = self.dispatch(statement, params, sink);
         if let Some(txn) = self.current_txn() {
             txn.end_statement();
@@ -455,6 +511,7 @@ impl Session {
                 pid: self.pid,
                 txn_start: self.txn_start,
                 interrupts: &self.interrupts,
+                activity: &self.instance.activity,
             },
         })
     }
@@ -497,6 +554,7 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
+        self.instance.activity.remove(self.pid);
         if let Block::Implicit(txn) | Block::Explicit(txn) | Block::Failed(txn) =
             std::mem::replace(&mut self.block, Block::Idle)
         {

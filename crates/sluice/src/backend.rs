@@ -128,6 +128,7 @@ impl Backend {
         let (statement, params) = (portal.statement.clone(), portal.params.clone());
         let mut collector = Collector::default();
         if let Some(statement) = statement {
+            self.session.report_active(&statement.text);
             let result = self.session.run(&statement, &params, &mut collector);
             for notice in collector.notices.drain(..) {
                 out.notice(&pg_error(&notice, Severity::Notice))?;
@@ -300,6 +301,7 @@ impl sluice_server::Session for Backend {
 
     fn sync(&mut self) -> Result<(), PgError> {
         let result = self.session.end_implicit(true).map_err(error);
+        self.session.report_idle();
         if !matches!(self.session.status(), TxnStatus::InBlock | TxnStatus::Failed) {
             self.portals.clear();
         }

@@ -56,7 +56,10 @@ pub fn start(
         bootstrap::bootstrap_cluster(&engine).map_err(|e| format!("initdb failed: {e}"))?;
     }
     let listen = listen_address(&config);
-    Ok((Arc::new(Instance { engine, config: Arc::new(config) }), listen))
+    Ok((
+        Arc::new(Instance { engine, config: Arc::new(config), activity: Default::default() }),
+        listen,
+    ))
 }
 
 /// The engine's settings, from the GUCs of the same names.

@@ -93,3 +93,35 @@ fn acknowledged_rows_survive_kill_minus_nine() {
     let count: i64 = client.query_one("SELECT count(*) FROM log", &[]).unwrap().get(0);
     assert_eq!(count, acknowledged, "every acknowledged insert is present after recovery");
 }
+
+#[test]
+fn pg_stat_activity_shows_sessions_and_the_horizon_they_hold() {
+    let server = common::Server::start();
+    let mut holder = connect(&server);
+    let mut watcher = connect(&server);
+    let pid: i32 = holder.query_one("SELECT pg_backend_pid()", &[]).unwrap().get(0);
+    holder.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1").unwrap();
+    let row = watcher
+        .query_one(
+            "SELECT state, backend_xmin IS NOT NULL, query FROM pg_stat_activity WHERE pid = $1",
+            &[&pid],
+        )
+        .unwrap();
+    let (state, holds_xmin, query): (String, bool, String) = (row.get(0), row.get(1), row.get(2));
+    assert_eq!(state, "idle in transaction");
+    assert!(holds_xmin, "a REPEATABLE READ snapshot pins backend_xmin");
+    assert_eq!(query, "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1");
+    holder.batch_execute("COMMIT").unwrap();
+    let row = watcher
+        .query_one(
+            "SELECT state, backend_xmin IS NULL FROM pg_stat_activity WHERE pid = $1",
+            &[&pid],
+        )
+        .unwrap();
+    assert_eq!((row.get::<_, String>(0), row.get::<_, bool>(1)), ("idle".to_string(), true));
+    let me: String = watcher
+        .query_one("SELECT state FROM pg_stat_activity WHERE pid = pg_backend_pid()", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(me, "active");
+}

@@ -7,6 +7,7 @@ pub mod host;
 pub mod modify;
 pub mod plan;
 pub mod select;
+mod sysviews;
 
 use crate::error::Result;
 use crate::parser::RawStatement;

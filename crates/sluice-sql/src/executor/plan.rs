@@ -59,6 +59,8 @@ pub enum Plan {
     GenerateSeries { start: Expr, stop: Expr, step: Option<Expr>, ty: SqlType },
     /// Literal rows.
     Values(Vec<Vec<Expr>>),
+    /// Rows computed at planning time (system views).
+    Rows(Vec<Vec<Datum>>),
     /// Rows of `input` for which `qual` is true.
     Filter { input: Box<Plan>, qual: Expr, agg_offset: Option<usize> },
     /// Nested-loop join; the inner side is materialised once.
@@ -104,6 +106,7 @@ pub fn open<'e>(
             Box::new(Series::new(start, stop, step.as_ref(), *ty))
         }
         Plan::Values(rows) => Box::new(ValuesSource { rows, next: 0 }),
+        Plan::Rows(rows) => Box::new(Rows::new(rows.clone())),
         Plan::Filter { input, qual, agg_offset } => Box::new(FilterSource {
             input: open(input, engine, ctx)?,
             qual,

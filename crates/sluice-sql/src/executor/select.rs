@@ -273,6 +273,15 @@ fn plan_from_item(
     params: &mut Vec<Option<SqlType>>,
 ) -> Result<(Plan, Scope)> {
     match item.node.as_ref() {
+        Some(NodeEnum::RangeVar(rv)) if is_system_view(rv) => {
+            let view =
+                super::sysviews::lookup(&rv.relname, &parts.env, parts.engine).expect("checked");
+            let mut scope = Scope { columns: view.columns };
+            if let Some(alias) = &rv.alias {
+                scope.columns.iter_mut().for_each(|c| c.table = Some(alias.aliasname.clone()));
+            }
+            Ok((Plan::Rows(view.rows), scope))
+        }
         Some(NodeEnum::RangeVar(rv)) => {
             let rel = open_relation(parts, rv, LockMode::AccessShare)?;
             let alias = rv.alias.as_ref().map_or_else(|| rel.name.clone(), |a| a.aliasname.clone());
@@ -303,6 +312,11 @@ fn plan_from_item(
         }
         _ => Err(SqlError::unsupported("this kind of FROM item is not supported yet")),
     }
+}
+
+/// Whether `rv` names a system view computed from live state.
+fn is_system_view(rv: &protobuf::RangeVar) -> bool {
+    matches!(rv.schemaname.as_str(), "" | "pg_catalog") && rv.relname == "pg_stat_activity"
 }
 
 /// The scope of a table's columns under `alias`.
