@@ -125,3 +125,32 @@ fn pg_stat_activity_shows_sessions_and_the_horizon_they_hold() {
         .get(0);
     assert_eq!(me, "active");
 }
+
+#[test]
+fn pg_locks_shows_table_and_transaction_locks() {
+    let server = common::Server::start();
+    let mut writer = connect(&server);
+    let mut watcher = connect(&server);
+    writer.batch_execute("CREATE TABLE locked (id int)").unwrap();
+    let pid: i32 = writer.query_one("SELECT pg_backend_pid()", &[]).unwrap().get(0);
+    writer.batch_execute("BEGIN; INSERT INTO locked VALUES (1)").unwrap();
+    let rows = watcher
+        .query(
+            "SELECT locktype, mode, granted FROM pg_locks WHERE pid = $1 ORDER BY locktype",
+            &[&pid],
+        )
+        .unwrap();
+    let locks: Vec<(String, String, bool)> =
+        rows.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect();
+    assert_eq!(
+        locks,
+        vec![
+            ("relation".to_string(), "RowExclusiveLock".to_string(), true),
+            ("transactionid".to_string(), "ExclusiveLock".to_string(), true),
+        ]
+    );
+    writer.batch_execute("COMMIT").unwrap();
+    let left: i64 =
+        watcher.query_one("SELECT count(*) FROM pg_locks WHERE pid = $1", &[&pid]).unwrap().get(0);
+    assert_eq!(left, 0, "locks are released at commit");
+}

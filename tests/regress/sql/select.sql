@@ -12,3 +12,4 @@ SELECT 'abc'::int;
 SELECT 2147483647 + 1;
 SELECT pg_size_pretty(149::bigint * 1024 * 1024), pg_size_pretty(8192::bigint);
 SELECT coalesce(NULL, 'x'), NULL IS NULL AS is_null, 3 BETWEEN 1 AND 5 AS between_;
+SELECT count(*), max(i) FROM generate_series(1, 3) i WHERE i > 5;

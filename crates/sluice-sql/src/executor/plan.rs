@@ -71,8 +71,10 @@ pub enum Plan {
         qual: Option<Expr>,
         inner_width: usize,
     },
-    /// Grouping and aggregation.
-    Aggregate { input: Box<Plan>, keys: Vec<Expr>, aggs: Vec<AggCall> },
+    /// Grouping and aggregation; each output row is a group's first input row
+    /// (NULLs, `input_width` of them, for the one group of an empty input)
+    /// followed by the aggregate results.
+    Aggregate { input: Box<Plan>, keys: Vec<Expr>, aggs: Vec<AggCall>, input_width: usize },
     /// Computes output expressions.
     Project { input: Box<Plan>, exprs: Vec<Expr>, agg_offset: Option<usize> },
     /// Removes duplicate rows (compares the first `width` columns).
@@ -123,10 +125,11 @@ pub fn open<'e>(
             pos: 0,
             matched: false,
         }),
-        Plan::Aggregate { input, keys, aggs } => Box::new(AggregateSource {
+        Plan::Aggregate { input, keys, aggs, input_width } => Box::new(AggregateSource {
             input: Some(open(input, engine, ctx)?),
             keys,
             aggs,
+            input_width: *input_width,
             groups: Vec::new(),
             pos: 0,
         }),
@@ -479,6 +482,7 @@ struct AggregateSource<'e> {
     input: Option<Box<dyn RowSource + 'e>>,
     keys: &'e [Expr],
     aggs: &'e [AggCall],
+    input_width: usize,
     groups: Vec<Vec<Datum>>,
     pos: usize,
 }
@@ -538,7 +542,7 @@ impl AggregateSource<'_> {
                 first = Some(row);
             }
         }
-        let mut out = first.unwrap_or_default();
+        let mut out = first.unwrap_or_else(|| vec![Datum::Null; self.input_width]);
         for state in &states {
             out.push(state.finish()?);
         }
@@ -552,7 +556,8 @@ impl AggregateSource<'_> {
         rows: &[(Vec<Datum>, Vec<Datum>)],
         host: &mut ExecHost,
     ) -> Result<Vec<Datum>> {
-        let mut out = rows.first().map(|r| r.1.clone()).unwrap_or_default();
+        let mut out =
+            rows.first().map_or_else(|| vec![Datum::Null; self.input_width], |r| r.1.clone());
         for agg in self.aggs {
             let input_type = agg.arg.as_ref().map_or(SqlType::Int8, Expr::ty);
             let mut state = AggState::new(agg.kind, input_type)?;
@@ -671,7 +676,7 @@ pub fn prune_scan_columns(plan: &mut Plan) {
                 mark_columns(qual, &mut needed);
                 input
             }
-            Plan::Aggregate { input, keys, aggs } => {
+            Plan::Aggregate { input, keys, aggs, .. } => {
                 keys.iter()
                     .chain(aggs.iter().filter_map(|a| a.arg.as_ref()))
                     .for_each(|e| mark_columns(e, &mut needed));

@@ -68,6 +68,7 @@ pub fn plan_select(
             input: Box::new(plan),
             keys: group_keys,
             aggs: std::mem::take(&mut host.aggs),
+            input_width: scope.columns.len(),
         };
         if let Some(qual) = having {
             plan = Plan::Filter { input: Box::new(plan), qual, agg_offset };
@@ -316,7 +317,8 @@ fn plan_from_item(
 
 /// Whether `rv` names a system view computed from live state.
 fn is_system_view(rv: &protobuf::RangeVar) -> bool {
-    matches!(rv.schemaname.as_str(), "" | "pg_catalog") && rv.relname == "pg_stat_activity"
+    matches!(rv.schemaname.as_str(), "" | "pg_catalog")
+        && super::sysviews::SYSTEM_VIEWS.contains(&rv.relname.as_str())
 }
 
 /// The scope of a table's columns under `alias`.

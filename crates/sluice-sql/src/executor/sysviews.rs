@@ -20,8 +20,136 @@ pub struct ViewRows {
 pub fn lookup(name: &str, env: &SessionEnv, engine: &Engine) -> Option<ViewRows> {
     match name {
         "pg_stat_activity" => Some(pg_stat_activity(env, engine)),
+        "pg_locks" => Some(pg_locks(engine)),
+        "pg_settings" => Some(pg_settings(env)),
         _ => None,
     }
+}
+
+/// The names `lookup` answers for.
+pub const SYSTEM_VIEWS: [&str; 3] = ["pg_stat_activity", "pg_locks", "pg_settings"];
+
+fn opt_oid(v: Option<u32>) -> Datum {
+    v.map_or(Datum::Null, Datum::Oid)
+}
+
+fn opt_text(v: Option<impl Into<String>>) -> Datum {
+    v.map_or(Datum::Null, |s| Datum::Text(s.into()))
+}
+
+/// `pg_locks`: every granted and awaited heavyweight lock.
+fn pg_locks(engine: &Engine) -> ViewRows {
+    use SqlType::*;
+    let cols = columns(
+        "pg_locks",
+        &[
+            ("locktype", Text),
+            ("database", Oid),
+            ("relation", Oid),
+            ("page", Int4),
+            ("tuple", Int2),
+            ("virtualxid", Text),
+            ("transactionid", Text),
+            ("classid", Oid),
+            ("objid", Oid),
+            ("objsubid", Int2),
+            ("virtualtransaction", Text),
+            ("pid", Int4),
+            ("mode", Text),
+            ("granted", Bool),
+            ("fastpath", Bool),
+            ("waitstart", TimestampTz),
+        ],
+    );
+    let rows = engine
+        .txns()
+        .lock_manager()
+        .locks()
+        .into_iter()
+        .map(|l| {
+            let waitstart = l
+                .waitstart
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| Datum::TimestampTz(d.as_micros() as i64 - 946_684_800_000_000));
+            vec![
+                Datum::Text(l.tag.locktype().into()),
+                opt_oid(l.tag.database()),
+                opt_oid(l.tag.relation()),
+                l.tag.page().map_or(Datum::Null, |p| Datum::Int4(p as i32)),
+                l.tag.tuple().map_or(Datum::Null, |t| Datum::Int2(t as i16)),
+                Datum::Null,
+                opt_text(l.tag.transactionid().map(|x| x.0.to_string())),
+                opt_oid(l.tag.classid()),
+                opt_oid(l.tag.objid()),
+                l.tag.objsubid().map_or(Datum::Null, |o| Datum::Int2(o as i16)),
+                Datum::Null,
+                Datum::Int4(l.owner.pid as i32),
+                Datum::Text(l.mode.name().into()),
+                Datum::Bool(l.granted),
+                Datum::Bool(l.fastpath),
+                waitstart.unwrap_or(Datum::Null),
+            ]
+        })
+        .collect();
+    ViewRows { columns: cols, rows }
+}
+
+/// `pg_settings`: every setting as the session sees it. `enumvals` (an
+/// array in PostgreSQL) is shown as PostgreSQL prints the array, `{a,b}`.
+fn pg_settings(env: &SessionEnv) -> ViewRows {
+    use SqlType::*;
+    let text = |n: &str| (n.to_string(), Text);
+    let mut list: Vec<(String, SqlType)> = [
+        "name",
+        "setting",
+        "unit",
+        "category",
+        "short_desc",
+        "extra_desc",
+        "context",
+        "vartype",
+        "source",
+        "min_val",
+        "max_val",
+        "enumvals",
+        "boot_val",
+        "reset_val",
+        "sourcefile",
+    ]
+    .iter()
+    .map(|n| text(n))
+    .collect();
+    list.push(("sourceline".into(), Int4));
+    list.push(("pending_restart".into(), Bool));
+    let named: Vec<(&str, SqlType)> = list.iter().map(|(n, t)| (n.as_str(), *t)).collect();
+    let cols = columns("pg_settings", &named);
+    let rows = env
+        .settings
+        .pg_settings()
+        .into_iter()
+        .map(|r| {
+            vec![
+                Datum::Text(r.name.into()),
+                Datum::Text(r.setting),
+                opt_text(r.unit),
+                Datum::Text(r.category.into()),
+                Datum::Text(r.short_desc.into()),
+                opt_text(r.extra_desc),
+                Datum::Text(r.context.into()),
+                Datum::Text(r.vartype.into()),
+                Datum::Text(r.source.into()),
+                opt_text(r.min_val),
+                opt_text(r.max_val),
+                opt_text(r.enumvals.map(|v| format!("{{{}}}", v.join(",")))),
+                opt_text(r.boot_val),
+                opt_text(r.reset_val),
+                opt_text(r.sourcefile),
+                r.sourceline.map_or(Datum::Null, Datum::Int4),
+                Datum::Bool(r.pending_restart),
+            ]
+        })
+        .collect();
+    ViewRows { columns: cols, rows }
 }
 
 fn columns(view: &str, list: &[(&str, SqlType)]) -> Vec<ScopeColumn> {
