@@ -331,6 +331,7 @@ impl Session {
             NodeEnum::VariableShowStmt(stmt) => commands::variable::show(self, stmt, sink),
             NodeEnum::CreateStmt(stmt) => commands::tablecmds::create_table(self, stmt, sink),
             NodeEnum::DropStmt(stmt) => commands::tablecmds::drop(self, stmt, sink),
+            NodeEnum::LockStmt(stmt) => commands::tablecmds::lock_table(self, stmt, sink),
             NodeEnum::CheckPointStmt(_) => {
                 self.instance.engine.checkpoint()?;
                 sink.complete("CHECKPOINT")
@@ -386,6 +387,11 @@ impl Session {
             self.txn_start = now_timestamptz();
             self.block = Block::Implicit(self.backend.begin(isolation));
         }
+    }
+
+    /// Whether an explicit transaction block (BEGIN) is open.
+    pub fn in_transaction_block(&self) -> bool {
+        matches!(self.block, Block::Explicit(_))
     }
 
     /// The running transaction, if any (not a failed one).

@@ -154,3 +154,30 @@ fn pg_locks_shows_table_and_transaction_locks() {
         watcher.query_one("SELECT count(*) FROM pg_locks WHERE pid = $1", &[&pid]).unwrap().get(0);
     assert_eq!(left, 0, "locks are released at commit");
 }
+
+#[test]
+fn lock_timeout_and_nowait_end_waits_with_55p03() {
+    let server = common::Server::start();
+    let mut holder = connect(&server);
+    let mut waiter = connect(&server);
+    holder.batch_execute("CREATE TABLE busy (id int)").unwrap();
+    holder.batch_execute("BEGIN; LOCK TABLE busy IN ACCESS EXCLUSIVE MODE").unwrap();
+    waiter.batch_execute("SET lock_timeout = '100ms'").unwrap();
+    let started = std::time::Instant::now();
+    let err = waiter.query("SELECT * FROM busy", &[]).unwrap_err();
+    let db = err.as_db_error().expect("server error");
+    assert_eq!(
+        (db.code().code(), db.message()),
+        ("55P03", "canceling statement due to lock timeout")
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    let err = waiter.batch_execute("BEGIN; LOCK TABLE busy IN SHARE MODE NOWAIT").unwrap_err();
+    let db = err.as_db_error().expect("server error");
+    assert_eq!(
+        (db.code().code(), db.message()),
+        ("55P03", "could not obtain lock on relation \"busy\"")
+    );
+    waiter.batch_execute("ROLLBACK").unwrap();
+    holder.batch_execute("COMMIT").unwrap();
+    waiter.batch_execute("SELECT * FROM busy").unwrap();
+}

@@ -15,10 +15,13 @@ use crate::catalog::{delete, insert, scan};
 use crate::error::{Result, SqlError};
 use crate::session::{ExecParts, Session};
 use crate::sink::QuerySink;
-use pg_query::protobuf::{ColumnDef, ConstrType, CreateStmt, DropStmt, ObjectType, RangeVar};
+use pg_query::protobuf::{
+    ColumnDef, ConstrType, CreateStmt, DropStmt, LockStmt, ObjectType, RangeVar,
+};
 use pg_query::NodeEnum;
 use sluice_common::{ForkNumber, Oid, RelFileLocator, DEFAULTTABLESPACE_OID};
-use sluice_txn::lmgr::{LockMode, LockTag, LockWaitParams};
+use sluice_guc::Settings;
+use sluice_txn::lmgr::{LockError, LockMode, LockTag, LockWaitParams};
 use sluice_types::{Datum, SqlType};
 
 /// PostgreSQL's limit on columns per table.
@@ -250,17 +253,66 @@ pub(crate) fn lock_relation(session: &mut Session, oid: Oid, mode: LockMode) -> 
 /// Takes a table lock under the statement's transaction; waits are interrupted
 /// by cancel and timeouts.
 pub(crate) fn lock_relation_in(parts: &mut ExecParts, oid: Oid, mode: LockMode) -> Result<()> {
+    lock_relation_with(parts, oid, mode, false, None)
+}
+
+/// lock_relation_with -- takes a table lock honouring `lock_timeout` and
+/// `deadlock_timeout`; `nowait` fails at once with 55P03 naming `name`.
+pub(crate) fn lock_relation_with(
+    parts: &mut ExecParts,
+    oid: Oid,
+    mode: LockMode,
+    nowait: bool,
+    name: Option<&str>,
+) -> Result<()> {
     let interrupts = parts.env.interrupts.clone();
     let interrupted = move || interrupts().is_err();
-    let params = LockWaitParams::new(&interrupted);
+    let mut params = LockWaitParams::new(&interrupted);
+    params.nowait = nowait;
+    params.lock_timeout = parts.env.settings.get_duration("lock_timeout").filter(|d| !d.is_zero());
+    if let Some(d) = parts.env.settings.get_duration("deadlock_timeout") {
+        params.deadlock_timeout = d;
+    }
     let tag = LockTag::Relation { database: parts.env.database, relation: oid };
     parts.txn.lock(tag, mode, &params).map_err(|e| match e {
-        sluice_txn::lmgr::LockError::Interrupted => match (parts.env.interrupts)() {
+        LockError::Interrupted => match (parts.env.interrupts)() {
             Err(reason) => reason,
             Ok(()) => SqlError::from(e),
         },
+        LockError::NotAvailable(_) => SqlError::new(
+            "55P03",
+            format!("could not obtain lock on relation \"{}\"", name.unwrap_or("?")),
+        ),
         other => SqlError::from(other),
     })
+}
+
+/// LOCK [TABLE] name [, ...] [IN mode MODE] [NOWAIT].
+pub fn lock_table(session: &mut Session, stmt: &LockStmt, sink: &mut dyn QuerySink) -> Result<()> {
+    if !session.in_transaction_block() {
+        return Err(SqlError::new("25P01", "LOCK TABLE can only be used in transaction blocks"));
+    }
+    // The grammar's lock mode numbers are PostgreSQL's LOCKMODE values 1..=8.
+    let mode = LockMode::ALL
+        .get((stmt.mode as usize).wrapping_sub(1))
+        .copied()
+        .ok_or_else(|| SqlError::internal(format!("unknown lock mode {}", stmt.mode)))?;
+    for relation in &stmt.relations {
+        let Some(NodeEnum::RangeVar(rv)) = relation.node.as_ref() else { continue };
+        let mut parts = session.parts()?;
+        let rel = crate::catalog::relation::lookup(
+            parts.engine,
+            parts.env.database,
+            parts.txn,
+            &[PG_CATALOG_NAMESPACE, PUBLIC_NAMESPACE],
+            &rv.relname,
+        )?
+        .ok_or_else(|| {
+            SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname))
+        })?;
+        lock_relation_with(&mut parts, rel.oid, mode, stmt.nowait, Some(&rel.name))?;
+    }
+    sink.complete("LOCK TABLE")
 }
 
 /// DROP TABLE [IF EXISTS] name, ...
