@@ -37,7 +37,9 @@ use sluice_common::{ForkNumber, Oid, RelFileLocator};
 use sluice_guc::{GlobalConfig, SessionSettings, Settings};
 use sluice_txn::{Backend, IsolationLevel, Transaction};
 use sluice_types::Datum;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// What every session of one server shares.
 pub struct Instance {
@@ -100,6 +102,11 @@ pub struct Session {
     txn_start: i64,
     /// The backend process id clients see.
     pid: u32,
+    /// When the running statement times out (`statement_timeout`), as
+    /// microseconds after `clock_base`; 0 for never.
+    statement_deadline: Arc<AtomicU64>,
+    /// The origin of `statement_deadline`.
+    clock_base: Instant,
 }
 
 /// What statement execution borrows from the session: the transaction apart
@@ -135,6 +142,24 @@ pub(crate) struct SessionEnv<'a> {
     pub activity: &'a ActivityTable,
 }
 
+/// The session's interrupt check extended with `statement_timeout`: once the
+/// deadline set at statement start passes, every interrupt check (scans, lock
+/// and row waits, pg_sleep) fails with 57014 like a cancel.
+fn with_statement_timeout(
+    outer: InterruptCheck,
+    deadline: Arc<AtomicU64>,
+    base: Instant,
+) -> InterruptCheck {
+    Arc::new(move || {
+        outer()?;
+        let at = deadline.load(Ordering::Relaxed);
+        if at != 0 && base.elapsed().as_micros() as u64 >= at {
+            return Err(SqlError::new("57014", "canceling statement due to statement timeout"));
+        }
+        Ok(())
+    })
+}
+
 /// Microseconds between the Unix epoch and PostgreSQL's (2000-01-01).
 const POSTGRES_EPOCH_OFFSET_MICROS: i64 = 946_684_800_000_000;
 
@@ -156,6 +181,9 @@ impl Session {
         pid: u32,
         interrupts: InterruptCheck,
     ) -> Result<Session> {
+        let statement_deadline = Arc::new(AtomicU64::new(0));
+        let clock_base = Instant::now();
+        let interrupts = with_statement_timeout(interrupts, statement_deadline.clone(), clock_base);
         let backend = instance.engine.txns().register_backend(pid)?;
         let settings = SessionSettings::new(instance.config.clone(), user, true);
         let mut session = Session {
@@ -171,6 +199,8 @@ impl Session {
             next_isolation: None,
             txn_start: now_timestamptz(),
             pid,
+            statement_deadline,
+            clock_base,
         };
         session.database = session.find_database(database)?;
         let now = now_timestamptz();
@@ -253,8 +283,17 @@ impl Session {
         });
     }
 
+    /// Starts the running statement's `statement_timeout` clock (0: none).
+    fn arm_statement_timeout(&mut self) {
+        let timeout = self.settings.get_duration("statement_timeout").filter(|d| !d.is_zero());
+        let deadline =
+            timeout.map_or(0, |t| (self.clock_base.elapsed() + t).as_micros().max(1) as u64);
+        self.statement_deadline.store(deadline, Ordering::Relaxed);
+    }
+
     /// Publishes that the session waits for the client, in or out of a transaction.
     pub fn report_idle(&mut self) {
+        self.statement_deadline.store(0, Ordering::Relaxed);
         let (state, xact_start) = match self.block {
             Block::Idle | Block::Implicit(_) => ("idle", None),
             Block::Explicit(_) => ("idle in transaction", Some(self.txn_start)),
@@ -277,6 +316,7 @@ impl Session {
         params: &[Datum],
         sink: &mut dyn QuerySink,
     ) -> Result<()> {
+        self.arm_statement_timeout();
         (self.interrupts)()?;
         if let NodeEnum::TransactionStmt(stmt) = &statement.node {
             return commands::transaction::run(self, stmt, sink);

@@ -14,3 +14,7 @@ SET LOCAL work_mem = '8MB';
 SHOW work_mem;
 COMMIT;
 SHOW work_mem;
+SET statement_timeout = '100ms';
+SELECT pg_sleep(2);
+RESET statement_timeout;
+SELECT pg_sleep(0.01) IS NOT NULL AS slept;
