@@ -78,6 +78,18 @@ impl Numeric {
                 "a negative number raised to a non-integer power yields a complex result",
             ));
         }
+        if exponent.is_integral() && self.abs() == Numeric::from_i64(1) {
+            // (±1) ^ n for any integer n, however large: the sign follows the
+            // parity (PostgreSQL special-cases this too; the general path
+            // would divide by a zero-length logarithm).
+            let odd = !exponent.modulo(&Numeric::from_i64(2))?.is_zero();
+            let one = if self.is_negative() && odd {
+                Numeric::from_i64(-1)
+            } else {
+                Numeric::from_i64(1)
+            };
+            return Ok(Numeric { dscale: MIN_SIG_DIGITS, ..one });
+        }
         if let Some(e) = exponent.is_integral().then(|| exponent.to_i128()).flatten() {
             if let Ok(e) = i32::try_from(e) {
                 let rscale = MIN_SIG_DIGITS.max(self.dscale).clamp(0, MAX_DISPLAY_SCALE);

@@ -311,6 +311,11 @@ const OPS: &[(&str, &str, &str, &str, &str)] = &[
     ),
     ("sqrt", "numeric:-4", "", "", "ERR:2201F: cannot take square root of a negative number"),
     ("power", "double precision:2", "double precision:0.5", "", "1.4142135623730951"),
+    // (±1) raised to huge integers: the sign follows the parity (no overflow).
+    ("power", "numeric:-1", "numeric:1e308", "", "1.0000000000000000"),
+    ("power", "numeric:1", "numeric:1e308", "", "1.0000000000000000"),
+    ("power", "numeric:-1", "numeric:3", "", "-1.0000000000000000"),
+    ("power", "numeric:-1", "numeric:-3", "", "-1.0000000000000000"),
     (
         "power",
         "double precision:0",
