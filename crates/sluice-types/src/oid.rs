@@ -12,17 +12,7 @@ pub fn parse(input: &str) -> Result<u32> {
     let bad = || TypeError::invalid_syntax("oid", input);
     let s = input.as_bytes();
     let mut pos = s.iter().position(|&c| !is_space(c)).unwrap_or(s.len());
-    let neg = match s.get(pos) {
-        Some(b'-') => {
-            pos += 1;
-            true
-        }
-        Some(b'+') => {
-            pos += 1;
-            false
-        }
-        _ => false,
-    };
+    let neg = crate::scan::sign(s, &mut pos);
     let start = pos;
     let mut v: u64 = 0;
     while pos < s.len() && s[pos].is_ascii_digit() {

@@ -15,3 +15,18 @@ pub fn is_space(c: u8) -> bool {
 pub fn trim_space(s: &str) -> &str {
     s.trim_matches(|c: char| c.is_ascii() && is_space(c as u8))
 }
+
+/// Skips an optional `+` or `-` at `s[*pos]`; true if it was `-`.
+pub fn sign(s: &[u8], pos: &mut usize) -> bool {
+    match s.get(*pos) {
+        Some(b'-') => {
+            *pos += 1;
+            true
+        }
+        Some(b'+') => {
+            *pos += 1;
+            false
+        }
+        _ => false,
+    }
+}

@@ -56,17 +56,7 @@ fn parse_special(s: &[u8]) -> Option<(Numeric, usize)> {
 /// number of bytes consumed, or `None` if there is no number there.
 fn parse_number(s: &[u8]) -> Option<(Numeric, usize)> {
     let mut pos = 0;
-    let neg = match s.first() {
-        Some(b'-') => {
-            pos += 1;
-            true
-        }
-        Some(b'+') => {
-            pos += 1;
-            false
-        }
-        _ => false,
-    };
+    let neg = crate::scan::sign(s, &mut pos);
     let int_start = pos;
     while pos < s.len() && s[pos].is_ascii_digit() {
         pos += 1;
@@ -95,17 +85,7 @@ fn parse_exponent(s: &[u8]) -> Option<(i64, usize)> {
         return Some((0, 0));
     }
     let mut pos = 1;
-    let neg = match s.get(pos) {
-        Some(b'-') => {
-            pos += 1;
-            true
-        }
-        Some(b'+') => {
-            pos += 1;
-            false
-        }
-        _ => false,
-    };
+    let neg = crate::scan::sign(s, &mut pos);
     let start = pos;
     let mut value: i64 = 0;
     while pos < s.len() && s[pos].is_ascii_digit() {
