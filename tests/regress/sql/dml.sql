@@ -16,6 +16,7 @@ CREATE TABLE t (a int);
 CREATE TABLE IF NOT EXISTS t (a int);
 INSERT INTO t SELECT i, 'name-' || i, repeat('x', 3) FROM generate_series(100, 104) i;
 SELECT name, memo FROM t WHERE id >= 100 ORDER BY id;
+INSERT INTO t (id) SELECT true;
 DROP TABLE t;
 DROP TABLE t;
 DROP TABLE IF EXISTS t;

@@ -143,7 +143,13 @@ pub fn insert(
     let (plan, conversions) = if select.values_lists.is_empty() {
         let planned = plan_select(parts, select, param_types)?;
         check_arity(planned.columns.len(), &targets, &stmt.cols)?;
-        let conversions = source_conversions(&rel, &targets, &planned.columns)?;
+        let conversions = source_conversions(
+            &rel,
+            &targets,
+            &planned.columns,
+            select,
+            &mut PlanHost::new(param_types),
+        )?;
         (planned.plan, conversions)
     } else {
         plan_insert_values(&rel, &targets, &stmt.cols, select, param_types)?
@@ -244,32 +250,6 @@ fn plan_insert_values(
     Ok((super::plan::Plan::Values(rows), identities.collect()))
 }
 
-/// PostgreSQL's wording when a value cannot be assigned to a column.
-fn assignment_error(
-    e: SqlError,
-    rel: &RelationDesc,
-    target: usize,
-    source: Option<(SqlType, i32)>,
-) -> SqlError {
-    if e.code != "42804" && e.code != "42846" {
-        return e;
-    }
-    let column = &rel.columns[target];
-    let source =
-        source.map_or_else(|| "unknown".to_string(), |(t, m)| sluice_types::format_type(t, m));
-    SqlError::new(
-        "42804",
-        format!(
-            "column \"{}\" is of type {} but expression is of type {}",
-            column.name,
-            sluice_types::format_type(column.ty, column.typmod),
-            source
-        ),
-    )
-    .with_hint("You will need to rewrite or cast the expression.")
-    .at(e.position)
-}
-
 /// Target column indices of an INSERT (all columns when none are listed).
 fn insert_columns(rel: &RelationDesc, cols: &[Node]) -> Result<Vec<usize>> {
     if cols.is_empty() {
@@ -298,24 +278,28 @@ fn insert_columns(rel: &RelationDesc, cols: &[Node]) -> Result<Vec<usize>> {
 }
 
 /// For each source column, the expression converting it (as column 0 of a
-/// one-value row) to its target column's type, in assignment context.
+/// one-value row) to its target column's type, in assignment context, with
+/// PostgreSQL's "column ... is of type ..." error when it cannot.
 fn source_conversions(
     rel: &RelationDesc,
     targets: &[usize],
     source: &[OutputColumn],
+    select: &pg_query::protobuf::SelectStmt,
+    host: &mut PlanHost,
 ) -> Result<Vec<Expr>> {
     source
         .iter()
         .zip(targets)
-        .map(|(src, &t)| {
+        .enumerate()
+        .map(|(i, (src, &t))| {
             let column = &rel.columns[t];
-            coerce(
-                Expr::column(0, src.ty, src.typmod),
-                column.ty,
-                column.typmod,
-                CoercionContext::Assignment,
-            )
-            .map_err(|e| assignment_error(e, rel, t, Some((src.ty, src.typmod))))
+            // Errors point at the select-list item, as PostgreSQL's do.
+            let location = select.target_list.get(i).and_then(|n| match n.node.as_ref() {
+                Some(NodeEnum::ResTarget(rt)) => position(rt.location),
+                _ => None,
+            });
+            let value = Expr::Column { index: 0, ty: src.ty, typmod: src.typmod, location };
+            coerce_to_column(host, value, column.ty, column.typmod, &column.name)
         })
         .collect()
 }
