@@ -7,6 +7,8 @@
 //!   scans, MVCC visibility, hint bits, WAL records and redo.
 //! * [`engine`] — startup (bootstrap or recovery), checkpoints, the
 //!   checkpointer and WAL writer threads, OID allocation, relation creation.
+//! * [`sequence`] — the one-page relations behind `nextval`: counter, logging
+//!   ahead, WAL records and redo.
 //! * `recovery` — replaying WAL after a crash.
 //!
 //! The path of a row from INSERT to disk: `heap::heapam::heap_insert` picks a page
@@ -21,6 +23,7 @@ pub mod engine;
 mod error;
 pub mod heap;
 mod recovery;
+pub mod sequence;
 pub mod xlog_records;
 
 pub use engine::{CheckpointStats, Engine, EngineConfig};

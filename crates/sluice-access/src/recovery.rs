@@ -24,6 +24,7 @@
 
 use crate::error::{AccessError, Result};
 use crate::heap;
+use crate::sequence;
 use crate::xlog_records::*;
 use sluice_common::{Oid, RmgrId, Xid};
 use sluice_storage::buffer::{BufferPool, BufferTag, ReadMode};
@@ -107,6 +108,7 @@ fn apply(pool: &BufferPool, clog: &Clog, record: &DecodedRecord) -> Result<Optio
             pool.smgr().create(rel, fork)?;
         }
         RmgrId::Heap => heap::xlog::redo(pool, record)?,
+        RmgrId::Sequence => sequence::xlog::redo(pool, record)?,
         RmgrId::Btree => {
             return Err(AccessError::Corrupt("B-tree WAL records are not supported yet".into()))
         }

@@ -15,6 +15,8 @@ pub enum RmgrId {
     Heap = 10,
     /// B-tree index changes.
     Btree = 11,
+    /// Sequence pages (nextval, setval, ALTER SEQUENCE).
+    Sequence = 15,
 }
 
 impl RmgrId {
@@ -26,6 +28,7 @@ impl RmgrId {
             2 => RmgrId::Smgr,
             10 => RmgrId::Heap,
             11 => RmgrId::Btree,
+            15 => RmgrId::Sequence,
             _ => return None,
         })
     }

@@ -107,6 +107,8 @@ pub struct Session {
     statement_deadline: Arc<AtomicU64>,
     /// The origin of `statement_deadline`.
     clock_base: Instant,
+    /// What nextval/currval/lastval remember (not transactional).
+    sequences: commands::sequence::functions::SeqTable,
 }
 
 /// What statement execution borrows from the session: the transaction apart
@@ -140,6 +142,8 @@ pub(crate) struct SessionEnv<'a> {
     pub interrupts: &'a InterruptCheck,
     /// Every session's activity.
     pub activity: &'a ActivityTable,
+    /// The session's sequence state (nextval, currval, lastval).
+    pub sequences: &'a mut commands::sequence::functions::SeqTable,
 }
 
 /// The session's interrupt check extended with `statement_timeout`: once the
@@ -201,6 +205,7 @@ impl Session {
             pid,
             statement_deadline,
             clock_base,
+            sequences: Default::default(),
         };
         session.database = session.find_database(database)?;
         let now = now_timestamptz();
@@ -372,6 +377,8 @@ impl Session {
             NodeEnum::CreateStmt(stmt) => commands::tablecmds::create_table(self, stmt, sink),
             NodeEnum::DropStmt(stmt) => commands::tablecmds::drop(self, stmt, sink),
             NodeEnum::LockStmt(stmt) => commands::tablecmds::lock_table(self, stmt, sink),
+            NodeEnum::CreateSeqStmt(stmt) => commands::sequence::create_sequence(self, stmt, sink),
+            NodeEnum::AlterSeqStmt(stmt) => commands::sequence::alter_sequence(self, stmt, sink),
             NodeEnum::CheckPointStmt(_) => {
                 self.instance.engine.checkpoint()?;
                 sink.complete("CHECKPOINT")
@@ -558,6 +565,7 @@ impl Session {
                 txn_start: self.txn_start,
                 interrupts: &self.interrupts,
                 activity: &self.instance.activity,
+                sequences: &mut self.sequences,
             },
         })
     }

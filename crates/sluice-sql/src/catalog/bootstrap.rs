@@ -165,49 +165,72 @@ fn type_row(ty: SqlType) -> Vec<Datum> {
 
 fn catalog_class_row(def: &CatalogDef) -> Vec<Datum> {
     let locator = catalog_locator(def, 0);
-    class_row(
-        def.oid,
-        def.name,
-        PG_CATALOG_NAMESPACE,
-        def.oid,
-        locator.spc_oid,
-        def.shared,
-        def.columns.len() as i16,
-        None,
-    )
+    ClassRow {
+        oid: def.oid,
+        name: def.name,
+        namespace: PG_CATALOG_NAMESPACE,
+        relfilenode: def.oid,
+        tablespace: locator.spc_oid,
+        shared: def.shared,
+        kind: RelKind::Table,
+        natts: def.columns.len() as i16,
+        options: None,
+    }
+    .values()
 }
 
-/// A `pg_class` row for a heap table.
-#[allow(clippy::too_many_arguments)]
-pub fn class_row(
-    oid: Oid,
-    name: &str,
-    namespace: Oid,
-    relfilenode: Oid,
-    tablespace: Oid,
-    shared: bool,
-    natts: i16,
-    options: Option<String>,
-) -> Vec<Datum> {
-    vec![
-        Datum::Oid(oid),
-        Datum::Text(name.into()),
-        Datum::Oid(namespace),
-        Datum::Oid(0),
-        Datum::Oid(BOOTSTRAP_SUPERUSER),
-        Datum::Oid(HEAP_AM_OID),
-        Datum::Oid(relfilenode),
-        Datum::Oid(if tablespace == sluice_common::DEFAULTTABLESPACE_OID { 0 } else { tablespace }),
-        Datum::Int4(0),
-        Datum::Float4(-1.0),
-        Datum::Int4(0),
-        Datum::Bool(false),
-        Datum::Bool(shared),
-        Datum::Text("p".into()),
-        Datum::Text("r".into()),
-        Datum::Int2(natts),
-        options.map_or(Datum::Null, Datum::Text),
-    ]
+/// What a `pg_class` row records about a relation.
+pub struct ClassRow<'a> {
+    /// `oid`.
+    pub oid: Oid,
+    /// `relname`.
+    pub name: &'a str,
+    /// `relnamespace`.
+    pub namespace: Oid,
+    /// `relfilenode`.
+    pub relfilenode: Oid,
+    /// The tablespace (stored as 0 when it is the database's default).
+    pub tablespace: Oid,
+    /// `relisshared`.
+    pub shared: bool,
+    /// `relkind`.
+    pub kind: RelKind,
+    /// `relnatts`.
+    pub natts: i16,
+    /// `reloptions`, as PostgreSQL prints them.
+    pub options: Option<String>,
+}
+
+impl ClassRow<'_> {
+    /// values -- the row, in `pg_class`'s column order.
+    pub fn values(&self) -> Vec<Datum> {
+        // Sequences have no access method, as in PostgreSQL.
+        let am = if self.kind == RelKind::Table { HEAP_AM_OID } else { 0 };
+        let tablespace = if self.tablespace == sluice_common::DEFAULTTABLESPACE_OID {
+            0
+        } else {
+            self.tablespace
+        };
+        vec![
+            Datum::Oid(self.oid),
+            Datum::Text(self.name.into()),
+            Datum::Oid(self.namespace),
+            Datum::Oid(0),
+            Datum::Oid(BOOTSTRAP_SUPERUSER),
+            Datum::Oid(am),
+            Datum::Oid(self.relfilenode),
+            Datum::Oid(tablespace),
+            Datum::Int4(0),
+            Datum::Float4(-1.0),
+            Datum::Int4(0),
+            Datum::Bool(false),
+            Datum::Bool(self.shared),
+            Datum::Text("p".into()),
+            Datum::Text(self.kind.letter().into()),
+            Datum::Int2(self.natts),
+            self.options.clone().map_or(Datum::Null, Datum::Text),
+        ]
+    }
 }
 
 /// A `pg_attribute` row.

@@ -6,9 +6,11 @@
 //! leaves no row behind, and other sessions see a new table only once its
 //! creator commits. `schema.rs` defines the catalogs, `bootstrap.rs` fills them
 //! when a cluster is created (initdb), `relation.rs` reads relation
-//! descriptors back, and this file holds the row-level access all of them use.
+//! descriptors back, `depend.rs` records which object depends on which, and
+//! this file holds the row-level access all of them use.
 
 pub mod bootstrap;
+pub mod depend;
 pub mod relation;
 pub mod rows;
 pub mod schema;
@@ -105,4 +107,19 @@ pub fn delete(
     heap_delete(engine, &heap_of(def, db), txn, tid, &|| false)?.map_err(|f| {
         crate::SqlError::internal(format!("catalog row at {tid} changed concurrently: {f:?}"))
     })
+}
+
+/// replace -- swaps the row at `tid` of catalog `def` for `values` (a delete
+/// and an insert: to MVCC readers the same as an update; catalogs have no
+/// indexes or HOT chains that would tell the difference).
+pub fn replace(
+    engine: &Engine,
+    db: Oid,
+    def: &CatalogDef,
+    txn: &mut Transaction,
+    tid: ItemPointer,
+    values: &[Datum],
+) -> Result<ItemPointer> {
+    delete(engine, db, def, txn, tid)?;
+    insert(engine, db, def, txn, values)
 }

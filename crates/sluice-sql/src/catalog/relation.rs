@@ -46,6 +46,8 @@ pub struct RelationDesc {
     pub fillfactor: u8,
     /// Its options as PostgreSQL prints `reloptions` (`{fillfactor=70}`).
     pub options: Option<String>,
+    /// Table or sequence (`relkind`).
+    pub kind: RelKind,
 }
 
 impl RelationDesc {
@@ -70,7 +72,7 @@ impl RelationDesc {
     }
 }
 
-fn oid_of(d: &Datum) -> Oid {
+pub(crate) fn oid_of(d: &Datum) -> Oid {
     match d {
         Datum::Oid(o) => *o,
         _ => 0,
@@ -101,12 +103,7 @@ pub fn lookup(
     namespaces: &[Oid],
     name: &str,
 ) -> Result<Option<RelationDesc>> {
-    let ctx = VisibilityContext {
-        snapshot: txn.snapshot(),
-        mgr: engine.txns(),
-        combocids: txn.combocids(),
-    };
-    lookup_as(engine, db, &ctx, namespaces, name)
+    lookup_as(engine, db, &snapshot_of(engine, txn), namespaces, name)
 }
 
 /// lookup_as -- like [`lookup`], under an already taken snapshot.
@@ -117,15 +114,9 @@ pub fn lookup_as(
     namespaces: &[Oid],
     name: &str,
 ) -> Result<Option<RelationDesc>> {
-    let rows = scan_as(engine, db, &PG_CLASS, ctx, |r| {
-        r[1].as_str() == Some(name) && namespaces.contains(&oid_of(&r[2]))
-    })?;
-    let Some(row) =
-        namespaces.iter().find_map(|ns| rows.iter().find(|(_, r)| oid_of(&r[2]) == *ns))
-    else {
-        return Ok(None);
-    };
-    Ok(Some(describe(engine, db, ctx, &row.1)?))
+    find_class(engine, db, ctx, namespaces, name)?
+        .map(|row| describe(engine, db, ctx, &row))
+        .transpose()
 }
 
 /// by_oid -- the relation with OID `oid`, if `txn` can see it.
@@ -139,6 +130,132 @@ pub fn by_oid(
     rows.first().map(|(_, r)| describe(engine, db, ctx, r)).transpose()
 }
 
+/// find -- like [`find_as`], as `txn` sees the catalogs.
+pub fn find(
+    engine: &Engine,
+    db: Oid,
+    txn: &mut Transaction,
+    namespaces: &[Oid],
+    name: &str,
+) -> Result<Option<RelationId>> {
+    find_as(engine, db, &snapshot_of(engine, txn), namespaces, name)
+}
+
+/// find_by_oid -- like [`find_by_oid_as`], as `txn` sees the catalogs.
+pub fn find_by_oid(
+    engine: &Engine,
+    db: Oid,
+    txn: &mut Transaction,
+    oid: Oid,
+) -> Result<Option<RelationId>> {
+    find_by_oid_as(engine, db, &snapshot_of(engine, txn), oid)
+}
+
+/// attnum_of -- the number of relation `relid`'s live column `name`.
+pub fn attnum_of(
+    engine: &Engine,
+    db: Oid,
+    txn: &mut Transaction,
+    relid: Oid,
+    name: &str,
+) -> Result<Option<i16>> {
+    let rows = super::scan(engine, db, &PG_ATTRIBUTE, txn, |r| {
+        oid_of(&r[0]) == relid && r[1].as_str() == Some(name) && !matches!(r[8], Datum::Bool(true))
+    })?;
+    Ok(rows.first().and_then(|(_, r)| match r[4] {
+        Datum::Int2(n) => Some(n),
+        _ => None,
+    }))
+}
+
+fn snapshot_of<'t>(engine: &'t Engine, txn: &mut Transaction) -> VisibilityContext<'t> {
+    VisibilityContext { snapshot: txn.snapshot(), mgr: engine.txns(), combocids: txn.combocids() }
+}
+
+/// A relation's identity as its `pg_class` row records it, without its
+/// columns (what sequence functions and DDL checks need, at a third of the
+/// catalog reads of a [`RelationDesc`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RelationId {
+    /// `pg_class.oid`.
+    pub oid: Oid,
+    /// Name.
+    pub name: String,
+    /// Namespace OID.
+    pub namespace: Oid,
+    /// Where its files are.
+    pub locator: RelFileLocator,
+    /// Table or sequence.
+    pub kind: RelKind,
+}
+
+/// find_as -- the identity of the relation named `name` in the first of
+/// `namespaces` that has one.
+pub fn find_as(
+    engine: &Engine,
+    db: Oid,
+    ctx: &VisibilityContext,
+    namespaces: &[Oid],
+    name: &str,
+) -> Result<Option<RelationId>> {
+    find_class(engine, db, ctx, namespaces, name)?.map(|row| identify(db, &row)).transpose()
+}
+
+/// find_by_oid_as -- the identity of the relation with OID `oid`.
+pub fn find_by_oid_as(
+    engine: &Engine,
+    db: Oid,
+    ctx: &VisibilityContext,
+    oid: Oid,
+) -> Result<Option<RelationId>> {
+    let rows = scan_as(engine, db, &PG_CLASS, ctx, |r| oid_of(&r[0]) == oid)?;
+    rows.first().map(|(_, r)| identify(db, r)).transpose()
+}
+
+/// The `pg_class` row of `name` in the first of `namespaces` that has one.
+fn find_class(
+    engine: &Engine,
+    db: Oid,
+    ctx: &VisibilityContext,
+    namespaces: &[Oid],
+    name: &str,
+) -> Result<Option<Vec<Datum>>> {
+    let mut rows = scan_as(engine, db, &PG_CLASS, ctx, |r| {
+        r[1].as_str() == Some(name) && namespaces.contains(&oid_of(&r[2]))
+    })?;
+    let Some(i) =
+        namespaces.iter().find_map(|ns| rows.iter().position(|(_, r)| oid_of(&r[2]) == *ns))
+    else {
+        return Ok(None);
+    };
+    Ok(Some(rows.swap_remove(i).1))
+}
+
+/// identify -- a relation's identity from its `pg_class` row.
+fn identify(db: Oid, class: &[Datum]) -> Result<RelationId> {
+    let oid = oid_of(&class[0]);
+    let shared = matches!(class[12], Datum::Bool(true));
+    let letter = text_of(&class[14]).unwrap_or_default();
+    let kind = RelKind::from_letter(&letter).ok_or_else(|| {
+        SqlError::internal(format!("relation {oid} has unsupported relkind \"{letter}\""))
+    })?;
+    let tablespace = match oid_of(&class[7]) {
+        0 => DEFAULTTABLESPACE_OID,
+        t => t,
+    };
+    Ok(RelationId {
+        oid,
+        name: text_of(&class[1]).unwrap_or_default(),
+        namespace: oid_of(&class[2]),
+        locator: RelFileLocator {
+            spc_oid: tablespace,
+            db_oid: if shared { 0 } else { db },
+            rel_number: oid_of(&class[6]),
+        },
+        kind,
+    })
+}
+
 /// Builds a descriptor from a `pg_class` row and the relation's attributes.
 fn describe(
     engine: &Engine,
@@ -146,8 +263,8 @@ fn describe(
     ctx: &VisibilityContext,
     class: &[Datum],
 ) -> Result<RelationDesc> {
-    let oid = oid_of(&class[0]);
-    let shared = matches!(class[12], Datum::Bool(true));
+    let id = identify(db, class)?;
+    let oid = id.oid;
     let mut attrs = scan_as(engine, db, &PG_ATTRIBUTE, ctx, |r| oid_of(&r[0]) == oid)?;
     attrs.sort_by_key(|(_, r)| match r[4] {
         Datum::Int2(n) => n,
@@ -160,22 +277,15 @@ fn describe(
         .map(|(_, r)| column_of(r, &defaults))
         .collect::<Result<Vec<_>>>()?;
     let options = text_of(&class[16]);
-    let tablespace = match oid_of(&class[7]) {
-        0 => DEFAULTTABLESPACE_OID,
-        t => t,
-    };
     Ok(RelationDesc {
         oid,
-        name: text_of(&class[1]).unwrap_or_default(),
-        namespace: oid_of(&class[2]),
-        locator: RelFileLocator {
-            spc_oid: tablespace,
-            db_oid: if shared { 0 } else { db },
-            rel_number: oid_of(&class[6]),
-        },
+        name: id.name,
+        namespace: id.namespace,
+        locator: id.locator,
         columns,
         fillfactor: fillfactor_of(options.as_deref()),
         options,
+        kind: id.kind,
     })
 }
 
@@ -195,6 +305,66 @@ fn column_of(
             _ => -1,
         },
         not_null: matches!(attr[6], Datum::Bool(true)),
-        default: defaults.iter().find(|(_, d)| d[2] == attnum).and_then(|(_, d)| text_of(&d[3])),
+        default: defaults
+            .iter()
+            .find(|(_, d)| d[2] == attnum)
+            .and_then(|(_, d)| text_of(&d[3]))
+            .map(evaluable_default),
     })
+}
+
+/// evaluable_default -- a stored default in the form the expression layer
+/// evaluates. `pg_attrdef` keeps what PostgreSQL shows
+/// (`nextval('t_id_seq'::regclass)`), but sluice has no `regclass` type yet:
+/// the functions that take one resolve a relation name themselves, so the
+/// `::regclass` casts are cut out (found with the SQL scanner, which keeps
+/// string literals intact).
+fn evaluable_default(text: String) -> String {
+    use pg_query::protobuf::Token;
+    if !text.contains("regclass") {
+        return text;
+    }
+    let Ok(tokens) = pg_query::scan_tokens(&text) else { return text };
+    let word = |i: usize| {
+        tokens.get(i).and_then(|t| text.get(t.start as usize..t.end as usize)).unwrap_or("")
+    };
+    let mut cuts = Vec::new();
+    for (i, token) in tokens.iter().enumerate() {
+        if token.token != Token::Typecast as i32 {
+            continue;
+        }
+        let last = if word(i + 1) == "pg_catalog" && word(i + 2) == "." { i + 3 } else { i + 1 };
+        if word(last) == "regclass" {
+            cuts.push(token.start as usize..tokens[last].end as usize);
+        }
+    }
+    let mut out = text.clone();
+    for cut in cuts.into_iter().rev() {
+        out.replace_range(cut, "");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regclass_casts_are_cut_from_defaults_and_literals_kept() {
+        let cases = [
+            ("nextval('t_id_seq'::regclass)", "nextval('t_id_seq')"),
+            ("nextval('\"T\"''s'::pg_catalog.regclass)", "nextval('\"T\"''s')"),
+            ("'a::regclass'::text", "'a::regclass'::text"),
+            ("42", "42"),
+        ];
+        for (stored, evaluated) in cases {
+            assert_eq!(evaluable_default(stored.to_string()), evaluated, "{stored}");
+        }
+    }
+
+    #[test]
+    fn fillfactor_comes_from_the_options() {
+        assert_eq!(fillfactor_of(Some("{autovacuum_enabled=off,fillfactor=70}")), 70);
+        assert_eq!(fillfactor_of(None), 100);
+    }
 }

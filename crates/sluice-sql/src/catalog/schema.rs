@@ -151,9 +151,52 @@ pub const PG_NAMESPACE: CatalogDef = CatalogDef {
     columns: &[("oid", Oid), ("nspname", Name), ("nspowner", Oid)],
 };
 
+/// `pg_sequence`: a sequence's parameters (its counter lives in its own page).
+pub const PG_SEQUENCE: CatalogDef = CatalogDef {
+    oid: 2224,
+    name: "pg_sequence",
+    shared: false,
+    columns: &[
+        ("seqrelid", Oid),
+        ("seqtypid", Oid),
+        ("seqstart", Int8),
+        ("seqincrement", Int8),
+        ("seqmax", Int8),
+        ("seqmin", Int8),
+        ("seqcache", Int8),
+        ("seqcycle", Bool),
+    ],
+};
+
+/// `pg_depend`: which object depends on which (so far: a sequence owned by a
+/// column, and a column default using a sequence).
+pub const PG_DEPEND: CatalogDef = CatalogDef {
+    oid: 2608,
+    name: "pg_depend",
+    shared: false,
+    columns: &[
+        ("classid", Oid),
+        ("objid", Oid),
+        ("objsubid", Int4),
+        ("refclassid", Oid),
+        ("refobjid", Oid),
+        ("refobjsubid", Int4),
+        ("deptype", Text),
+    ],
+};
+
 /// Every catalog, shared ones first.
-pub const ALL_CATALOGS: [&CatalogDef; 7] =
-    [&PG_AUTHID, &PG_DATABASE, &PG_TYPE, &PG_ATTRIBUTE, &PG_CLASS, &PG_ATTRDEF, &PG_NAMESPACE];
+pub const ALL_CATALOGS: [&CatalogDef; 9] = [
+    &PG_AUTHID,
+    &PG_DATABASE,
+    &PG_TYPE,
+    &PG_ATTRIBUTE,
+    &PG_CLASS,
+    &PG_ATTRDEF,
+    &PG_NAMESPACE,
+    &PG_SEQUENCE,
+    &PG_DEPEND,
+];
 
 /// The catalog with this OID, if it is one.
 pub fn catalog_by_oid(oid: Oid) -> Option<&'static CatalogDef> {
@@ -174,3 +217,31 @@ pub const TEMPLATE0_OID: Oid = 4;
 pub const POSTGRES_DATABASE_OID: Oid = 5;
 /// The heap access method's OID.
 pub const HEAP_AM_OID: Oid = 2;
+
+/// What kind of relation a `pg_class` row describes (`relkind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RelKind {
+    /// An ordinary table ('r').
+    Table,
+    /// A sequence ('S').
+    Sequence,
+}
+
+impl RelKind {
+    /// The letter `pg_class.relkind` stores.
+    pub fn letter(self) -> &'static str {
+        match self {
+            RelKind::Table => "r",
+            RelKind::Sequence => "S",
+        }
+    }
+
+    /// The kind a `relkind` letter stands for, if sluice has it.
+    pub fn from_letter(letter: &str) -> Option<RelKind> {
+        match letter {
+            "r" => Some(RelKind::Table),
+            "S" => Some(RelKind::Sequence),
+            _ => None,
+        }
+    }
+}

@@ -1,6 +1,7 @@
 //! Utility statements (PostgreSQL's `commands/` and `tcop/utility.c`):
 //! transaction control, settings, and table DDL.
 
+pub mod sequence;
 pub mod tablecmds;
 pub mod transaction;
 pub mod variable;
@@ -22,5 +23,18 @@ pub(crate) fn node_str(node: &Node) -> Option<String> {
         NodeEnum::Integer(i) => Some(i.ival.to_string()),
         NodeEnum::Float(f) => Some(f.fval.clone()),
         _ => None,
+    }
+}
+
+/// quote_identifier -- `ident` as SQL shows it: bare if it is a plain
+/// lower-case identifier, else in double quotes (PostgreSQL's quote_identifier,
+/// without the keyword check).
+pub(crate) fn quote_identifier(ident: &str) -> String {
+    let plain = ident.chars().next().is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && ident.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if plain {
+        ident.to_string()
+    } else {
+        format!("\"{}\"", ident.replace('"', "\"\""))
     }
 }

@@ -1,19 +1,26 @@
-//! CREATE TABLE and DROP TABLE (PostgreSQL's `commands/tablecmds.c` and
-//! `catalog/heap.c`).
+//! CREATE TABLE and DROP TABLE (PostgreSQL's `commands/tablecmds.c`,
+//! `catalog/heap.c` and the serial-column part of `parse_utilcmd.c`), and
+//! the relation locking every DDL statement uses.
 //!
 //! Creating a table inserts its `pg_class`, `pg_attribute` and `pg_attrdef`
 //! rows under the session's transaction, creates its file (WAL-logged) and
 //! takes an AccessExclusive lock on it; if the transaction aborts, the rows are
 //! invisible and the file is removed. Dropping deletes the rows and removes the
 //! file once the transaction commits.
+//!
+//! A `serial` column is an integer column with a sequence of its own
+//! (`<table>_<column>_seq`, owned by the column), the default
+//! `nextval('<table>_<column>_seq'::regclass)` and NOT NULL; dropping the
+//! table drops the sequence (see `sequence/mod.rs` for the dependencies).
 
-use super::node_str;
-use crate::catalog::bootstrap::{attribute_row, class_row};
-use crate::catalog::relation::{self, RelationDesc};
+use super::{node_str, sequence};
+use crate::catalog::bootstrap::{attribute_row, ClassRow};
+use crate::catalog::depend::{self, DepType, Dependency, ObjectAddress, ATTRDEF_CLASS};
+use crate::catalog::relation::{self, oid_of, RelationId};
 use crate::catalog::schema::*;
 use crate::catalog::{delete, insert, scan};
 use crate::error::{Result, SqlError};
-use crate::session::{ExecParts, Session};
+use crate::session::{ExecParts, Session, SessionEnv};
 use crate::sink::QuerySink;
 use pg_query::protobuf::{
     ColumnDef, ConstrType, CreateStmt, DropStmt, LockStmt, ObjectType, RangeVar,
@@ -34,10 +41,12 @@ struct NewColumn {
     typmod: i32,
     not_null: bool,
     default: Option<String>,
+    /// Declared `serial`/`bigserial`/`smallserial`: gets a sequence.
+    serial: bool,
 }
 
 /// The namespace a (possibly qualified) name goes to.
-fn target_namespace(rv: &RangeVar) -> Result<Oid> {
+pub(crate) fn target_namespace(rv: &RangeVar) -> Result<Oid> {
     match rv.schemaname.as_str() {
         "" | "public" => Ok(PUBLIC_NAMESPACE),
         "pg_catalog" => Ok(PG_CATALOG_NAMESPACE),
@@ -46,7 +55,7 @@ fn target_namespace(rv: &RangeVar) -> Result<Oid> {
     }
 }
 
-fn position(location: i32) -> Option<u32> {
+pub(crate) fn position(location: i32) -> Option<u32> {
     (location >= 0).then_some(location as u32 + 1)
 }
 
@@ -59,7 +68,7 @@ pub fn create_table(
     let rv =
         stmt.relation.as_ref().ok_or_else(|| SqlError::internal("CREATE TABLE without a name"))?;
     let namespace = target_namespace(rv)?;
-    let columns = new_columns(stmt)?;
+    let mut columns = new_columns(stmt, &rv.relname)?;
     let options = reloptions(stmt)?;
     let engine = session.engine().clone();
     let db = session.database();
@@ -73,26 +82,24 @@ pub fn create_table(
         }
         return Err(SqlError::new("42P07", format!("relation \"{}\" already exists", rv.relname)));
     }
+    let serials = create_serial_sequences(session, &rv.relname, namespace, &mut columns)?;
     let oid = engine.new_oid()?;
     let locator = RelFileLocator { spc_oid: DEFAULTTABLESPACE_OID, db_oid: db, rel_number: oid };
     lock_relation(session, oid, LockMode::AccessExclusive)?;
     let txn = session.txn()?;
-    insert(
-        &engine,
-        db,
-        &PG_CLASS,
-        txn,
-        &class_row(
-            oid,
-            &rv.relname,
-            namespace,
-            oid,
-            DEFAULTTABLESPACE_OID,
-            false,
-            columns.len() as i16,
-            options,
-        ),
-    )?;
+    let class = ClassRow {
+        oid,
+        name: &rv.relname,
+        namespace,
+        relfilenode: oid,
+        tablespace: DEFAULTTABLESPACE_OID,
+        shared: false,
+        kind: RelKind::Table,
+        natts: columns.len() as i16,
+        options,
+    };
+    insert(&engine, db, &PG_CLASS, txn, &class.values())?;
+    let mut attrdefs = Vec::new();
     for (i, c) in columns.iter().enumerate() {
         let attnum = i as i16 + 1;
         insert(
@@ -103,26 +110,125 @@ pub fn create_table(
             &attribute_row(oid, &c.name, c.ty, c.typmod, attnum, c.not_null, c.default.is_some()),
         )?;
         if let Some(default) = &c.default {
+            let attrdef = engine.new_oid()?;
             let row = [
-                Datum::Oid(engine.new_oid()?),
+                Datum::Oid(attrdef),
                 Datum::Oid(oid),
                 Datum::Int2(attnum),
                 Datum::Text(default.clone()),
             ];
             insert(&engine, db, &PG_ATTRDEF, txn, &row)?;
+            attrdefs.push((i, attrdef));
         }
+    }
+    for (i, seq) in serials {
+        let attrdef = attrdefs.iter().find(|(c, _)| *c == i).map(|(_, a)| *a);
+        record_serial_dependencies(session, oid, i as i16 + 1, attrdef, seq)?;
     }
     engine.create_relation_fork(locator, ForkNumber::Main)?;
     session.delete_on_abort(locator);
     sink.complete("CREATE TABLE")
 }
 
-fn new_columns(stmt: &CreateStmt) -> Result<Vec<NewColumn>> {
+/// create_serial_sequences -- creates `<table>_<column>_seq` for each serial
+/// column and gives the column its nextval default (PostgreSQL's
+/// transformColumnDefinition). Returns (column index, sequence OID).
+fn create_serial_sequences(
+    session: &mut Session,
+    table: &str,
+    namespace: Oid,
+    columns: &mut [NewColumn],
+) -> Result<Vec<(usize, Oid)>> {
+    let mut created = Vec::new();
+    for (i, column) in columns.iter_mut().enumerate().filter(|(_, c)| c.serial) {
+        let name = choose_relation_name(session, table, &column.name, "seq", namespace)?;
+        let state = sequence::serial_state(column.ty)?;
+        let seq = sequence::create_sequence_relation(session, &name, namespace, &state)?;
+        column.default = Some(sequence::serial_default(&name));
+        created.push((i, seq.oid));
+    }
+    Ok(created)
+}
+
+/// The sequence of a serial column is owned by the column (auto: it goes
+/// with the table) and its default depends on the sequence (normal: dropping
+/// the sequence alone needs CASCADE).
+fn record_serial_dependencies(
+    session: &mut Session,
+    table: Oid,
+    attnum: i16,
+    attrdef: Option<Oid>,
+    seq: Oid,
+) -> Result<()> {
+    let engine = session.engine().clone();
+    let db = session.database();
+    let txn = session.txn()?;
+    let owned = Dependency {
+        object: ObjectAddress::relation(seq),
+        referenced: ObjectAddress::column(table, attnum),
+        kind: DepType::Auto,
+    };
+    depend::record(&engine, db, txn, &owned)?;
+    if let Some(attrdef) = attrdef {
+        let uses = Dependency {
+            object: ObjectAddress { classid: ATTRDEF_CLASS, objid: attrdef, objsubid: 0 },
+            referenced: ObjectAddress::relation(seq),
+            kind: DepType::Normal,
+        };
+        depend::record(&engine, db, txn, &uses)?;
+    }
+    Ok(())
+}
+
+/// choose_relation_name -- `name1_name2_label`, shortened to fit 63 bytes
+/// and numbered (`label1`, `label2`, ...) past names already taken
+/// (PostgreSQL's ChooseRelationName and makeObjectName).
+fn choose_relation_name(
+    session: &mut Session,
+    name1: &str,
+    name2: &str,
+    label: &str,
+    namespace: Oid,
+) -> Result<String> {
+    let mut modlabel = label.to_string();
+    for pass in 1.. {
+        let name = make_object_name(name1, name2, &modlabel);
+        if !sequence::relation_exists(session, namespace, &name)? {
+            return Ok(name);
+        }
+        modlabel = format!("{label}{pass}");
+    }
+    unreachable!("the loop above only ends by returning")
+}
+
+/// `name1_name2_label`, cutting the longer of name1/name2 first until it fits
+/// in 63 bytes (PostgreSQL's makeObjectName).
+fn make_object_name(name1: &str, name2: &str, label: &str) -> String {
+    const AVAILABLE: usize = 63;
+    let overhead = 1 + label.len() + 1;
+    let (mut n1, mut n2) = (name1.len(), name2.len());
+    while n1 + n2 > AVAILABLE - overhead {
+        if n1 > n2 {
+            n1 -= 1;
+        } else {
+            n2 -= 1;
+        }
+    }
+    let clip = |s: &str, mut n: usize| {
+        while !s.is_char_boundary(n) {
+            n -= 1;
+        }
+        s[..n].to_string()
+    };
+    format!("{}_{}_{label}", clip(name1, n1), clip(name2, n2))
+}
+
+fn new_columns(stmt: &CreateStmt, table: &str) -> Result<Vec<NewColumn>> {
     let mut columns: Vec<NewColumn> = Vec::new();
     for element in &stmt.table_elts {
         match element.node.as_ref() {
             Some(NodeEnum::ColumnDef(def)) => {
-                let column = new_column(def)?;
+                let column = new_column(def, table)?;
                 if columns.iter().any(|c| c.name == column.name) {
                     return Err(SqlError::new(
                         "42701",
@@ -148,22 +254,39 @@ fn new_columns(stmt: &CreateStmt) -> Result<Vec<NewColumn>> {
     Ok(columns)
 }
 
-fn new_column(def: &ColumnDef) -> Result<NewColumn> {
+fn new_column(def: &ColumnDef, table: &str) -> Result<NewColumn> {
     let type_name =
         def.type_name.as_ref().ok_or_else(|| SqlError::internal("column without a type"))?;
-    let (ty, typmod) = crate::expr::type_from_name(type_name)?;
+    let serial = serial_type(type_name);
+    let (ty, typmod) = match serial {
+        Some(ty) => (ty, -1),
+        None => crate::expr::type_from_name(type_name)?,
+    };
     let mut column = NewColumn {
         name: def.colname.clone(),
         ty,
         typmod,
         not_null: def.is_not_null,
         default: None,
+        serial: serial.is_some(),
     };
     for constraint in &def.constraints {
         let Some(NodeEnum::Constraint(c)) = constraint.node.as_ref() else { continue };
         match ConstrType::try_from(c.contype).unwrap_or(ConstrType::Undefined) {
             ConstrType::ConstrNotnull => column.not_null = true,
+            ConstrType::ConstrNull if column.serial => {
+                return Err(SqlError::syntax(format!(
+                    "conflicting NULL/NOT NULL declarations for column \"{}\" of table \"{table}\"",
+                    column.name
+                )))
+            }
             ConstrType::ConstrNull => column.not_null = false,
+            ConstrType::ConstrDefault if column.serial => {
+                return Err(SqlError::syntax(format!(
+                    "multiple default values specified for column \"{}\" of table \"{table}\"",
+                    column.name
+                )))
+            }
             ConstrType::ConstrDefault => {
                 let expr = c
                     .raw_expr
@@ -178,7 +301,23 @@ fn new_column(def: &ColumnDef) -> Result<NewColumn> {
             }
         }
     }
+    // A serial column is NOT NULL whatever else it says.
+    column.not_null |= column.serial;
     Ok(column)
+}
+
+/// The integer type of an unqualified `serial`-family type name (PostgreSQL
+/// recognises them only unqualified and without modifiers).
+fn serial_type(tn: &pg_query::protobuf::TypeName) -> Option<SqlType> {
+    if tn.names.len() != 1 || tn.pct_type || !tn.typmods.is_empty() || !tn.array_bounds.is_empty() {
+        return None;
+    }
+    match node_str(&tn.names[0])?.as_str() {
+        "smallserial" | "serial2" => Some(SqlType::Int2),
+        "serial" | "serial4" => Some(SqlType::Int4),
+        "bigserial" | "serial8" => Some(SqlType::Int8),
+        _ => None,
+    }
 }
 
 /// SQL text of an expression node (stored in `pg_attrdef.adbin`).
@@ -265,17 +404,32 @@ pub(crate) fn lock_relation_with(
     nowait: bool,
     name: Option<&str>,
 ) -> Result<()> {
-    let interrupts = parts.env.interrupts.clone();
+    let tag = LockTag::Relation { database: parts.env.database, relation: oid };
+    let txn = &*parts.txn;
+    acquire_with_settings(&parts.env, nowait, name, |params| txn.lock(tag, mode, params))
+}
+
+/// acquire_with_settings -- runs `acquire` with wait parameters from the
+/// session's settings (`lock_timeout`, `deadlock_timeout`) and its interrupt
+/// check, and turns a failure into PostgreSQL's error for a relation lock.
+/// Callers without the transaction at hand (sequence functions) acquire
+/// through the lock manager directly.
+pub(crate) fn acquire_with_settings(
+    env: &SessionEnv,
+    nowait: bool,
+    name: Option<&str>,
+    acquire: impl FnOnce(&LockWaitParams) -> std::result::Result<(), LockError>,
+) -> Result<()> {
+    let interrupts = env.interrupts.clone();
     let interrupted = move || interrupts().is_err();
     let mut params = LockWaitParams::new(&interrupted);
     params.nowait = nowait;
-    params.lock_timeout = parts.env.settings.get_duration("lock_timeout").filter(|d| !d.is_zero());
-    if let Some(d) = parts.env.settings.get_duration("deadlock_timeout") {
+    params.lock_timeout = env.settings.get_duration("lock_timeout").filter(|d| !d.is_zero());
+    if let Some(d) = env.settings.get_duration("deadlock_timeout") {
         params.deadlock_timeout = d;
     }
-    let tag = LockTag::Relation { database: parts.env.database, relation: oid };
-    parts.txn.lock(tag, mode, &params).map_err(|e| match e {
-        LockError::Interrupted => match (parts.env.interrupts)() {
+    acquire(&params).map_err(|e| match e {
+        LockError::Interrupted => match (env.interrupts)() {
             Err(reason) => reason,
             Ok(()) => SqlError::from(e),
         },
@@ -315,19 +469,26 @@ pub fn lock_table(session: &mut Session, stmt: &LockStmt, sink: &mut dyn QuerySi
     sink.complete("LOCK TABLE")
 }
 
-/// DROP TABLE [IF EXISTS] name, ...
+/// DROP TABLE / DROP SEQUENCE [IF EXISTS] name, ...
 pub fn drop(session: &mut Session, stmt: &DropStmt, sink: &mut dyn QuerySink) -> Result<()> {
-    if ObjectType::try_from(stmt.remove_type).ok() != Some(ObjectType::ObjectTable) {
-        return Err(SqlError::unsupported("only DROP TABLE is supported yet"));
+    match ObjectType::try_from(stmt.remove_type).ok() {
+        Some(ObjectType::ObjectTable) => drop_tables(session, stmt, sink),
+        Some(ObjectType::ObjectSequence) => sequence::drop_sequences(session, stmt, sink),
+        _ => Err(SqlError::unsupported("only DROP TABLE and DROP SEQUENCE are supported yet")),
     }
+}
+
+/// DROP TABLE [IF EXISTS] name, ... (with the sequences its columns own).
+fn drop_tables(session: &mut Session, stmt: &DropStmt, sink: &mut dyn QuerySink) -> Result<()> {
     for object in &stmt.objects {
         let Some(NodeEnum::List(list)) = object.node.as_ref() else { continue };
         let names: Vec<String> = list.items.iter().filter_map(node_str).collect();
-        let name = names.last().cloned().unwrap_or_default();
+        let rv = sequence::range_var(&names)?;
+        let namespaces = sequence::namespaces_for(session, &rv)?;
+        let name = rv.relname;
         let engine = session.engine().clone();
         let db = session.database();
-        let search = session.search_path();
-        let Some(rel) = relation::lookup(&engine, db, session.txn()?, &search, &name)? else {
+        let Some(rel) = relation::find(&engine, db, session.txn()?, &namespaces, &name)? else {
             if stmt.missing_ok {
                 sink.notice(&SqlError::new(
                     "00000",
@@ -343,23 +504,49 @@ pub fn drop(session: &mut Session, stmt: &DropStmt, sink: &mut dyn QuerySink) ->
                 format!("permission denied: \"{name}\" is a system catalog"),
             ));
         }
+        if rel.kind != RelKind::Table {
+            return Err(SqlError::new("42809", format!("\"{name}\" is not a table"))
+                .with_hint("Use DROP SEQUENCE to remove a sequence."));
+        }
         lock_relation(session, rel.oid, LockMode::AccessExclusive)?;
-        remove_catalog_rows(session, &rel)?;
-        session.delete_on_commit(rel.locator);
+        for seq in sequence::owned_sequences(session, rel.oid)? {
+            lock_relation(session, seq.oid, LockMode::AccessExclusive)?;
+            remove_relation(session, &seq)?;
+        }
+        remove_relation(session, &rel)?;
     }
     sink.complete("DROP TABLE")
 }
 
-fn remove_catalog_rows(session: &mut Session, rel: &RelationDesc) -> Result<()> {
+/// remove_relation -- deletes a relation's catalog rows (class, columns,
+/// defaults, sequence parameters, dependencies) and removes its file once
+/// the transaction commits (PostgreSQL's heap_drop_with_catalog). The caller
+/// holds AccessExclusive on it and has dealt with objects depending on it.
+pub(crate) fn remove_relation(session: &mut Session, rel: &RelationId) -> Result<()> {
     let engine = session.engine().clone();
     let db = session.database();
     let oid = rel.oid;
     let txn = session.txn()?;
     let is_oid = |d: &Datum| matches!(d, Datum::Oid(o) if *o == oid);
-    for (def, column) in [(&PG_CLASS, 0), (&PG_ATTRIBUTE, 0), (&PG_ATTRDEF, 1)] {
+    let attrdefs: Vec<Oid> = scan(&engine, db, &PG_ATTRDEF, txn, |r| is_oid(&r[1]))?
+        .iter()
+        .map(|(_, r)| oid_of(&r[0]))
+        .collect();
+    for (def, column) in [(&PG_CLASS, 0), (&PG_ATTRIBUTE, 0), (&PG_ATTRDEF, 1), (&PG_SEQUENCE, 0)] {
         for (tid, _) in scan(&engine, db, def, txn, |r| is_oid(&r[column]))? {
             delete(&engine, db, def, txn, tid)?;
         }
     }
+    let me = ObjectAddress::relation(oid);
+    depend::remove(&engine, db, txn, |d| {
+        let mine = |a: &ObjectAddress| a.classid == me.classid && a.objid == oid;
+        mine(&d.object)
+            || mine(&d.referenced)
+            || (d.object.classid == ATTRDEF_CLASS && attrdefs.contains(&d.object.objid))
+    })?;
+    // Later steps of the same statement must see these rows gone
+    // (PostgreSQL's CommandCounterIncrement).
+    txn.increment_command();
+    session.delete_on_commit(rel.locator);
     Ok(())
 }

@@ -4,6 +4,7 @@
 
 use super::host::ExecHost;
 use crate::catalog::relation::lookup_as;
+use crate::commands::sequence::functions as sequence;
 use crate::error::{Result, SqlError};
 use crate::expr::{EvalHost, SessionFunction};
 use crate::session::now_timestamptz;
@@ -36,6 +37,12 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
             resolve(host, args)?;
             Datum::Int8(0)
         }
+        Nextval => sequence::nextval(host, args)?,
+        Currval => sequence::currval(host, args)?,
+        Setval => sequence::setval(host, args)?,
+        Lastval => sequence::lastval(host)?,
+        // Catalogs store expressions as the SQL text PostgreSQL would print.
+        GetExpr => args.first().cloned().unwrap_or(Datum::Null),
     })
 }
 

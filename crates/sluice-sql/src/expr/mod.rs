@@ -194,6 +194,16 @@ pub enum SessionFunction {
     TableSize,
     /// `pg_indexes_size(regclass)`: `bigint`.
     IndexesSize,
+    /// `nextval(regclass)`: `bigint`.
+    Nextval,
+    /// `currval(regclass)`: `bigint`.
+    Currval,
+    /// `setval(regclass, bigint [, is_called boolean])`: `bigint`.
+    Setval,
+    /// `lastval()`: `bigint`.
+    Lastval,
+    /// `pg_get_expr(expr, relation oid [, pretty boolean])`: `text`.
+    GetExpr,
 }
 
 /// What analysis needs from its caller.

@@ -269,6 +269,13 @@ static PROCS: &[Proc] = &[
     session("pg_total_relation_size", &[REGCLASS], Int8, S::TotalRelationSize),
     session("pg_table_size", &[REGCLASS], Int8, S::TableSize),
     session("pg_indexes_size", &[REGCLASS], Int8, S::IndexesSize),
+    session("nextval", &[REGCLASS], Int8, S::Nextval),
+    session("currval", &[REGCLASS], Int8, S::Currval),
+    session("setval", &[REGCLASS, INT8], Int8, S::Setval),
+    session("setval", &[REGCLASS, INT8, BOOL], Int8, S::Setval),
+    session("lastval", &[], Int8, S::Lastval),
+    session("pg_get_expr", &[TEXT, OID], Text, S::GetExpr),
+    session("pg_get_expr", &[TEXT, OID, BOOL], Text, S::GetExpr),
     // Aggregates.
     agg("count", &[], Int8, AggKind::CountStar),
     agg("count", &[ANY], Int8, AggKind::Count),

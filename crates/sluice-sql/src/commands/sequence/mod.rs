@@ -1,0 +1,507 @@
+//! CREATE, ALTER and DROP SEQUENCE, and sequence ownership (PostgreSQL's
+//! `commands/sequence.c`, DDL half; the functions are in `functions.rs`).
+//!
+//! A sequence is a relation of kind 'S': a `pg_class` row, three
+//! `pg_attribute` rows (`last_value`, `log_cnt`, `is_called`, what
+//! `SELECT * FROM seq` shows), a `pg_sequence` row with its parameters, and a
+//! one-page file holding the counter (`sluice_access::sequence`).
+//!
+//! What is transactional and what is not, as in PostgreSQL:
+//! * The parameters are catalog rows. ALTER SEQUENCE that changes anything but
+//!   ownership writes the new state into a **new relfilenode** and points
+//!   `pg_class` at it; the old file goes at commit, the new one at abort, so a
+//!   rolled-back ALTER (RESTART included) leaves the sequence as it was.
+//! * The counter is not: nextval changes the page in place and a rolled-back
+//!   transaction does not return its values.
+//!
+//! Locks: CREATE and DROP take AccessExclusive on the sequence, ALTER takes
+//! ShareRowExclusive (which waits for running nextval calls, which hold
+//! RowExclusive, and keeps new ones out until commit).
+//!
+//! Ownership (`OWNED BY t.col`, and serial columns) is an auto `pg_depend`
+//! row from the sequence to the column, so DROP TABLE drops the sequence; a
+//! serial column's default also depends (normally) on the sequence, so DROP
+//! SEQUENCE alone refuses without CASCADE.
+
+pub mod functions;
+mod options;
+
+pub use options::{init_params, SeqOptions};
+
+use super::node_str;
+use super::tablecmds::{lock_relation, remove_relation, target_namespace};
+use crate::catalog::bootstrap::{attribute_row, ClassRow};
+use crate::catalog::depend::{self, DepType, Dependency, ObjectAddress, ATTRDEF_CLASS};
+use crate::catalog::relation::{self, oid_of, RelationId};
+use crate::catalog::schema::*;
+use crate::catalog::{delete, insert, replace, scan};
+use crate::error::{Result, SqlError};
+use crate::session::Session;
+use crate::sink::QuerySink;
+use pg_query::protobuf::{AlterSeqStmt, CreateSeqStmt, DropBehavior, DropStmt, RangeVar};
+use pg_query::NodeEnum;
+use sluice_access::sequence::{self, SeqParams, SeqState};
+use sluice_common::{Oid, RelFileLocator, DEFAULTTABLESPACE_OID};
+use sluice_txn::lmgr::LockMode;
+use sluice_types::{Datum, SqlType};
+
+/// The columns of every sequence relation.
+const SEQUENCE_COLUMNS: [(&str, SqlType); 3] =
+    [("last_value", SqlType::Int8), ("log_cnt", SqlType::Int8), ("is_called", SqlType::Bool)];
+
+/// The namespaces a possibly qualified name is looked up in.
+pub(crate) fn namespaces_for(session: &Session, rv: &RangeVar) -> Result<Vec<Oid>> {
+    if rv.schemaname.is_empty() {
+        Ok(session.search_path().to_vec())
+    } else {
+        Ok(vec![target_namespace(rv)?])
+    }
+}
+
+/// CREATE SEQUENCE.
+pub fn create_sequence(
+    session: &mut Session,
+    stmt: &CreateSeqStmt,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    let rv = stmt.sequence.as_ref().ok_or_else(|| SqlError::internal("sequence without a name"))?;
+    if rv.relpersistence != "p" {
+        return Err(SqlError::unsupported("temporary and unlogged sequences are not supported"));
+    }
+    let namespace = target_namespace(rv)?;
+    let exists = relation_exists(session, namespace, &rv.relname)?;
+    if exists && stmt.if_not_exists {
+        sink.notice(&SqlError::new(
+            "42P07",
+            format!("relation \"{}\" already exists, skipping", rv.relname),
+        ))?;
+        return sink.complete("CREATE SEQUENCE");
+    }
+    let options = SeqOptions::parse(&stmt.options)?;
+    let state = init_params(&options, None)?;
+    if exists {
+        return Err(SqlError::new("42P07", format!("relation \"{}\" already exists", rv.relname)));
+    }
+    let seq = create_sequence_relation(session, &rv.relname, namespace, &state)?;
+    if let Some(owner) = &options.owned_by {
+        set_owned_by(session, &seq, owner)?;
+    }
+    sink.complete("CREATE SEQUENCE")
+}
+
+/// Whether a relation `name` exists in `namespace`.
+pub(crate) fn relation_exists(session: &mut Session, namespace: Oid, name: &str) -> Result<bool> {
+    let engine = session.engine().clone();
+    let db = session.database();
+    Ok(relation::find(&engine, db, session.txn()?, &[namespace], name)?.is_some())
+}
+
+/// create_sequence_relation -- the catalog rows and the file of a new
+/// sequence holding `state`; its file goes away if the transaction aborts.
+pub(crate) fn create_sequence_relation(
+    session: &mut Session,
+    name: &str,
+    namespace: Oid,
+    state: &SeqState,
+) -> Result<RelationId> {
+    let engine = session.engine().clone();
+    let db = session.database();
+    let oid = engine.new_oid()?;
+    let locator = RelFileLocator { spc_oid: DEFAULTTABLESPACE_OID, db_oid: db, rel_number: oid };
+    lock_relation(session, oid, LockMode::AccessExclusive)?;
+    let txn = session.txn()?;
+    let class = ClassRow {
+        oid,
+        name,
+        namespace,
+        relfilenode: oid,
+        tablespace: DEFAULTTABLESPACE_OID,
+        shared: false,
+        kind: RelKind::Sequence,
+        natts: SEQUENCE_COLUMNS.len() as i16,
+        options: None,
+    };
+    insert(&engine, db, &PG_CLASS, txn, &class.values())?;
+    for (i, (column, ty)) in SEQUENCE_COLUMNS.iter().enumerate() {
+        let row = attribute_row(oid, column, *ty, -1, i as i16 + 1, true, false);
+        insert(&engine, db, &PG_ATTRIBUTE, txn, &row)?;
+    }
+    insert(&engine, db, &PG_SEQUENCE, txn, &sequence_row(oid, &state.params))?;
+    sequence::create(&engine, locator, state)?;
+    // The rest of the statement (a CREATE TABLE choosing more sequence
+    // names, OWNED BY) sees the new relation.
+    txn.increment_command();
+    session.delete_on_abort(locator);
+    Ok(RelationId { oid, name: name.to_string(), namespace, locator, kind: RelKind::Sequence })
+}
+
+/// A `pg_sequence` row.
+fn sequence_row(relid: Oid, p: &SeqParams) -> Vec<Datum> {
+    vec![
+        Datum::Oid(relid),
+        Datum::Oid(p.typid),
+        Datum::Int8(p.start),
+        Datum::Int8(p.increment),
+        Datum::Int8(p.max),
+        Datum::Int8(p.min),
+        Datum::Int8(p.cache),
+        Datum::Bool(p.cycle),
+    ]
+}
+
+/// open_sequence -- the sequence `rv` names, locked in `mode`: 42P01 if there
+/// is no such relation, 42809 if it is not a sequence. `None` when missing
+/// and `missing_ok`.
+fn open_sequence(
+    session: &mut Session,
+    rv: &RangeVar,
+    mode: LockMode,
+    missing_ok: bool,
+) -> Result<Option<RelationId>> {
+    let namespaces = namespaces_for(session, rv)?;
+    let engine = session.engine().clone();
+    let db = session.database();
+    let Some(rel) = relation::find(&engine, db, session.txn()?, &namespaces, &rv.relname)? else {
+        if missing_ok {
+            return Ok(None);
+        }
+        return Err(SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname)));
+    };
+    lock_relation(session, rel.oid, mode)?;
+    if rel.kind != RelKind::Sequence {
+        return Err(not_a_sequence(&rel.name));
+    }
+    Ok(Some(rel))
+}
+
+/// 42809 `"x" is not a sequence`.
+pub(crate) fn not_a_sequence(name: &str) -> SqlError {
+    SqlError::new("42809", format!("\"{name}\" is not a sequence"))
+}
+
+/// ALTER SEQUENCE [IF EXISTS] name options.
+pub fn alter_sequence(
+    session: &mut Session,
+    stmt: &AlterSeqStmt,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    let rv = stmt.sequence.as_ref().ok_or_else(|| SqlError::internal("sequence without a name"))?;
+    let Some(seq) = open_sequence(session, rv, LockMode::ShareRowExclusive, stmt.missing_ok)?
+    else {
+        sink.notice(&SqlError::new(
+            "00000",
+            format!("relation \"{}\" does not exist, skipping", rv.relname),
+        ))?;
+        return sink.complete("ALTER SEQUENCE");
+    };
+    let options = SeqOptions::parse(&stmt.options)?;
+    let engine = session.engine().clone();
+    let current = sequence::read(&engine, seq.locator)?;
+    let state = init_params(&options, Some(current))?;
+    if options.rewrites() {
+        rewrite(session, &seq, &state)?;
+    }
+    if let Some(owner) = &options.owned_by {
+        set_owned_by(session, &seq, owner)?;
+    }
+    sink.complete("ALTER SEQUENCE")
+}
+
+/// rewrite -- gives `seq` a new relfilenode holding `state` and records the
+/// new parameters (see the module doc for why).
+fn rewrite(session: &mut Session, seq: &RelationId, state: &SeqState) -> Result<()> {
+    let engine = session.engine().clone();
+    let db = session.database();
+    let filenode = engine.new_oid()?;
+    let locator = RelFileLocator { rel_number: filenode, ..seq.locator };
+    sequence::create(&engine, locator, state)?;
+    session.delete_on_abort(locator);
+    session.delete_on_commit(seq.locator);
+    let txn = session.txn()?;
+    let oid = seq.oid;
+    for (tid, mut row) in scan(&engine, db, &PG_CLASS, txn, |r| oid_of(&r[0]) == oid)? {
+        row[6] = Datum::Oid(filenode);
+        replace(&engine, db, &PG_CLASS, txn, tid, &row)?;
+    }
+    for (tid, _) in scan(&engine, db, &PG_SEQUENCE, txn, |r| oid_of(&r[0]) == oid)? {
+        replace(&engine, db, &PG_SEQUENCE, txn, tid, &sequence_row(oid, &state.params))?;
+    }
+    Ok(())
+}
+
+/// set_owned_by -- `OWNED BY table.column` or `OWNED BY NONE` (PostgreSQL's
+/// process_owned_by): replaces the sequence's auto dependency.
+pub(crate) fn set_owned_by(
+    session: &mut Session,
+    seq: &RelationId,
+    names: &[String],
+) -> Result<()> {
+    let column = match names {
+        [none] if none == "none" => None,
+        [.., _, _] => Some(owning_column(session, seq, names)?),
+        _ => {
+            return Err(SqlError::syntax("invalid OWNED BY option")
+                .with_hint("Specify OWNED BY table.column or OWNED BY NONE."))
+        }
+    };
+    let engine = session.engine().clone();
+    let db = session.database();
+    let txn = session.txn()?;
+    let me = ObjectAddress::relation(seq.oid);
+    depend::remove(&engine, db, txn, |d| d.object == me && d.kind == DepType::Auto)?;
+    if let Some(referenced) = column {
+        depend::record(
+            &engine,
+            db,
+            txn,
+            &Dependency { object: me, referenced, kind: DepType::Auto },
+        )?;
+    }
+    Ok(())
+}
+
+/// The column `OWNED BY [schema.]table.column` names, checked as PostgreSQL does.
+fn owning_column(
+    session: &mut Session,
+    seq: &RelationId,
+    names: &[String],
+) -> Result<ObjectAddress> {
+    let (table_names, column) = names.split_at(names.len() - 1);
+    let rv = match table_names {
+        [table] => RangeVar { relname: table.clone(), location: -1, ..Default::default() },
+        [schema, table] => RangeVar {
+            schemaname: schema.clone(),
+            relname: table.clone(),
+            location: -1,
+            ..Default::default()
+        },
+        _ => {
+            return Err(SqlError::syntax(format!(
+                "improper relation name (too many dotted names): {}",
+                table_names.join(".")
+            )))
+        }
+    };
+    let namespaces = namespaces_for(session, &rv)?;
+    let engine = session.engine().clone();
+    let db = session.database();
+    let table = relation::find(&engine, db, session.txn()?, &namespaces, &rv.relname)?.ok_or_else(
+        || SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname)),
+    )?;
+    lock_relation(session, table.oid, LockMode::AccessShare)?;
+    if table.kind != RelKind::Table {
+        return Err(SqlError::new(
+            "42809",
+            format!("sequence cannot be owned by relation \"{}\"", table.name),
+        )
+        .with_detail("This operation is not supported for sequences."));
+    }
+    if table.namespace != seq.namespace {
+        return Err(SqlError::new(
+            "55000",
+            "sequence must be in same schema as table it is linked to",
+        ));
+    }
+    let attnum = relation::attnum_of(&engine, db, session.txn()?, table.oid, &column[0])?
+        .ok_or_else(|| {
+            SqlError::new(
+                "42703",
+                format!("column \"{}\" of relation \"{}\" does not exist", column[0], table.name),
+            )
+        })?;
+    Ok(ObjectAddress::column(table.oid, attnum))
+}
+
+/// DROP SEQUENCE [IF EXISTS] name [, ...] [CASCADE | RESTRICT].
+pub fn drop_sequences(
+    session: &mut Session,
+    stmt: &DropStmt,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    let cascade = stmt.behavior == DropBehavior::DropCascade as i32;
+    for object in &stmt.objects {
+        let Some(NodeEnum::List(list)) = object.node.as_ref() else { continue };
+        let names: Vec<String> = list.items.iter().filter_map(node_str).collect();
+        let rv = range_var(&names)?;
+        let namespaces = namespaces_for(session, &rv)?;
+        let engine = session.engine().clone();
+        let db = session.database();
+        let Some(seq) = relation::find(&engine, db, session.txn()?, &namespaces, &rv.relname)?
+        else {
+            if stmt.missing_ok {
+                sink.notice(&SqlError::new(
+                    "00000",
+                    format!("sequence \"{}\" does not exist, skipping", rv.relname),
+                ))?;
+                continue;
+            }
+            return Err(SqlError::new(
+                "42P01",
+                format!("sequence \"{}\" does not exist", rv.relname),
+            ));
+        };
+        if seq.kind != RelKind::Sequence {
+            return Err(not_a_sequence(&seq.name).with_hint("Use DROP TABLE to remove a table."));
+        }
+        lock_relation(session, seq.oid, LockMode::AccessExclusive)?;
+        drop_dependent_defaults(session, &seq, cascade, sink)?;
+        remove_relation(session, &seq)?;
+    }
+    sink.complete("DROP SEQUENCE")
+}
+
+/// The RangeVar of a dotted name list from a DROP statement.
+pub(crate) fn range_var(names: &[String]) -> Result<RangeVar> {
+    match names {
+        [name] => Ok(RangeVar { relname: name.clone(), location: -1, ..Default::default() }),
+        [schema, name] => Ok(RangeVar {
+            schemaname: schema.clone(),
+            relname: name.clone(),
+            location: -1,
+            ..Default::default()
+        }),
+        _ => Err(SqlError::syntax(format!(
+            "improper qualified name (too many dotted names): {}",
+            names.join(".")
+        ))),
+    }
+}
+
+/// drop_dependent_defaults -- the column defaults using `seq`: without
+/// `cascade` their existence is an error (2BP01), with it they are dropped
+/// (PostgreSQL's dependency.c, for the one kind of dependent sluice has).
+fn drop_dependent_defaults(
+    session: &mut Session,
+    seq: &RelationId,
+    cascade: bool,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    let engine = session.engine().clone();
+    let db = session.database();
+    let target = ObjectAddress::relation(seq.oid);
+    let txn = session.txn()?;
+    let dependents =
+        depend::find(&engine, db, txn, |d| d.referenced == target && d.kind == DepType::Normal)?;
+    if dependents.is_empty() {
+        return Ok(());
+    }
+    let mut described = Vec::new();
+    for (_, dep) in &dependents {
+        described.push(describe_default(session, dep.object.objid)?);
+    }
+    if !cascade {
+        let detail: Vec<String> =
+            described.iter().map(|d| format!("{d} depends on sequence {}", seq.name)).collect();
+        return Err(SqlError::new(
+            "2BP01",
+            format!("cannot drop sequence {} because other objects depend on it", seq.name),
+        )
+        .with_detail(detail.join("\n"))
+        .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+    }
+    sink.notice(&cascade_notice(&described))?;
+    for (_, dep) in &dependents {
+        drop_default(session, dep.object.objid)?;
+    }
+    Ok(())
+}
+
+/// PostgreSQL's NOTICE listing what a CASCADE drops.
+fn cascade_notice(described: &[String]) -> SqlError {
+    match described {
+        [one] => SqlError::new("00000", format!("drop cascades to {one}")),
+        many => SqlError::new("00000", format!("drop cascades to {} other objects", many.len()))
+            .with_detail(
+                many.iter().map(|d| format!("drop cascades to {d}")).collect::<Vec<_>>().join("\n"),
+            ),
+    }
+}
+
+/// The `pg_attrdef` row with OID `oid`: (row address, table, column number).
+fn attrdef(
+    session: &mut Session,
+    oid: Oid,
+) -> Result<Option<(sluice_common::ItemPointer, Oid, i16)>> {
+    let engine = session.engine().clone();
+    let db = session.database();
+    let rows = scan(&engine, db, &PG_ATTRDEF, session.txn()?, |r| oid_of(&r[0]) == oid)?;
+    Ok(rows.into_iter().next().map(|(tid, r)| {
+        let attnum = if let Datum::Int2(n) = r[2] { n } else { 0 };
+        (tid, oid_of(&r[1]), attnum)
+    }))
+}
+
+/// "default value for column c of table t", as dependency messages say.
+fn describe_default(session: &mut Session, oid: Oid) -> Result<String> {
+    let Some((_, table, attnum)) = attrdef(session, oid)? else {
+        return Ok(format!("default value {oid}"));
+    };
+    let engine = session.engine().clone();
+    let db = session.database();
+    let txn = session.txn()?;
+    let rel = relation::find_by_oid(&engine, db, txn, table)?;
+    let column = scan(&engine, db, &PG_ATTRIBUTE, txn, |r| {
+        oid_of(&r[0]) == table && r[4] == Datum::Int2(attnum)
+    })?;
+    let column_name = column.first().and_then(|(_, r)| r[1].as_str().map(str::to_string));
+    Ok(format!(
+        "default value for column {} of table {}",
+        column_name.unwrap_or_default(),
+        rel.map(|r| r.name).unwrap_or_default()
+    ))
+}
+
+/// drop_default -- removes column default `oid` (its `pg_attrdef` row, its
+/// dependencies, and `atthasdef` of its column).
+fn drop_default(session: &mut Session, oid: Oid) -> Result<()> {
+    let Some((tid, table, attnum)) = attrdef(session, oid)? else { return Ok(()) };
+    let engine = session.engine().clone();
+    let db = session.database();
+    lock_relation(session, table, LockMode::AccessExclusive)?;
+    let txn = session.txn()?;
+    delete(&engine, db, &PG_ATTRDEF, txn, tid)?;
+    depend::remove(&engine, db, txn, |d| {
+        d.object.classid == ATTRDEF_CLASS && d.object.objid == oid
+    })?;
+    let columns = scan(&engine, db, &PG_ATTRIBUTE, txn, |r| {
+        oid_of(&r[0]) == table && r[4] == Datum::Int2(attnum)
+    })?;
+    for (tid, mut row) in columns {
+        row[7] = Datum::Bool(false);
+        replace(&engine, db, &PG_ATTRIBUTE, txn, tid, &row)?;
+    }
+    txn.increment_command();
+    Ok(())
+}
+
+/// The sequences owned by (auto-dependent on) a column of table `oid`.
+pub(crate) fn owned_sequences(session: &mut Session, table: Oid) -> Result<Vec<RelationId>> {
+    let engine = session.engine().clone();
+    let db = session.database();
+    let txn = session.txn()?;
+    let owned = depend::find(&engine, db, txn, |d| {
+        d.kind == DepType::Auto
+            && d.referenced.classid == depend::RELATION_CLASS
+            && d.referenced.objid == table
+            && d.object.classid == depend::RELATION_CLASS
+    })?;
+    let mut sequences = Vec::new();
+    for (_, dep) in owned {
+        if let Some(seq) = relation::find_by_oid(&engine, db, txn, dep.object.objid)? {
+            sequences.push(seq);
+        }
+    }
+    Ok(sequences)
+}
+
+/// The default text of a serial column (what `pg_attrdef` shows):
+/// `nextval('name'::regclass)`, the name quoted as an identifier if needed.
+pub(crate) fn serial_default(sequence_name: &str) -> String {
+    let ident = super::quote_identifier(sequence_name);
+    format!("nextval('{}'::regclass)", ident.replace('\'', "''"))
+}
+
+/// `CREATE SEQUENCE`'s parameters for a serial column of type `ty`.
+pub(crate) fn serial_state(ty: SqlType) -> Result<SeqState> {
+    init_params(&SeqOptions { as_type: Some(ty), ..SeqOptions::default() }, None)
+}
