@@ -1,4 +1,5 @@
-//! Aggregate transition states for `count`, `sum`, `avg`, `min` and `max`.
+//! Aggregate transition states for `count`, `sum`, `avg`, `min`, `max` and
+//! `array_agg`.
 //!
 //! The executor creates one [`AggState`] per group, feeds it each input value
 //! with [`AggState::advance`] and reads the result with [`AggState::finish`].
@@ -11,8 +12,12 @@
 //!   are `double precision`, with PostgreSQL's overflow checks;
 //! * `sum`/`avg` of `numeric` and `interval` stay in their type;
 //! * `min`/`max` work on any ordered type; NULL inputs are skipped, and an
-//!   empty group gives NULL (`count` gives 0).
+//!   empty group gives NULL (`count` gives 0);
+//! * `array_agg(x)` collects every input, NULLs included, into a
+//!   one-dimensional `x[]` (NULL for an empty group); arrays of arrays, which
+//!   PostgreSQL makes multidimensional, are refused with `0A000`.
 
+use crate::array::Array;
 use crate::compare::cmp_typed;
 use crate::datetime::Interval;
 use crate::datum::Datum;
@@ -20,7 +25,7 @@ use crate::error::{ErrorKind, Result, TypeError};
 use crate::float::{self, FloatOp};
 use crate::int::IntWidth;
 use crate::numeric::Numeric;
-use crate::types::{format_type, SqlType};
+use crate::types::{format_type, ElemType, SqlType};
 
 /// Which aggregate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +42,8 @@ pub enum AggKind {
     Min,
     /// `max(x)`.
     Max,
+    /// `array_agg(x)`.
+    ArrayAgg,
 }
 
 impl AggKind {
@@ -48,6 +55,7 @@ impl AggKind {
             AggKind::Avg => "avg",
             AggKind::Min => "min",
             AggKind::Max => "max",
+            AggKind::ArrayAgg => "array_agg",
         }
     }
 }
@@ -82,6 +90,8 @@ enum Acc {
     Interval(Interval),
     /// Current minimum or maximum.
     Extreme(Option<Datum>),
+    /// `array_agg`'s elements so far.
+    Array(ElemType, Vec<Datum>),
 }
 
 impl AggState {
@@ -91,6 +101,11 @@ impl AggState {
         use SqlType::*;
         let acc = match (kind, input) {
             (AggKind::CountStar | AggKind::Count, _) => Acc::None,
+            (AggKind::ArrayAgg, SqlType::Array(_)) => return Err(crate::array::multidimensional()),
+            (AggKind::ArrayAgg, _) => Acc::Array(
+                ElemType::new(input).ok_or_else(|| no_function(kind, input))?,
+                Vec::new(),
+            ),
             (AggKind::Min | AggKind::Max, Jsonb) => return Err(no_function(kind, input)),
             (AggKind::Min | AggKind::Max, _) => Acc::Extreme(None),
             (AggKind::Sum | AggKind::Avg, Int2 | Int4 | Int8) => Acc::Int(0),
@@ -108,6 +123,9 @@ impl AggState {
     /// The aggregate's result type.
     pub fn result_type(&self) -> SqlType {
         use SqlType::*;
+        if let Acc::Array(elem, _) = &self.acc {
+            return SqlType::Array(*elem);
+        }
         match (self.kind, self.input) {
             (AggKind::CountStar | AggKind::Count, _) => Int8,
             (AggKind::Min | AggKind::Max, t) => t,
@@ -125,13 +143,19 @@ impl AggState {
             self.count += 1;
             return Ok(());
         }
+        if let Acc::Array(_, elems) = &mut self.acc {
+            self.count += 1;
+            elems.push(d.clone());
+            return Ok(());
+        }
         if d.is_null() {
             return Ok(());
         }
         self.count += 1;
         let (kind, input) = (self.kind, self.input);
         match &mut self.acc {
-            Acc::None => {}
+            // array_agg took its value above, NULL or not.
+            Acc::None | Acc::Array(..) => {}
             Acc::Int(sum) => {
                 *sum += i128::from(d.as_i64().ok_or_else(|| wrong_input(d))?);
                 if kind == AggKind::Sum && matches!(input, SqlType::Int2 | SqlType::Int4) {
@@ -195,6 +219,9 @@ impl AggState {
             (Acc::Interval(sum), AggKind::Sum) => Datum::Interval(*sum),
             (Acc::Interval(sum), _) => Datum::Interval(sum.div(self.count as f64)?),
             (Acc::Extreme(best), _) => best.clone().unwrap_or(Datum::Null),
+            (Acc::Array(elem, elems), _) => {
+                Datum::Array(Box::new(Array::with_lower_bound(*elem, 1, elems.clone())?))
+            }
             (Acc::None, _) => Datum::Null,
         })
     }

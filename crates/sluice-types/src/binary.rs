@@ -5,7 +5,8 @@
 //! big-endian; `numeric` as `ndigits, weight, sign, dscale` (16 bits each)
 //! then base-10000 digits; `date` as days and `timestamp` as microseconds
 //! since 2000-01-01; `interval` as microseconds, days, months; text types
-//! as raw UTF-8; `jsonb` as version byte 1 plus its text.
+//! as raw UTF-8; `jsonb` as version byte 1 plus its text; arrays as
+//! described in `array/wire.rs`.
 //!
 //! Receiving validates like PostgreSQL: wrong lengths, bad numeric headers
 //! and digits, out-of-range dates and invalid UTF-8 are errors with
@@ -16,7 +17,7 @@ use crate::datum::Datum;
 use crate::error::{ErrorKind, Result, TypeError};
 use crate::numeric::{apply_typmod, Numeric, NumericKind};
 use crate::types::SqlType;
-use crate::{jsonb, text};
+use crate::{array, jsonb, text};
 
 /// Wire sign words of numeric.
 const SIGN_POS: u16 = 0x0000;
@@ -54,6 +55,7 @@ pub fn send(d: &Datum) -> Vec<u8> {
             out.extend(jsonb::output(j).into_bytes());
             out
         }
+        Datum::Array(a) => array::send(a),
     }
 }
 
@@ -118,6 +120,7 @@ pub fn recv(ty: SqlType, b: &[u8], typmod: i32) -> Result<Datum> {
         SqlType::Bytea => Datum::Bytea(b.to_vec()),
         SqlType::Numeric => Datum::Numeric(apply_typmod(numeric_recv(b)?, typmod)?),
         SqlType::Jsonb => Datum::Jsonb(Box::new(jsonb_recv(b)?)),
+        SqlType::Array(elem) => Datum::Array(Box::new(array::recv(elem, b, typmod)?)),
     })
 }
 

@@ -11,7 +11,15 @@
 //! [`cast`] performs a conversion and then applies the target typmod, with the
 //! `explicit` flag deciding whether an over-long string is truncated (explicit
 //! cast) or rejected (assignment), as in PostgreSQL's length coercions.
+//!
+//! Arrays follow PostgreSQL's `ArrayCoerceExpr`: one array type casts to
+//! another in whatever context its element type casts to the other's
+//! (`int4[]` → `int8[]` implicitly, `text[]` → `int4[]` only explicitly), by
+//! casting each element, typmod included. Like every type, an array casts
+//! to text by its output function and from text (or an unknown literal) by
+//! its input function.
 
+use crate::array::Array;
 use crate::context::Context;
 use crate::datetime::{arith, calendar, Interval};
 use crate::datum::Datum;
@@ -19,7 +27,7 @@ use crate::error::{Result, TypeError};
 use crate::int::IntWidth;
 use crate::jsonb::JsonbValue;
 use crate::numeric::{apply_typmod, Numeric};
-use crate::types::{format_type, SqlType, TypeCategory};
+use crate::types::{format_type, ElemType, SqlType, TypeCategory};
 use crate::{float, io, text};
 
 /// When a cast may be applied without being written.
@@ -39,6 +47,9 @@ pub fn cast_context(from: SqlType, to: SqlType) -> Option<CastContext> {
     use SqlType::*;
     if from == to || from == Unknown {
         return Some(Implicit);
+    }
+    if let (Array(f), Array(t)) = (from, to) {
+        return cast_context(f.get(), t.get());
     }
     let from_string = from.category() == TypeCategory::String;
     let to_string = to.category() == TypeCategory::String;
@@ -107,6 +118,15 @@ pub fn apply_target_typmod(d: Datum, to: SqlType, typmod: i32, explicit: bool) -
         (SqlType::Interval, Datum::Interval(iv)) => {
             Datum::Interval(io::adjust_interval_typmod(iv, typmod))
         }
+        (SqlType::Array(elem), Datum::Array(a)) if typmod >= 0 => {
+            let lower = a.lower_bound();
+            let elems = a
+                .into_elements()
+                .into_iter()
+                .map(|e| apply_target_typmod(e, elem.get(), typmod, explicit))
+                .collect::<Result<Vec<Datum>>>()?;
+            Datum::Array(Box::new(Array::with_lower_bound(elem, lower, elems)?))
+        }
         (_, other) => other,
     })
 }
@@ -116,6 +136,9 @@ fn convert(d: &Datum, from: SqlType, to: SqlType, ctx: &Context) -> Result<Datum
     use SqlType::*;
     if from == to {
         return Ok(d.clone());
+    }
+    if let (Datum::Array(a), SqlType::Array(elem)) = (d, to) {
+        return convert_array(a, elem, ctx);
     }
     if to.category() == TypeCategory::String {
         return Ok(Datum::Text(to_text(d, from, ctx)));
@@ -139,6 +162,17 @@ fn convert(d: &Datum, from: SqlType, to: SqlType, ctx: &Context) -> Result<Datum
         (Datum::Oid(v), Int8) => Ok(Datum::Int8(i64::from(*v))),
         _ => convert_datetime(d, to, ctx),
     }
+}
+
+/// convert_array -- cast every element of `a` to `elem`, keeping the bounds.
+fn convert_array(a: &Array, elem: ElemType, ctx: &Context) -> Result<Datum> {
+    let from = a.elem_type().get();
+    let elems = a
+        .elements()
+        .iter()
+        .map(|e| if e.is_null() { Ok(Datum::Null) } else { convert(e, from, elem.get(), ctx) })
+        .collect::<Result<Vec<Datum>>>()?;
+    Ok(Datum::Array(Box::new(Array::with_lower_bound(elem, a.lower_bound(), elems)?)))
 }
 
 /// The text form used by casts to string types.

@@ -8,6 +8,8 @@
 //! between integers and numeric or floats, values compare by their numeric
 //! value, as PostgreSQL's cross-type operators (or its implicit casts) do.
 //! SQL NULL sorts after every value (`NULLS LAST`, the default for `ASC`).
+//! Arrays compare element by element, as PostgreSQL's `array_cmp`
+//! ([`crate::array::cmp`]).
 //!
 //! [`hash`] agrees with equality wherever PostgreSQL's hash operator families
 //! put types together: `smallint`, `integer` and `bigint` of equal value hash
@@ -44,6 +46,7 @@ pub fn cmp(a: &Datum, b: &Datum) -> Ordering {
         (Jsonb(x), Jsonb(y)) => x.cmp_jsonb(y),
         (Oid(x), Oid(y)) => x.cmp(y),
         (Uuid(x), Uuid(y)) => x.cmp(y),
+        (Array(x), Array(y)) => crate::array::cmp(x, y),
         _ => cmp_numbers(a, b).unwrap_or_else(|| kind_rank(a).cmp(&kind_rank(b))),
     }
 }
@@ -126,6 +129,7 @@ fn kind_rank(d: &Datum) -> u8 {
         Datum::Jsonb(_) => 11,
         Datum::Oid(_) => 12,
         Datum::Uuid(_) => 13,
+        Datum::Array(_) => 14,
     }
 }
 
@@ -212,6 +216,7 @@ fn hash_into(d: &Datum, h: &mut Fnv) {
         Datum::Jsonb(j) => j.hash_into(h),
         Datum::Oid(v) => h.write(&v.to_le_bytes()),
         Datum::Uuid(u) => h.write(u),
+        Datum::Array(a) => crate::array::hash_into(a, h),
     }
 }
 

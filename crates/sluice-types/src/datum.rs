@@ -13,11 +13,15 @@
 //! where they differ (blank-padded comparison of `char(n)`, the 64-byte `name`
 //! storage slot) take the [`SqlType`] as a parameter, as PostgreSQL's functions
 //! are chosen by type too.
+//!
+//! An array is [`Datum::Array`]: its element type and its elements, each a
+//! `Datum` of that type or `Null` (see [`crate::array`]).
 
+use crate::array::Array;
 use crate::datetime::Interval;
 use crate::jsonb::JsonbValue;
 use crate::numeric::Numeric;
-use crate::types::SqlType;
+use crate::types::{ElemType, SqlType};
 
 /// One SQL value. `Null` is SQL NULL of any type.
 #[derive(Clone, Debug)]
@@ -59,6 +63,8 @@ pub enum Datum {
     Oid(u32),
     /// `uuid`, 16 bytes in network order.
     Uuid([u8; 16]),
+    /// Any array type (boxed: arrays are rare and `Datum` stays small).
+    Array(Box<Array>),
 }
 
 impl Datum {
@@ -89,8 +95,23 @@ impl Datum {
             Datum::Jsonb(_) => SqlType::Jsonb,
             Datum::Oid(_) => SqlType::Oid,
             Datum::Uuid(_) => SqlType::Uuid,
+            Datum::Array(a) => SqlType::Array(a.elem_type()),
         };
         Some(t)
+    }
+
+    /// A one-dimensional array of `elems` (each of type `elem`, or `Null`)
+    /// with lower bound 1.
+    pub fn array(elem: ElemType, elems: Vec<Datum>) -> Datum {
+        Datum::Array(Box::new(Array::new(elem, elems)))
+    }
+
+    /// The array inside an `Array` datum.
+    pub fn as_array(&self) -> Option<&Array> {
+        match self {
+            Datum::Array(a) => Some(a),
+            _ => None,
+        }
     }
 
     /// The string inside a `Text` datum.

@@ -61,6 +61,12 @@ pub enum ErrorKind {
     DataCorrupted,
     /// 22000 `data_exception`: generic data errors without a finer code.
     DataException,
+    /// 2202E `array_subscript_error`: array bounds that make no sense.
+    ArraySubscriptError,
+    /// 22004 `null_value_not_allowed`: a NULL argument a function refuses.
+    NullValueNotAllowed,
+    /// 42804 `datatype_mismatch`: e.g. a binary array of another element type.
+    DatatypeMismatch,
 }
 
 impl ErrorKind {
@@ -89,6 +95,9 @@ impl ErrorKind {
             ErrorKind::StatementTooComplex => "54001",
             ErrorKind::DataCorrupted => "XX001",
             ErrorKind::DataException => "22000",
+            ErrorKind::ArraySubscriptError => "2202E",
+            ErrorKind::NullValueNotAllowed => "22004",
+            ErrorKind::DatatypeMismatch => "42804",
         }
     }
 }

@@ -13,7 +13,7 @@ use crate::datum::Datum;
 use crate::error::Result;
 use crate::int::IntWidth;
 use crate::types::SqlType;
-use crate::{bool as boolean, bytea, float, int, jsonb, numeric, oid, text, uuid};
+use crate::{array, bool as boolean, bytea, float, int, jsonb, numeric, oid, text, uuid};
 
 /// Parse `input` as a value of type `ty` with modifier `typmod` (-1 for none).
 pub fn parse(ty: SqlType, input: &str, typmod: i32, ctx: &Context) -> Result<Datum> {
@@ -40,6 +40,7 @@ pub fn parse(ty: SqlType, input: &str, typmod: i32, ctx: &Context) -> Result<Dat
         SqlType::Jsonb => Datum::Jsonb(Box::new(jsonb::parse(input)?)),
         SqlType::Oid => Datum::Oid(oid::parse(input)?),
         SqlType::Uuid => Datum::Uuid(uuid::parse(input)?),
+        SqlType::Array(elem) => Datum::Array(Box::new(array::parse(elem, input, typmod, ctx)?)),
     })
 }
 
@@ -75,6 +76,7 @@ pub fn output(d: &Datum, ctx: &Context) -> Option<String> {
         Datum::Jsonb(j) => jsonb::output(j),
         Datum::Oid(v) => v.to_string(),
         Datum::Uuid(u) => uuid::output(u),
+        Datum::Array(a) => array::output(a, ctx),
     })
 }
 

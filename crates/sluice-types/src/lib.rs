@@ -19,9 +19,10 @@
 //! * [`compare`] — ordering and hashing (B-tree and hash opclasses);
 //! * [`mod@cast`] — `pg_cast`: which casts exist, and converting;
 //! * [`ops`] — operators (`+ - * / %`, comparisons, `||`);
-//! * [`funcs`] — scalar functions; [`agg`] — `count/sum/avg/min/max` states;
+//! * [`funcs`] — scalar functions; [`agg`] — `count/sum/avg/min/max/array_agg`
+//!   states;
 //! * per-type modules: [`int`], [`float`], [`numeric`], [`mod@bool`], [`text`],
-//!   [`bytea`], [`uuid`], [`oid`], [`jsonb`], [`datetime`].
+//!   [`bytea`], [`uuid`], [`oid`], [`jsonb`], [`datetime`], [`mod@array`].
 //!
 //! # What must never happen
 //! No input — malformed text, hostile binary data, corrupt stored bytes,
@@ -29,6 +30,7 @@
 //! [`TypeError`] instead, with PostgreSQL's message where it has one.
 
 pub mod agg;
+pub mod array;
 pub mod binary;
 pub mod bool;
 pub mod bytea;
@@ -53,12 +55,13 @@ pub mod types;
 pub mod uuid;
 
 pub use agg::{AggKind, AggState};
+pub use array::Array;
 pub use cast::{cast, cast_context, CastContext};
 pub use context::Context;
 pub use datum::Datum;
 pub use error::{ErrorKind, Result, TypeError};
 pub use numeric::Numeric;
-pub use types::{format_type, SqlType};
+pub use types::{format_type, ElemType, SqlType};
 
 #[cfg(test)]
 mod tests;

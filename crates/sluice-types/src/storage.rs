@@ -6,7 +6,8 @@
 //! days, months, as PostgreSQL lays it out), `uuid` 16, `name` 64 (NUL
 //! padded). Variable-length types produce only their payload; the heap adds
 //! the varlena length header: text types their UTF-8 bytes, `bytea` its
-//! bytes, `jsonb` the tree encoding of `jsonb/binary.rs`.
+//! bytes, `jsonb` the tree encoding of `jsonb/binary.rs`, arrays the layout
+//! of `array/encode.rs`.
 //!
 //! `numeric` uses PostgreSQL's own packed layout, so its size matches
 //! PostgreSQL's (a 2-byte header for typical values, plus 2 bytes per
@@ -68,6 +69,7 @@ pub fn to_storage(ty: SqlType, d: &Datum) -> Vec<u8> {
         Datum::Bytea(b) => b.clone(),
         Datum::Numeric(n) => numeric_to_storage(n),
         Datum::Jsonb(j) => crate::jsonb::encode(j),
+        Datum::Array(a) => crate::array::to_storage(a),
     }
 }
 
@@ -115,6 +117,7 @@ pub fn from_storage(ty: SqlType, bytes: &[u8]) -> Result<Datum> {
         SqlType::Bytea => Datum::Bytea(bytes.to_vec()),
         SqlType::Numeric => Datum::Numeric(numeric_from_storage(bytes)?),
         SqlType::Jsonb => Datum::Jsonb(Box::new(crate::jsonb::decode(bytes)?)),
+        SqlType::Array(elem) => Datum::Array(Box::new(crate::array::from_storage(elem, bytes)?)),
     })
 }
 

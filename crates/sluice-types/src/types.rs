@@ -11,7 +11,19 @@
 //!
 //! [`format_type`] prints a type the way PostgreSQL's `format_type()` does —
 //! the SQL-standard spellings (`integer`, `character varying(10)`, `timestamp
-//! with time zone`) that appear in psql's `\d` and in error messages.
+//! with time zone`, `integer[]`) that appear in psql's `\d` and in error messages.
+//!
+//! # Array types
+//! Every scalar type except `unknown` has an array type (`_int4`, OID 1007,
+//! printed `integer[]`), written [`SqlType::Array`] with an [`ElemType`]
+//! inside. One variant for all arrays, rather than one per element type,
+//! keeps `match`es over types short (an array arm usually delegates to the
+//! element type) and keeps the array facts in one table, `ARRAY_TYPES`.
+//! [`ElemType`] is a reference to that table's row, so `SqlType` stays `Copy`
+//! and cannot describe what PostgreSQL has no type for: an array of arrays
+//! (a multidimensional array has the same type as a one-dimensional one) or
+//! `unknown[]`. The typmod of an array column is its element's
+//! (`varchar(10)[]` stores 14), as in PostgreSQL.
 
 /// Typmod value meaning "no modifier".
 pub const NO_TYPMOD: i32 = -1;
@@ -64,9 +76,87 @@ pub enum SqlType {
     Uuid,
     /// `jsonb`.
     Jsonb,
+    /// An array of the element type (`_int4`, `integer[]`, ...).
+    Array(ElemType),
 }
 
-/// Every supported type, in OID order; handy for tables and tests.
+/// The element type of an array type: a scalar type other than `unknown`.
+///
+/// Only [`ElemType::new`] makes one, so the invariant holds everywhere; it
+/// points at the element's row in `ARRAY_TYPES`, which also holds the
+/// array type's own `pg_type` facts.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ElemType(&'static ArrayInfo);
+
+/// The `pg_type` facts of one array type.
+#[derive(Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct ArrayInfo {
+    /// The element type (`typelem`).
+    elem: SqlType,
+    /// The array type's OID, which is the element type's `typarray`.
+    oid: u32,
+    /// The array type's `typname`: the element's with a leading underscore.
+    typname: &'static str,
+    /// `format_type` of the array type without a typmod.
+    sql_name: &'static str,
+}
+
+/// Shorthand for the rows of `ARRAY_TYPES`.
+const fn array_info(
+    elem: SqlType,
+    oid: u32,
+    typname: &'static str,
+    sql_name: &'static str,
+) -> ArrayInfo {
+    ArrayInfo { elem, oid, typname, sql_name }
+}
+
+/// The array type of every scalar type but `unknown`, with PostgreSQL 15's
+/// OIDs (`pg_type.typarray` of the element).
+static ARRAY_TYPES: [ArrayInfo; 20] = [
+    array_info(SqlType::Bool, 1000, "_bool", "boolean[]"),
+    array_info(SqlType::Bytea, 1001, "_bytea", "bytea[]"),
+    array_info(SqlType::Name, 1003, "_name", "name[]"),
+    array_info(SqlType::Int8, 1016, "_int8", "bigint[]"),
+    array_info(SqlType::Int2, 1005, "_int2", "smallint[]"),
+    array_info(SqlType::Int4, 1007, "_int4", "integer[]"),
+    array_info(SqlType::Text, 1009, "_text", "text[]"),
+    array_info(SqlType::Oid, 1028, "_oid", "oid[]"),
+    array_info(SqlType::Float4, 1021, "_float4", "real[]"),
+    array_info(SqlType::Float8, 1022, "_float8", "double precision[]"),
+    array_info(SqlType::Bpchar, 1014, "_bpchar", "bpchar[]"),
+    array_info(SqlType::Varchar, 1015, "_varchar", "character varying[]"),
+    array_info(SqlType::Date, 1182, "_date", "date[]"),
+    array_info(SqlType::Time, 1183, "_time", "time without time zone[]"),
+    array_info(SqlType::Timestamp, 1115, "_timestamp", "timestamp without time zone[]"),
+    array_info(SqlType::TimestampTz, 1185, "_timestamptz", "timestamp with time zone[]"),
+    array_info(SqlType::Interval, 1187, "_interval", "interval[]"),
+    array_info(SqlType::Numeric, 1231, "_numeric", "numeric[]"),
+    array_info(SqlType::Uuid, 2951, "_uuid", "uuid[]"),
+    array_info(SqlType::Jsonb, 3807, "_jsonb", "jsonb[]"),
+];
+
+impl ElemType {
+    /// The element type `elem` as an array element, or `None` for types
+    /// PostgreSQL has no array type for (`unknown`, arrays themselves).
+    pub fn new(elem: SqlType) -> Option<ElemType> {
+        ARRAY_TYPES.iter().find(|a| a.elem == elem).map(ElemType)
+    }
+
+    /// The element type itself.
+    pub fn get(self) -> SqlType {
+        self.0.elem
+    }
+}
+
+impl std::fmt::Debug for ElemType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.elem.fmt(f)
+    }
+}
+
+/// Every supported scalar type, in OID order; handy for tables and tests
+/// (the array types are [`SqlType::array_types`]).
 pub const ALL_TYPES: [SqlType; 21] = [
     SqlType::Bool,
     SqlType::Bytea,
@@ -107,6 +197,8 @@ pub enum TypeCategory {
     Timespan,
     /// `U`: user-defined/other (bytea, uuid, jsonb).
     User,
+    /// `A`: array types.
+    Array,
     /// `X`: the unknown pseudo-type.
     Unknown,
 }
@@ -136,12 +228,39 @@ impl SqlType {
             SqlType::Numeric => 1700,
             SqlType::Uuid => 2950,
             SqlType::Jsonb => 3802,
+            SqlType::Array(e) => e.0.oid,
         }
     }
 
     /// The type with OID `oid`, if it is one sluice supports.
     pub fn from_oid(oid: u32) -> Option<SqlType> {
-        ALL_TYPES.into_iter().find(|t| t.oid() == oid)
+        ALL_TYPES.into_iter().chain(SqlType::array_types()).find(|t| t.oid() == oid)
+    }
+
+    /// Every array type, in the order of their element types' OIDs.
+    pub fn array_types() -> impl Iterator<Item = SqlType> {
+        ARRAY_TYPES.iter().map(|a| SqlType::Array(ElemType(a)))
+    }
+
+    /// The array type whose elements are `elem` (`int4` → `_int4`), if
+    /// PostgreSQL has one.
+    pub fn array_of(elem: SqlType) -> Option<SqlType> {
+        ElemType::new(elem).map(SqlType::Array)
+    }
+
+    /// The element type of an array type (`pg_type.typelem`), `None` for
+    /// scalar types.
+    pub fn element(self) -> Option<SqlType> {
+        match self {
+            SqlType::Array(e) => Some(e.get()),
+            _ => None,
+        }
+    }
+
+    /// `pg_type.typarray`: the OID of this type's array type, `None` (0 in
+    /// the catalog) for `unknown` and for array types.
+    pub fn array_oid(self) -> Option<u32> {
+        SqlType::array_of(self).map(SqlType::oid)
     }
 
     /// The internal name (`pg_type.typname`): `int4`, `varchar`, `timestamptz`.
@@ -168,13 +287,24 @@ impl SqlType {
             SqlType::Numeric => "numeric",
             SqlType::Uuid => "uuid",
             SqlType::Jsonb => "jsonb",
+            SqlType::Array(e) => e.0.typname,
         }
     }
 
     /// The type named `name` as SQL spells it (`int`, `integer`, `int4`,
-    /// `character varying`, `timestamptz`, ...), ignoring ASCII case.
+    /// `character varying`, `timestamptz`, ...), ignoring ASCII case. Array
+    /// types are any such name followed by `[]` (`int[]`, `integer[][]`: the
+    /// brackets say nothing about the number of dimensions) or their
+    /// `typname` (`_int4`).
     pub fn from_name(name: &str) -> Option<SqlType> {
         let lower = name.trim().to_ascii_lowercase();
+        let elem = lower.trim_end_matches("[]").trim_end();
+        if elem.len() < lower.len() {
+            return SqlType::array_of(SqlType::from_name(elem)?);
+        }
+        if let Some(a) = ARRAY_TYPES.iter().find(|a| a.typname == lower) {
+            return Some(SqlType::Array(ElemType(a)));
+        }
         let t = match lower.as_str() {
             "bool" | "boolean" => SqlType::Bool,
             "bytea" => SqlType::Bytea,
@@ -221,7 +351,8 @@ impl SqlType {
             | SqlType::Bpchar
             | SqlType::Varchar
             | SqlType::Numeric
-            | SqlType::Jsonb => -1,
+            | SqlType::Jsonb
+            | SqlType::Array(_) => -1,
         }
     }
 
@@ -243,6 +374,9 @@ impl SqlType {
             | SqlType::Varchar
             | SqlType::Numeric
             | SqlType::Jsonb => 4,
+            // An array is aligned for its header's int4s or its elements,
+            // whichever is stricter.
+            SqlType::Array(e) => e.get().typalign().max(4),
         }
     }
 
@@ -284,6 +418,7 @@ impl SqlType {
             SqlType::Interval => TypeCategory::Timespan,
             SqlType::Bytea | SqlType::Uuid | SqlType::Jsonb => TypeCategory::User,
             SqlType::Unknown => TypeCategory::Unknown,
+            SqlType::Array(_) => TypeCategory::Array,
         }
     }
 
@@ -311,6 +446,7 @@ impl SqlType {
             SqlType::Time => "time without time zone",
             SqlType::Timestamp => "timestamp without time zone",
             SqlType::TimestampTz => "timestamp with time zone",
+            SqlType::Array(e) => e.0.sql_name,
             other => other.typname(),
         }
     }
@@ -334,6 +470,7 @@ pub fn format_type(ty: SqlType, typmod: i32) -> String {
         SqlType::Timestamp => format!("timestamp({typmod}) without time zone"),
         SqlType::TimestampTz => format!("timestamp({typmod}) with time zone"),
         SqlType::Interval => format!("interval({})", typmod & 0xFFFF),
+        SqlType::Array(e) => format!("{}[]", format_type(e.get(), typmod)),
         _ => base.to_string(),
     }
 }

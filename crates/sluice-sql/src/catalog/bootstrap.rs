@@ -148,6 +148,7 @@ fn type_row(ty: SqlType) -> Vec<Datum> {
         Timespan => "T",
         User => "U",
         Unknown => "X",
+        Array => "A",
     };
     vec![
         Datum::Oid(ty.oid()),

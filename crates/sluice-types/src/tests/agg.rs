@@ -86,3 +86,21 @@ fn numeric_and_small_aggregates() {
         ("42883", "function sum(text) does not exist")
     );
 }
+
+#[test]
+fn array_agg_keeps_nulls_and_order() {
+    let text = |s: &str| Datum::Text(s.into());
+    // `select array_agg(x) from (values ('b'), (null), ('a b')) v(x)` in PostgreSQL 15.
+    assert_eq!(
+        run(AggKind::ArrayAgg, SqlType::Text, [text("b"), Datum::Null, text("a b")]),
+        "{b,NULL,\"a b\"}"
+    );
+    assert_eq!(run(AggKind::ArrayAgg, SqlType::Int4, [Datum::Null]), "{NULL}");
+    assert_eq!(run(AggKind::ArrayAgg, SqlType::Int4, []), "");
+    let st = AggState::new(AggKind::ArrayAgg, SqlType::Int8).unwrap();
+    assert_eq!(st.result_type(), SqlType::array_of(SqlType::Int8).unwrap());
+    let nested = AggState::new(AggKind::ArrayAgg, st.result_type()).unwrap_err();
+    assert_eq!(nested.sqlstate(), "0A000");
+    let unknown = AggState::new(AggKind::ArrayAgg, SqlType::Unknown).unwrap_err();
+    assert_eq!(unknown.message, "function array_agg(unknown) does not exist");
+}

@@ -48,6 +48,23 @@ fn cast_contexts_mirror_pg_cast() {
     for (from, to, want) in cases {
         assert_eq!(cast_context(from, to), want, "{from:?} -> {to:?}");
     }
+    // Arrays cast as their elements do, and through text like every type.
+    let array = |t| SqlType::array_of(t).expect("array type");
+    let cases = [
+        (array(Int4), array(Int8), Some(Implicit)),
+        (array(Int8), array(Int4), Some(Assignment)),
+        (array(Text), array(Int4), Some(Explicit)),
+        (array(Int4), array(Varchar), Some(Assignment)),
+        (array(Int4), Text, Some(Assignment)),
+        (Text, array(Int4), Some(Explicit)),
+        (Unknown, array(Int4), Some(Implicit)),
+        (Int4, array(Int4), None),
+        (array(Int4), Int4, None),
+        (array(Int4), array(Date), None),
+    ];
+    for (from, to, want) in cases {
+        assert_eq!(cast_context(from, to), want, "{from:?} -> {to:?}");
+    }
 }
 
 /// (source `type:value`, target type, context, PostgreSQL 15's result).
@@ -142,4 +159,22 @@ const CASTS: &[(&str, &str, &str, &str)] = &[
     ("bigint:70000", "smallint", "assignment", "ERR:22003: smallint out of range"),
     ("integer:42", "character varying(1)", "assignment", "ERR:22001: value too long for type character varying(1)"),
     ("integer:42", "text", "assignment", "42"),
+    ("integer[]:{1,2}", "bigint[]", "explicit", "{1,2}"),
+    ("numeric[]:{1.7,2}", "integer[]", "explicit", "{2,2}"),
+    ("numeric[]:[0:1]={1.5,NULL}", "double precision[]", "explicit", "[0:1]={1.5,NULL}"),
+    ("text[]:{abc,d}", "character varying(2)[]", "explicit", "{ab,d}"),
+    (
+        "text[]:{abc}",
+        "character varying(2)[]",
+        "assignment",
+        "ERR:22001: value too long for type character varying(2)",
+    ),
+    ("integer[]:{1,2}", "text", "explicit", "{1,2}"),
+    ("text:{a,\"b c\"}", "text[]", "explicit", "{a,\"b c\"}"),
+    ("boolean[]:{t,f}", "text[]", "explicit", "{true,false}"),
+    ("text[]:{1,x}", "integer[]", "explicit", "ERR:22P02: invalid input syntax for type integer: \"x\""),
+    ("integer[]:{70000}", "smallint[]", "explicit", "ERR:22003: smallint out of range"),
+    ("integer[]:{1}", "date[]", "explicit", "ERR:42846: cannot cast type integer[] to date[]"),
+    ("integer:1", "integer[]", "explicit", "ERR:42846: cannot cast type integer to integer[]"),
+    ("integer[]:{1}", "integer", "explicit", "ERR:42846: cannot cast type integer[] to integer"),
 ];

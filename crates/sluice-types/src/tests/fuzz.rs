@@ -23,6 +23,8 @@ const SEEDS: &[&str] = &[
     "true",
     "10:30:00.123456 PM",
     "2024-03-10 02:30 America/New_York",
+    "{1,\"a b\",NULL,{}}",
+    "[0:2]={a,\\\"b, \"c\\\\\" }",
 ];
 
 /// Characters that matter to the parsers.
@@ -61,7 +63,7 @@ fn text_parsers_never_panic() {
     };
     for _ in 0..3000 {
         let text = input(&mut r);
-        for ty in ALL_TYPES {
+        for ty in ALL_TYPES.into_iter().chain(SqlType::array_types()) {
             for typmod in typmods(ty) {
                 let _ = io::parse(ty, &text, typmod, &ctx);
             }
@@ -75,11 +77,38 @@ fn binary_and_storage_decoders_never_panic() {
     for _ in 0..5000 {
         let len = r.below(24) as usize;
         let bytes: Vec<u8> = (0..len).map(|_| r.next() as u8).collect();
-        for ty in ALL_TYPES {
+        for ty in ALL_TYPES.into_iter().chain(SqlType::array_types()) {
             let _ = binary::recv(ty, &bytes, -1);
             let _ = storage::from_storage(ty, &bytes);
         }
         let _ = jsonb::decode(&bytes);
+    }
+}
+
+#[test]
+fn mutated_array_encodings_never_panic() {
+    let ctx = Context::default();
+    let mut r = Prng::new(0xa77a);
+    let ty = SqlType::from_name("text[]").expect("text[]");
+    let value = io::parse(ty, "[-2:1]={a,NULL,\"b c\",\"\"}", -1, &ctx).expect("parses");
+    let ints = SqlType::from_name("int4[]").expect("int4[]");
+    let int_value = io::parse(ints, "{1,NULL,3}", -1, &ctx).expect("parses");
+    let encodings = [
+        (ty, binary::send(&value), true),
+        (ty, storage::to_storage(ty, &value), false),
+        (ints, binary::send(&int_value), true),
+        (ints, storage::to_storage(ints, &int_value), false),
+    ];
+    for _ in 0..5000 {
+        let (ty, valid, wire) = r.pick(&encodings);
+        let mut bytes = valid.clone();
+        for _ in 0..1 + r.below(3) {
+            let pos = r.below(bytes.len() as u64) as usize;
+            bytes[pos] = r.next() as u8;
+        }
+        bytes.truncate(bytes.len() - r.below(3) as usize);
+        let _ =
+            if *wire { binary::recv(*ty, &bytes, -1) } else { storage::from_storage(*ty, &bytes) };
     }
 }
 
@@ -99,6 +128,12 @@ fn huge_and_deep_inputs_fail_cleanly() {
     assert!(io::parse(SqlType::Float8, &long_number, -1, &ctx).is_err());
     assert!(io::parse(SqlType::Interval, &format!("{long_number} days"), -1, &ctx).is_err());
     assert!(io::parse(SqlType::Date, &long_number, -1, &ctx).is_err());
+    let deep_array = "{".repeat(100_000);
+    let int_array = SqlType::from_name("int[]").expect("int[]");
+    let err = io::parse(int_array, &deep_array, -1, &ctx).unwrap_err();
+    assert_eq!(err.sqlstate(), "54000");
+    let long_array = format!("{{{}1}}", "1,".repeat(100_000));
+    assert!(io::parse(int_array, &long_array, -1, &ctx).is_ok());
     // A stored jsonb claiming four billion elements must not allocate them.
     assert!(jsonb::decode(&[5, 0xff, 0xff, 0xff, 0xff]).is_err());
 }

@@ -1,21 +1,11 @@
 //! Text input → output golden table: `select 'input'::type` in PostgreSQL 15.
 
-use super::{check_all, render_err, type_spec};
-use crate::cast::apply_target_typmod;
-use crate::{io, Context};
+use super::{cast_literal, check_all, render_err};
 
 #[test]
 fn text_io_matches_postgres() {
-    let ctx = Context::default();
     check_all(IO.iter().map(|&(spec, input, want)| {
-        let (ty, typmod) = type_spec(spec);
-        // A literal cast: input without typmod, then an explicit length coercion.
-        let parsed =
-            io::parse(ty, input, -1, &ctx).and_then(|d| apply_target_typmod(d, ty, typmod, true));
-        let got = match parsed {
-            Ok(d) => io::output(&d, &ctx).unwrap_or_default(),
-            Err(e) => render_err(&e),
-        };
+        let got = cast_literal(spec, input).unwrap_or_else(|e| render_err(&e));
         (format!("'{input}'::{spec}"), got, want.to_string())
     }));
 }

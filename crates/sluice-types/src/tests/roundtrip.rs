@@ -5,7 +5,7 @@
 use crate::datetime::{calendar, Interval};
 use crate::jsonb::JsonbValue;
 use crate::numeric::Numeric;
-use crate::types::{SqlType, ALL_TYPES};
+use crate::types::{ElemType, SqlType, ALL_TYPES};
 use crate::{binary, compare, io, storage, Context, Datum};
 
 /// xorshift64*: small, deterministic, good enough to explore value space.
@@ -107,7 +107,18 @@ fn random_value(ty: SqlType, r: &mut Prng) -> Datum {
         SqlType::Jsonb => Datum::Jsonb(Box::new(random_jsonb(r, 0))),
         SqlType::Oid => Datum::Oid(r.next() as u32),
         SqlType::Uuid => Datum::Uuid(std::array::from_fn(|_| r.next() as u8)),
+        SqlType::Array(elem) => random_array(elem, r),
     }
+}
+
+/// A random array of up to five elements, some NULL, mostly with lower bound 1.
+fn random_array(elem: ElemType, r: &mut Prng) -> Datum {
+    let elems = (0..r.below(6))
+        .map(|_| if r.below(4) == 0 { Datum::Null } else { random_value(elem.get(), r) })
+        .collect();
+    let lower = if r.below(3) == 0 { r.below(11) as i32 - 5 } else { 1 };
+    let a = crate::array::Array::with_lower_bound(elem, lower, elems).expect("small bounds");
+    Datum::Array(Box::new(a))
 }
 
 /// Whether two values are the same for round-trip purposes (NaN = NaN,
@@ -120,7 +131,7 @@ fn same(a: &Datum, b: &Datum, ctx: &Context) -> bool {
 fn every_type_round_trips_through_text_binary_and_storage() {
     let ctx = Context::default();
     let mut r = Prng::new(0x5eed);
-    for ty in ALL_TYPES {
+    for ty in ALL_TYPES.into_iter().chain(SqlType::array_types()) {
         for _ in 0..300 {
             let v = random_value(ty, &mut r);
             let text = io::output(&v, &ctx).expect("non-null");
