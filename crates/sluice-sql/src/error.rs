@@ -21,6 +21,9 @@ pub struct SqlError {
     pub hint: Option<String>,
     /// 1-based character position in the query text.
     pub position: Option<u32>,
+    /// Where it happened (CONTEXT), innermost first, one line each
+    /// (`COPY t, line 2, column a: "x"`).
+    pub context: Option<String>,
 }
 
 /// Result alias for the SQL layer.
@@ -29,7 +32,14 @@ pub type Result<T> = std::result::Result<T, SqlError>;
 impl SqlError {
     /// An error with `code` and `message`.
     pub fn new(code: &'static str, message: impl Into<String>) -> SqlError {
-        SqlError { code, message: message.into(), detail: None, hint: None, position: None }
+        SqlError {
+            code,
+            message: message.into(),
+            detail: None,
+            hint: None,
+            position: None,
+            context: None,
+        }
     }
 
     /// Adds a DETAIL.
@@ -41,6 +51,17 @@ impl SqlError {
     /// Adds a HINT.
     pub fn with_hint(mut self, hint: impl Into<String>) -> SqlError {
         self.hint = Some(hint.into());
+        self
+    }
+
+    /// Adds a CONTEXT line below those the error already has (the
+    /// innermost comes first, as in PostgreSQL).
+    pub fn with_context(mut self, context: impl Into<String>) -> SqlError {
+        let context = context.into();
+        self.context = Some(match self.context.take() {
+            Some(inner) => format!("{inner}\n{context}"),
+            None => context,
+        });
         self
     }
 
@@ -102,6 +123,7 @@ impl From<sluice_types::TypeError> for SqlError {
             detail: e.detail.clone(),
             hint: e.hint.clone(),
             position: None,
+            context: e.context.clone(),
         }
     }
 }

@@ -377,6 +377,7 @@ impl Session {
             NodeEnum::CreateStmt(stmt) => commands::tablecmds::create_table(self, stmt, sink),
             NodeEnum::DropStmt(stmt) => commands::tablecmds::drop(self, stmt, sink),
             NodeEnum::LockStmt(stmt) => commands::tablecmds::lock_table(self, stmt, sink),
+            NodeEnum::CopyStmt(stmt) => commands::copy::copy(self, stmt, sink),
             NodeEnum::CreateSeqStmt(stmt) => commands::sequence::create_sequence(self, stmt, sink),
             NodeEnum::AlterSeqStmt(stmt) => commands::sequence::alter_sequence(self, stmt, sink),
             NodeEnum::CheckPointStmt(_) => {

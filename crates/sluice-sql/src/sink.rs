@@ -2,6 +2,15 @@
 //! turns each call into wire messages (RowDescription, DataRow,
 //! CommandComplete, NoticeResponse), encoding values in the format the client
 //! asked for; the SQL layer only produces typed values.
+//!
+//! COPY FROM STDIN and COPY TO STDOUT need the client itself rather than
+//! rows: [`QuerySink::copy_in`] announces the data stream (CopyInResponse)
+//! and hands back the client's bytes as they arrive, [`QuerySink::copy_out`]
+//! announces (CopyOutResponse) and takes bytes to send. The bytes are the
+//! COPY data format (`commands/copy.rs` parses and produces it); the sink only
+//! moves them. Sinks that have no client (describing a statement) keep the
+//! default methods, which refuse like PostgreSQL does where no client is
+//! reachable.
 
 use crate::error::{Result, SqlError};
 use sluice_common::Oid;
@@ -29,6 +38,38 @@ impl OutputColumn {
     }
 }
 
+/// The overall format of a COPY data stream, as CopyInResponse and
+/// CopyOutResponse announce it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyFormat {
+    /// `FORMAT text` and `FORMAT csv`: lines of characters.
+    Text,
+    /// `FORMAT binary`: PostgreSQL's binary COPY file format.
+    Binary,
+}
+
+/// The client's data for COPY FROM STDIN.
+pub trait CopySource {
+    /// The next chunk of data (one CopyData message; chunks need not align
+    /// with rows), or `None` once the client has sent CopyDone. A client that
+    /// gives up (CopyFail) makes this an error.
+    fn read(&mut self) -> Result<Option<Vec<u8>>>;
+}
+
+/// Where COPY TO STDOUT sends its data.
+pub trait CopyTarget {
+    /// Sends one chunk (one CopyData message; COPY sends one per row).
+    fn write(&mut self, data: &[u8]) -> Result<()>;
+    /// Ends the data (CopyDone). Dropping a target without finishing it
+    /// leaves the ending to the error that follows.
+    fn finish(self: Box<Self>) -> Result<()>;
+}
+
+/// The error of a sink that cannot reach the client.
+fn no_client() -> SqlError {
+    SqlError::unsupported("cannot COPY to/from client in this context")
+}
+
 /// The receiver of a statement's results.
 pub trait QuerySink {
     /// The statement returns rows with these columns.
@@ -39,4 +80,25 @@ pub trait QuerySink {
     fn complete(&mut self, tag: &str) -> Result<()>;
     /// A NOTICE or WARNING for the client.
     fn notice(&mut self, notice: &SqlError) -> Result<()>;
+
+    /// Starts COPY FROM STDIN of `columns` columns in `format`: the client is
+    /// told to send, and its data comes back through the returned source,
+    /// which must be read until it ends or fails.
+    fn copy_in(
+        &mut self,
+        _format: CopyFormat,
+        _columns: usize,
+    ) -> Result<Box<dyn CopySource + '_>> {
+        Err(no_client())
+    }
+
+    /// Starts COPY TO STDOUT of `columns` columns in `format`; the data goes
+    /// through the returned target, then [`QuerySink::complete`] follows.
+    fn copy_out(
+        &mut self,
+        _format: CopyFormat,
+        _columns: usize,
+    ) -> Result<Box<dyn CopyTarget + '_>> {
+        Err(no_client())
+    }
 }

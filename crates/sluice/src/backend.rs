@@ -17,6 +17,7 @@ use sluice_server::{
     TransactionStatus,
 };
 use sluice_sql::parser::{parse, RawStatement};
+use sluice_sql::sink::{CopyFormat, CopySource, CopyTarget};
 use sluice_sql::{Instance, OutputColumn, QuerySink, Session, SqlError, TxnStatus};
 use sluice_types::{binary, io, Context, Datum, SqlType};
 use std::num::NonZeroU32;
@@ -126,12 +127,13 @@ impl Backend {
     fn run_portal(&mut self, name: &str, out: &mut dyn Output) -> Result<(), PgError> {
         let portal = self.portals.get(name)?;
         let (statement, params) = (portal.statement.clone(), portal.params.clone());
-        let mut collector = Collector::default();
+        let mut collector =
+            Collector { rows: Vec::new(), tag: String::new(), notices: Vec::new(), out };
         if let Some(statement) = statement {
             self.session.report_active(&statement.text);
             let result = self.session.run(&statement, &params, &mut collector);
             for notice in collector.notices.drain(..) {
-                out.notice(&pg_error(&notice, Severity::Notice))?;
+                collector.out.notice(&pg_error(&notice, Severity::Notice))?;
             }
             result.map_err(|e| self.fail(e))?;
         }
@@ -141,15 +143,16 @@ impl Backend {
     }
 }
 
-/// Collects a statement's results for a portal.
-#[derive(Default)]
-struct Collector {
+/// Collects a statement's results for a portal; COPY goes to the client at
+/// once through `out`.
+struct Collector<'o> {
     rows: Vec<Vec<Datum>>,
     tag: String,
     notices: Vec<SqlError>,
+    out: &'o mut dyn Output,
 }
 
-impl QuerySink for Collector {
+impl QuerySink for Collector<'_> {
     fn columns(&mut self, _columns: &[OutputColumn]) -> sluice_sql::Result<()> {
         Ok(())
     }
@@ -167,6 +170,22 @@ impl QuerySink for Collector {
     fn notice(&mut self, notice: &SqlError) -> sluice_sql::Result<()> {
         self.notices.push(notice.clone());
         Ok(())
+    }
+
+    fn copy_in(
+        &mut self,
+        format: CopyFormat,
+        columns: usize,
+    ) -> sluice_sql::Result<Box<dyn CopySource + '_>> {
+        crate::sink::copy_in(self.out, format, columns)
+    }
+
+    fn copy_out(
+        &mut self,
+        format: CopyFormat,
+        columns: usize,
+    ) -> sluice_sql::Result<Box<dyn CopyTarget + '_>> {
+        crate::sink::copy_out(self.out, format, columns)
     }
 }
 

@@ -2,8 +2,18 @@
 //! layer's [`Output`], encoding each value in the format the client asked for
 //! (text through the types' output functions, binary through their send
 //! functions).
+//!
+//! COPY passes straight through: [`copy_in`] and [`copy_out`] announce the
+//! stream with the protocol layer's CopyInResponse/CopyOutResponse and adapt
+//! its CopyData streams to the SQL layer's [`CopySource`]/[`CopyTarget`]. Both
+//! the simple-protocol sink and the extended protocol's portal runner
+//! (`backend.rs`) use them, so COPY behaves the same through Parse/Bind/Execute.
 
-use sluice_server::{FieldDescription, Format, Output, PgError, Severity, SqlState};
+use sluice_server::{
+    CopyFormat as WireCopyFormat, CopyIn, CopyOut, FieldDescription, Format, Output, PgError,
+    Severity, SqlState,
+};
+use sluice_sql::sink::{CopyFormat, CopySource, CopyTarget};
 use sluice_sql::{OutputColumn, QuerySink, SqlError};
 use sluice_types::{binary, io, Context, Datum};
 
@@ -20,6 +30,7 @@ pub fn pg_error(e: &SqlError, severity: Severity) -> PgError {
     if let Some(p) = e.position {
         err = err.with_position(p);
     }
+    err.context = e.context.clone();
     err
 }
 
@@ -31,6 +42,7 @@ pub fn sql_error(e: &PgError) -> SqlError {
         "08006" => "08006",
         "25P03" => "25P03",
         "57P05" => "57P05",
+        "08P01" => "08P01",
         _ => "XX000",
     };
     SqlError::new(code, e.message.clone())
@@ -105,6 +117,68 @@ fn wire(e: PgError) -> SqlError {
     sql_error(&e)
 }
 
+/// The protocol's announcement of a COPY stream of `columns` columns, all in
+/// the overall format (as PostgreSQL sends it).
+fn wire_copy_format(format: CopyFormat, columns: usize) -> WireCopyFormat {
+    let overall = match format {
+        CopyFormat::Text => Format::Text,
+        CopyFormat::Binary => Format::Binary,
+    };
+    WireCopyFormat { overall, columns: vec![overall; columns] }
+}
+
+/// The client's CopyData stream as the SQL layer reads it.
+struct WireCopySource<'o>(Box<dyn CopyIn + 'o>);
+
+impl CopySource for WireCopySource<'_> {
+    fn read(&mut self) -> sluice_sql::Result<Option<Vec<u8>>> {
+        self.0.read_data().map_err(wire)
+    }
+}
+
+/// The CopyData stream to the client as the SQL layer writes it.
+struct WireCopyTarget<'o>(Box<dyn CopyOut + 'o>);
+
+impl CopyTarget for WireCopyTarget<'_> {
+    fn write(&mut self, data: &[u8]) -> sluice_sql::Result<()> {
+        self.0.write_data(data).map_err(wire)
+    }
+
+    fn finish(self: Box<Self>) -> sluice_sql::Result<()> {
+        self.0.finish().map_err(wire)
+    }
+}
+
+/// copy_in -- sends CopyInResponse on `out` and returns the client's data.
+pub fn copy_in<'o>(
+    out: &'o mut dyn Output,
+    format: CopyFormat,
+    columns: usize,
+) -> sluice_sql::Result<Box<dyn CopySource + 'o>> {
+    let stream = out.copy_in(&wire_copy_format(format, columns)).map_err(wire)?;
+    Ok(Box::new(WireCopySource(stream)))
+}
+
+/// copy_out -- sends CopyOutResponse on `out` and returns the data's way there.
+pub fn copy_out<'o>(
+    out: &'o mut dyn Output,
+    format: CopyFormat,
+    columns: usize,
+) -> sluice_sql::Result<Box<dyn CopyTarget + 'o>> {
+    let stream = out.copy_out(&wire_copy_format(format, columns)).map_err(wire)?;
+    Ok(Box::new(WireCopyTarget(stream)))
+}
+
+/// notice -- a NOTICE or WARNING (by its SQLSTATE class) for the client.
+pub fn notice(out: &mut dyn Output, notice: &SqlError) -> sluice_sql::Result<()> {
+    let severity = if notice.code.starts_with("01") || notice.code.starts_with("25") {
+        Severity::Warning
+    } else {
+        Severity::Notice
+    };
+    out.notice(&pg_error(notice, severity)).map_err(wire)
+}
+
 impl QuerySink for WireSink<'_> {
     fn columns(&mut self, columns: &[OutputColumn]) -> sluice_sql::Result<()> {
         self.formats = formats_for(&self.requested, columns.len());
@@ -133,11 +207,22 @@ impl QuerySink for WireSink<'_> {
     }
 
     fn notice(&mut self, notice: &SqlError) -> sluice_sql::Result<()> {
-        let severity = if notice.code.starts_with("01") || notice.code.starts_with("25") {
-            Severity::Warning
-        } else {
-            Severity::Notice
-        };
-        self.out.notice(&pg_error(notice, severity)).map_err(wire)
+        self::notice(self.out, notice)
+    }
+
+    fn copy_in(
+        &mut self,
+        format: CopyFormat,
+        columns: usize,
+    ) -> sluice_sql::Result<Box<dyn CopySource + '_>> {
+        copy_in(self.out, format, columns)
+    }
+
+    fn copy_out(
+        &mut self,
+        format: CopyFormat,
+        columns: usize,
+    ) -> sluice_sql::Result<Box<dyn CopyTarget + '_>> {
+        copy_out(self.out, format, columns)
     }
 }

@@ -71,7 +71,10 @@ fn analyze_returning(
 }
 
 /// The default expression of each column (NULL where none).
-fn column_defaults(rel: &RelationDesc, params: &mut Vec<Option<SqlType>>) -> Result<Vec<Expr>> {
+pub(crate) fn column_defaults(
+    rel: &RelationDesc,
+    params: &mut Vec<Option<SqlType>>,
+) -> Result<Vec<Expr>> {
     let empty = Scope { columns: Vec::new() };
     let mut host = PlanHost::new(params);
     rel.columns
@@ -102,7 +105,7 @@ fn default_target(parsed: &[crate::parser::RawStatement]) -> Result<Node> {
 }
 
 /// Raises 23502 if a NOT NULL column is NULL in `row`.
-fn check_not_null(rel: &RelationDesc, row: &[Datum], host: &ExecHost) -> Result<()> {
+pub(crate) fn check_not_null(rel: &RelationDesc, row: &[Datum], host: &ExecHost) -> Result<()> {
     for (column, value) in rel.columns.iter().zip(row) {
         if column.not_null && value.is_null() {
             let shown: Vec<String> = row
