@@ -7,6 +7,8 @@
 //!   scans, MVCC visibility, hint bits, WAL records and redo.
 //! * [`engine`] — startup (bootstrap or recovery), checkpoints, the
 //!   checkpointer and WAL writer threads, OID allocation, relation creation.
+//! * [`database`] — database directories: CREATE DATABASE's WAL-logged copy,
+//!   DROP DATABASE's removal, and their redo.
 //! * [`sequence`] — the one-page relations behind `nextval`: counter, logging
 //!   ahead, WAL records and redo.
 //! * `recovery` — replaying WAL after a crash.
@@ -19,6 +21,7 @@
 //! after the WAL that describes it.
 
 pub mod common;
+pub mod database;
 pub mod engine;
 mod error;
 pub mod heap;

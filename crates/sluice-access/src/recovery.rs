@@ -22,6 +22,7 @@
 //! page then carries the record's end LSN. Blocks beyond the end of the file (the
 //! crash lost an extension) are recreated as zero pages first.
 
+use crate::database;
 use crate::error::{AccessError, Result};
 use crate::heap;
 use crate::sequence;
@@ -72,7 +73,7 @@ pub(crate) fn replay(
         if record.xid.is_valid() {
             outcome.next_xid = outcome.next_xid.max(record.xid.next());
         }
-        if let Some(oid) = apply(pool, clog, &record)? {
+        if let Some(oid) = apply(pool, clog, data_dir, &record)? {
             outcome.next_oid = outcome.next_oid.max(oid);
         }
         outcome.records += 1;
@@ -90,14 +91,19 @@ pub(crate) fn replay(
 
 /// Dispatches one record to its redo routine. Returns an OID high-water mark
 /// when the record carries one.
-fn apply(pool: &BufferPool, clog: &Clog, record: &DecodedRecord) -> Result<Option<Oid>> {
+fn apply(
+    pool: &BufferPool,
+    clog: &Clog,
+    data_dir: &Path,
+    record: &DecodedRecord,
+) -> Result<Option<Oid>> {
     match record.rmgr {
         RmgrId::Xlog => match record.info {
             XLOG_NEXTOID => return Ok(Some(decode_next_oid(&record.main_data)?)),
             XLOG_CHECKPOINT_SHUTDOWN | XLOG_CHECKPOINT_ONLINE => {
                 return Ok(Some(CheckpointData::decode(&record.main_data)?.next_oid));
             }
-            XLOG_FPI_FOR_HINT => redo_block(pool, record, 0, |_, _| Ok(()))?,
+            XLOG_FPI_FOR_HINT | XLOG_FPI => redo_block(pool, record, 0, |_, _| Ok(()))?,
             other => {
                 return Err(AccessError::Corrupt(format!("unknown XLOG record type {other:#x}")))
             }
@@ -109,6 +115,7 @@ fn apply(pool: &BufferPool, clog: &Clog, record: &DecodedRecord) -> Result<Optio
         }
         RmgrId::Heap => heap::xlog::redo(pool, record)?,
         RmgrId::Sequence => sequence::xlog::redo(pool, record)?,
+        RmgrId::Database => database::redo(pool, data_dir, record)?,
         RmgrId::Btree => {
             return Err(AccessError::Corrupt("B-tree WAL records are not supported yet".into()))
         }

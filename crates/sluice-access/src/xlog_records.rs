@@ -1,7 +1,8 @@
 //! The engine's own WAL records: checkpoints, OID allocation, full-page images
-//! for hint bits (resource manager `Xlog`) and relation file creation
-//! (resource manager `Smgr`). PostgreSQL: `xlog.c`'s XLOG_CHECKPOINT_*,
-//! XLOG_NEXTOID, XLOG_FPI_FOR_HINT, and `storage.c`'s XLOG_SMGR_CREATE.
+//! (for hint bits, and of pages written whole; resource manager `Xlog`) and
+//! relation file creation (resource manager `Smgr`). PostgreSQL: `xlog.c`'s
+//! XLOG_CHECKPOINT_*, XLOG_NEXTOID, XLOG_FPI_FOR_HINT, XLOG_FPI, and
+//! `storage.c`'s XLOG_SMGR_CREATE.
 
 use crate::error::{AccessError, Result};
 use sluice_common::{ForkNumber, Lsn, Oid, RelFileLocator, Xid};
@@ -14,6 +15,8 @@ pub const XLOG_CHECKPOINT_ONLINE: u8 = 0x10;
 pub const XLOG_NEXTOID: u8 = 0x30;
 /// A full-page image taken because hint bits were set (no other change).
 pub const XLOG_FPI_FOR_HINT: u8 = 0xA0;
+/// A full-page image of a page written whole (CREATE DATABASE's copy).
+pub const XLOG_FPI: u8 = 0xB0;
 /// A relation fork was created (resource manager `Smgr`).
 pub const XLOG_SMGR_CREATE: u8 = 0x10;
 

@@ -11,6 +11,8 @@ pub enum RmgrId {
     Xact = 1,
     /// Relation file creation and truncation.
     Smgr = 2,
+    /// Database directories: CREATE DATABASE's copy and DROP DATABASE.
+    Database = 4,
     /// Heap tuple insert, update, delete, lock.
     Heap = 10,
     /// B-tree index changes.
@@ -26,6 +28,7 @@ impl RmgrId {
             0 => RmgrId::Xlog,
             1 => RmgrId::Xact,
             2 => RmgrId::Smgr,
+            4 => RmgrId::Database,
             10 => RmgrId::Heap,
             11 => RmgrId::Btree,
             15 => RmgrId::Sequence,

@@ -84,6 +84,10 @@ struct PendingDelete {
     at_commit: bool,
 }
 
+/// Work for the end of the transaction beyond removing relation files
+/// (a database directory): whether it runs at commit or at abort, and what.
+type PendingAction = (bool, Box<dyn FnOnce(&Engine) + Send>);
+
 /// One client session.
 pub struct Session {
     instance: Arc<Instance>,
@@ -109,6 +113,8 @@ pub struct Session {
     clock_base: Instant,
     /// What nextval/currval/lastval remember (not transactional).
     sequences: commands::sequence::functions::SeqTable,
+    /// Work registered with [`Session::at_transaction_end`].
+    pending_actions: Vec<PendingAction>,
 }
 
 /// What statement execution borrows from the session: the transaction apart
@@ -206,6 +212,7 @@ impl Session {
             statement_deadline,
             clock_base,
             sequences: Default::default(),
+            pending_actions: Vec::new(),
         };
         session.database = session.find_database(database)?;
         let now = now_timestamptz();
@@ -232,8 +239,12 @@ impl Session {
             r[1].as_str() == Some(name)
         })?;
         txn.commit()?;
-        match rows.first().map(|(_, r)| &r[0]) {
-            Some(Datum::Oid(oid)) => Ok(*oid),
+        match rows.first().map(|(_, r)| (&r[0], &r[5])) {
+            Some((_, Datum::Bool(false))) => Err(SqlError::new(
+                "55000",
+                format!("database \"{name}\" is not currently accepting connections"),
+            )),
+            Some((Datum::Oid(oid), _)) => Ok(*oid),
             _ => Err(SqlError::new("3D000", format!("database \"{name}\" does not exist"))),
         }
     }
@@ -380,6 +391,8 @@ impl Session {
             NodeEnum::CopyStmt(stmt) => commands::copy::copy(self, stmt, sink),
             NodeEnum::CreateSeqStmt(stmt) => commands::sequence::create_sequence(self, stmt, sink),
             NodeEnum::AlterSeqStmt(stmt) => commands::sequence::alter_sequence(self, stmt, sink),
+            NodeEnum::CreatedbStmt(stmt) => commands::dbcommands::createdb(self, stmt, sink),
+            NodeEnum::DropdbStmt(stmt) => commands::dbcommands::dropdb(self, stmt, sink),
             NodeEnum::CheckPointStmt(_) => {
                 self.instance.engine.checkpoint()?;
                 sink.complete("CHECKPOINT")
@@ -530,6 +543,11 @@ impl Session {
                 let _ = engine.pool().smgr().unlink(pending.locator);
             }
         }
+        for (at_commit, action) in std::mem::take(&mut self.pending_actions) {
+            if at_commit == committed {
+                action(engine);
+            }
+        }
     }
 
     /// Removes `locator`'s files when the transaction aborts.
@@ -540,6 +558,16 @@ impl Session {
     /// Removes `locator`'s files once the transaction commits.
     pub(crate) fn delete_on_commit(&mut self, locator: RelFileLocator) {
         self.pending_deletes.push(PendingDelete { locator, at_commit: true });
+    }
+
+    /// at_transaction_end -- runs `action` once the transaction commits
+    /// (`at_commit`) or aborts (DROP/CREATE DATABASE's directory work).
+    pub(crate) fn at_transaction_end(
+        &mut self,
+        at_commit: bool,
+        action: impl FnOnce(&Engine) + Send + 'static,
+    ) {
+        self.pending_actions.push((at_commit, Box::new(action)));
     }
 
     /// Sets the isolation level of the transaction about to start.

@@ -143,7 +143,13 @@ fn log_state(
 /// create -- creates the sequence relation `locator` (its file, WAL-logged)
 /// holding `state` (PostgreSQL's fill_seq_with_data). Returns the end of the
 /// record that makes it durable.
+///
+/// `log_cnt` is stored as 0 whatever `state` says: values pre-logged for
+/// another file (the relfilenode ALTER SEQUENCE replaces, the template of
+/// CREATE DATABASE) are not covered by any record of this one, so its first
+/// nextval must log.
 pub fn create(engine: &Engine, locator: RelFileLocator, state: &SeqState) -> Result<Lsn> {
+    let state = &SeqState { data: SeqData { log_cnt: 0, ..state.data }, ..*state };
     engine.create_relation_fork(locator, ForkNumber::Main)?;
     let buffer = engine.pool().extend(locator, ForkNumber::Main)?;
     if buffer.block() != 0 {

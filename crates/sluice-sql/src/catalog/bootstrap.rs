@@ -5,22 +5,23 @@
 //! shared catalogs, the superuser role `postgres`, the databases `template1`,
 //! `template0` and `postgres`, and in each database the catalogs describing
 //! themselves, the built-in types and the `pg_catalog` and `public` namespaces.
+//! (PostgreSQL's initdb makes template1 and copies the other two from it; the
+//! result is the same, and the `pg_database` rows are inserted in the order a
+//! fresh PostgreSQL 15 cluster lists them: postgres, template1, template0.)
 //! Everything happens in one transaction; `PG_VERSION` is written only after it
 //! committed and a checkpoint made it durable, so a directory with a control file
 //! but no `PG_VERSION` is an interrupted initdb, which startup refuses.
 
 use super::schema::*;
 use super::{catalog_locator, insert};
-use crate::error::{Result, SqlError};
+use crate::error::Result;
+use sluice_access::database::write_version_file;
 use sluice_access::Engine;
 use sluice_common::{ForkNumber, Oid};
 use sluice_txn::{IsolationLevel, Transaction};
 use sluice_types::types::ALL_TYPES;
 use sluice_types::{Datum, SqlType};
 use std::path::Path;
-
-/// The major version written to `PG_VERSION` (what clients and tools compare).
-pub const PG_VERSION: &str = "15";
 
 /// Whether `data_dir` holds a completely initialised cluster.
 pub fn is_initialized(data_dir: &Path) -> bool {
@@ -36,9 +37,9 @@ pub fn bootstrap_cluster(engine: &Engine) -> Result<()> {
     }
     insert_role(engine, &mut txn)?;
     for (oid, name, template) in [
+        (POSTGRES_DATABASE_OID, "postgres", false),
         (TEMPLATE1_OID, "template1", true),
         (TEMPLATE0_OID, "template0", true),
-        (POSTGRES_DATABASE_OID, "postgres", false),
     ] {
         insert_database(engine, &mut txn, oid, name, template)?;
         bootstrap_database(engine, &mut txn, oid)?;
@@ -49,15 +50,10 @@ pub fn bootstrap_cluster(engine: &Engine) -> Result<()> {
 }
 
 fn write_version_files(data_dir: &Path) -> Result<()> {
-    let write = |path: &Path| {
-        std::fs::write(path, format!("{PG_VERSION}\n")).map_err(|e| {
-            SqlError::new("58030", format!("could not write file \"{}\": {e}", path.display()))
-        })
-    };
     for db in [TEMPLATE1_OID, TEMPLATE0_OID, POSTGRES_DATABASE_OID] {
-        write(&data_dir.join("base").join(db.to_string()).join("PG_VERSION"))?;
+        write_version_file(&data_dir.join("base").join(db.to_string()))?;
     }
-    write(&data_dir.join("PG_VERSION"))
+    Ok(write_version_file(data_dir)?)
 }
 
 fn insert_role(engine: &Engine, txn: &mut Transaction) -> Result<()> {

@@ -2,6 +2,7 @@
 //! transaction control, settings, and table DDL.
 
 pub mod copy;
+pub mod dbcommands;
 pub mod sequence;
 pub mod tablecmds;
 pub mod transaction;

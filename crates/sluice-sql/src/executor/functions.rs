@@ -1,6 +1,7 @@
 //! Functions whose value comes from the session, the transaction or the
 //! engine rather than from their arguments (the `SessionFunction`s expression
-//! analysis recognises): clocks, identity, settings, transaction ids, sizes.
+//! analysis recognises): clocks, identity, settings, transaction ids, sizes,
+//! and the sequence functions (`commands::sequence::functions`).
 
 use super::host::ExecHost;
 use crate::catalog::relation::lookup_as;
