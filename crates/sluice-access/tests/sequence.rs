@@ -88,3 +88,19 @@ fn setval_and_descending_sequences_survive_a_crash() {
     assert_eq!(next(&engine, up), 1001);
     assert!(next(&engine, down) < -4);
 }
+
+#[test]
+fn concurrent_nextval_hands_out_each_value_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let rel = locator(16393);
+    let engine = open(dir.path());
+    new_sequence(&engine, rel, 1);
+    let mut all: Vec<i64> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..4)
+            .map(|_| s.spawn(|| (0..500).map(|_| next(&engine, rel)).collect::<Vec<_>>()))
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
+    });
+    all.sort_unstable();
+    assert_eq!(all, (1..=2000).collect::<Vec<_>>());
+}
