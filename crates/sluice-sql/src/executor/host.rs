@@ -1,12 +1,16 @@
 //! The executor's side of expression analysis and evaluation: parameter types,
-//! aggregate collection, and the values expressions ask the session for
+//! aggregate collection, subqueries (planned through a [`SubqueryPlanner`],
+//! run by `subplan.rs`), and the values expressions ask the session for
 //! (now(), current_setting(), pg_backend_pid(), relation sizes, ...).
 
+use super::plan::subplan::{run_subplan, Registry, SubplanState};
 use crate::error::{Result, SqlError};
-use crate::expr::{AnalyzeHost, EvalHost, Expr, SessionFunction, SubLinkKind};
+use crate::expr::{AnalyzeHost, EvalHost, Expr, Scope, SessionFunction, SubLinkKind};
 use crate::session::SessionEnv;
+use pg_query::protobuf::Node;
 use rand::Rng;
 use sluice_access::heap::visibility::VisibilityContext;
+use sluice_access::Engine;
 use sluice_guc::Settings;
 use sluice_types::{AggKind, Context, Datum, SqlType};
 
@@ -21,7 +25,30 @@ pub struct AggCall {
     pub distinct: bool,
 }
 
-/// Analysis-time state of one statement.
+/// Plans the subqueries an expression contains (implemented by the SELECT
+/// planner, which knows the catalogs, the enclosing queries and the WITH
+/// queries in scope).
+pub trait SubqueryPlanner {
+    /// sublink -- plans `query` as a subquery of kind `kind` written in a
+    /// query whose columns are `scope`; returns the subplan id and the
+    /// sublink's result type (see [`AnalyzeHost::subquery`]).
+    fn sublink(
+        &mut self,
+        params: &mut Vec<Option<SqlType>>,
+        scope: &Scope,
+        kind: SubLinkKind,
+        query: &Node,
+        testexpr: Option<Expr>,
+    ) -> Result<(usize, SqlType)>;
+
+    /// The scope `levels_up` query levels out, while a subquery is planned.
+    fn outer_scope(&self, levels_up: usize) -> Option<&Scope>;
+
+    /// The slot through which the subquery reads `column` of that scope.
+    fn outer_reference(&mut self, levels_up: usize, column: Expr) -> Result<Expr>;
+}
+
+/// Analysis-time state of one clause of a statement.
 pub struct PlanHost<'p> {
     /// Parameter types ($1 is index 0), inferred where not given.
     pub params: &'p mut Vec<Option<SqlType>>,
@@ -30,12 +57,43 @@ pub struct PlanHost<'p> {
     /// Whether aggregates are allowed where analysis currently is, and the
     /// clause name for the error if not.
     pub agg_clause: Option<&'static str>,
+    /// Where subqueries are planned; `None` where they are not supported.
+    planner: Option<&'p mut dyn SubqueryPlanner>,
+    /// The columns the analysed expressions see (the outer scope of their
+    /// subqueries).
+    scope: Scope,
 }
 
 impl<'p> PlanHost<'p> {
-    /// A host with the parameter types known so far.
+    /// A host with the parameter types known so far, without subqueries.
     pub fn new(params: &'p mut Vec<Option<SqlType>>) -> PlanHost<'p> {
-        PlanHost { params, aggs: Vec::new(), agg_clause: None }
+        PlanHost {
+            params,
+            aggs: Vec::new(),
+            agg_clause: None,
+            planner: None,
+            scope: Scope::default(),
+        }
+    }
+
+    /// A host for expressions over `scope` whose subqueries `planner` plans.
+    pub fn with_planner(
+        params: &'p mut Vec<Option<SqlType>>,
+        planner: &'p mut dyn SubqueryPlanner,
+        scope: &Scope,
+    ) -> PlanHost<'p> {
+        PlanHost {
+            params,
+            aggs: Vec::new(),
+            agg_clause: None,
+            planner: Some(planner),
+            scope: scope.clone(),
+        }
+    }
+
+    /// Changes the scope later expressions (and their subqueries) see.
+    pub fn set_scope(&mut self, scope: &Scope) {
+        self.scope = scope.clone();
     }
 }
 
@@ -72,11 +130,25 @@ impl AnalyzeHost for PlanHost<'_> {
 
     fn subquery(
         &mut self,
-        _kind: SubLinkKind,
-        _query: &pg_query::protobuf::Node,
-        _testexpr: Option<Expr>,
+        kind: SubLinkKind,
+        query: &Node,
+        testexpr: Option<Expr>,
     ) -> Result<(usize, SqlType)> {
-        Err(SqlError::unsupported("subqueries in expressions are not supported yet"))
+        let Some(planner) = self.planner.as_deref_mut() else {
+            return Err(SqlError::unsupported("subqueries are not supported here"));
+        };
+        planner.sublink(self.params, &self.scope, kind, query, testexpr)
+    }
+
+    fn outer_scope(&self, levels_up: usize) -> Option<&Scope> {
+        self.planner.as_deref()?.outer_scope(levels_up)
+    }
+
+    fn outer_reference(&mut self, levels_up: usize, column: Expr) -> Result<Expr> {
+        match self.planner.as_deref_mut() {
+            Some(planner) => planner.outer_reference(levels_up, column),
+            None => Err(SqlError::internal("outer reference without a planner")),
+        }
     }
 }
 
@@ -89,6 +161,8 @@ pub struct ExecHost<'h, 'a> {
     params: Vec<Datum>,
     /// Aggregate results of the group being projected.
     pub aggs: Vec<Datum>,
+    /// Subqueries, PARAM_EXEC slots and WITH queries.
+    pub subplans: SubplanState<'h>,
     rng: rand::rngs::ThreadRng,
 }
 
@@ -102,7 +176,25 @@ impl<'h, 'a> ExecHost<'h, 'a> {
         let zone = env.settings.get_str("TimeZone").to_string();
         let time_zone = sluice_types::datetime::TimeZone::named(&zone).unwrap_or_default();
         let context = Context::new(time_zone, env.txn_start);
-        ExecHost { env, visibility, context, params, aggs: Vec::new(), rng: rand::rng() }
+        ExecHost {
+            env,
+            visibility,
+            context,
+            params,
+            aggs: Vec::new(),
+            subplans: SubplanState::default(),
+            rng: rand::rng(),
+        }
+    }
+
+    /// Makes the statement's subqueries and WITH queries runnable.
+    pub fn install(&mut self, registry: &'h Registry) {
+        self.subplans.install(registry);
+    }
+
+    /// The storage engine.
+    pub fn engine(&self) -> &'a Engine {
+        self.env.engine
     }
 
     /// The session state.
@@ -144,8 +236,12 @@ impl EvalHost for ExecHost<'_, '_> {
         self.aggs.get(index).unwrap_or(&Datum::Null)
     }
 
-    fn subquery(&mut self, _id: usize, _row: &[Datum]) -> Result<Datum> {
-        Err(SqlError::unsupported("subqueries in expressions are not supported yet"))
+    fn subquery(&mut self, id: usize, row: &[Datum]) -> Result<Datum> {
+        run_subplan(self, id, row)
+    }
+
+    fn exec_param(&self, slot: usize) -> &Datum {
+        self.subplans.param(slot)
     }
 
     fn session_function(&mut self, f: SessionFunction, args: &[Datum]) -> Result<Datum> {

@@ -8,7 +8,8 @@
 //! (Halloween protection).
 
 use super::host::{ExecHost, PlanHost};
-use super::select::{open_relation, plan_select, relation_scope};
+use super::plan::subplan::Registry;
+use super::select::{open_relation, plan_select, relation_scope, Planned, Planner};
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::{deform_row, form_row};
 use crate::error::{Result, SqlError};
@@ -155,7 +156,7 @@ pub fn insert(
         )?;
         (planned.plan, conversions)
     } else {
-        plan_insert_values(&rel, &targets, &stmt.cols, select, param_types)?
+        plan_insert_values(parts, &rel, &targets, &stmt.cols, select, param_types)?
     };
     let scope = relation_scope(&rel, &rel.name);
     let returning = analyze_returning(
@@ -214,6 +215,7 @@ fn check_arity(values: usize, targets: &[usize], cols: &[Node]) -> Result<()> {
 /// literal fails with that type's input error at the literal's position. The
 /// conversions after the plan are then identities.
 fn plan_insert_values(
+    parts: &mut ExecParts,
     rel: &RelationDesc,
     targets: &[usize],
     cols: &[Node],
@@ -221,7 +223,8 @@ fn plan_insert_values(
     params: &mut Vec<Option<SqlType>>,
 ) -> Result<(super::plan::Plan, Vec<Expr>)> {
     let empty = Scope { columns: Vec::new() };
-    let mut host = PlanHost::new(params);
+    let mut planner = Planner::new(parts);
+    let mut host = PlanHost::with_planner(params, &mut planner, &empty);
     let mut rows = Vec::new();
     let mut width = None;
     for list in &select.values_lists {
@@ -250,7 +253,8 @@ fn plan_insert_values(
         let column = &rel.columns[targets[i]];
         Expr::column(0, column.ty, column.typmod)
     });
-    Ok((super::plan::Plan::Values(rows), identities.collect()))
+    let values = Planned { plan: super::plan::Plan::Values(rows), columns: Vec::new() };
+    Ok((planner.finish(values).plan, identities.collect()))
 }
 
 /// Target column indices of an INSERT (all columns when none are listed).
@@ -422,6 +426,7 @@ fn for_each_match(
     parts: &mut ExecParts,
     rel: &RelationDesc,
     qual: Option<&Expr>,
+    registry: &Registry,
     params: Vec<Datum>,
     mut apply: impl FnMut(
         &Engine,
@@ -439,6 +444,7 @@ fn for_each_match(
         combocids: txn.combocids(),
     };
     let mut host = ExecHost::new(env, params, ctx.clone());
+    host.install(registry);
     let interrupts = host.interrupts();
     let interrupted = move || interrupts().is_err();
     let mut scan = HeapScan::begin(engine, &heap, ctx)?;
@@ -466,7 +472,8 @@ pub fn update(
         return Err(SqlError::unsupported("UPDATE ... FROM is not supported yet"));
     }
     let (rel, scope) = open_target(parts, stmt.relation.as_ref())?;
-    let mut plan_host = PlanHost::new(param_types);
+    let mut planner = Planner::new(parts);
+    let mut plan_host = PlanHost::with_planner(param_types, &mut planner, &scope);
     let targets = update_targets(&rel, &stmt.target_list, &scope, &mut plan_host)?;
     let (qual, returning) = where_and_returning(
         stmt.where_clause.as_deref(),
@@ -475,6 +482,7 @@ pub fn update(
         &mut plan_host,
         sink,
     )?;
+    let registry = planner.into_registry();
     // Without bound values the statement is only being described.
     let Some(params) = params else { return Ok(()) };
     let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
@@ -483,6 +491,7 @@ pub fn update(
         parts,
         &rel,
         qual.as_ref(),
+        &registry,
         params,
         |engine, txn, host, (tid, tuple, _), interrupted| {
             let mut new_row = None;
@@ -530,7 +539,8 @@ pub fn delete(
         return Err(SqlError::unsupported("DELETE ... USING is not supported yet"));
     }
     let (rel, scope) = open_target(parts, stmt.relation.as_ref())?;
-    let mut plan_host = PlanHost::new(param_types);
+    let mut planner = Planner::new(parts);
+    let mut plan_host = PlanHost::with_planner(param_types, &mut planner, &scope);
     let (qual, returning) = where_and_returning(
         stmt.where_clause.as_deref(),
         stmt.returning_clause.as_ref(),
@@ -538,6 +548,7 @@ pub fn delete(
         &mut plan_host,
         sink,
     )?;
+    let registry = planner.into_registry();
     let Some(params) = params else { return Ok(()) };
     let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
     let mut count = 0u64;
@@ -545,6 +556,7 @@ pub fn delete(
         parts,
         &rel,
         qual.as_ref(),
+        &registry,
         params,
         |engine, txn, host, (tid, _, row), interrupted| {
             let still_qualifies = |version: &[u8]| -> Result<bool> {

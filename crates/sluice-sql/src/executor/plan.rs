@@ -4,15 +4,27 @@
 //! A plan is a tree of nodes, each producing rows (`Vec<Datum>`) on demand:
 //!
 //! ```text
-//!   Limit ─ Sort ─ Project ─ [Filter(HAVING)] ─ [Aggregate] ─ [Filter(WHERE)] ─ source
+//!   [Statement] ─ Limit ─ Sort ─ Project ─ [Filter(HAVING)] ─ [Aggregate] ─ [Filter(WHERE)] ─ source
 //!   source: SeqScan | GenerateSeries | Values | NestLoop(source, source) | Result
+//!         | CteScan | WorkTableScan | a whole query (FROM subquery)
+//!   set operations: Append (UNION ALL) | Distinct(Append) (UNION) | SetOp (INTERSECT, EXCEPT)
 //! ```
+//!
+//! Subqueries in expressions and WITH queries are not in the tree: they are
+//! planned into the statement's [`subplan::Registry`], which the `Statement`
+//! root hands to the host before the first row (see `subplan.rs`; the set
+//! operation and WITH nodes are in `setops.rs`).
 //!
 //! Aggregation sorts its input by the grouping keys and emits, per group, the
 //! group's first row followed by the aggregate results; expressions above it
 //! read aggregates through `ExecHost::aggs` (set per row from that suffix).
 //! Scans copy one page of visible tuples at a time (see `heap::scan`), so no
 //! page lock is held while rows flow up the tree.
+
+mod setops;
+pub mod subplan;
+
+pub use setops::SetOpKind;
 
 use super::host::{AggCall, ExecHost};
 use crate::catalog::relation::RelationDesc;
@@ -85,20 +97,37 @@ pub enum Plan {
     Limit { input: Box<Plan>, offset: Option<Expr>, limit: Option<Expr> },
     /// Keeps the first `width` columns (drops hidden sort columns).
     Truncate { input: Box<Plan>, width: usize },
+    /// The root of a statement with subqueries or WITH queries.
+    Statement { input: Box<Plan>, registry: Box<subplan::Registry> },
+    /// The rows of each input in turn (UNION ALL).
+    Append { inputs: Vec<Plan> },
+    /// INTERSECT or EXCEPT, `ALL` keeping duplicates.
+    SetOp { left: Box<Plan>, right: Box<Plan>, kind: SetOpKind, all: bool },
+    /// The rows of WITH query `cte` (registry id).
+    CteScan { cte: usize },
+    /// The current working table `table` of a recursive union.
+    WorkTableScan { table: usize },
+    /// WITH RECURSIVE: `non_recursive` UNION [ALL] repeated `recursive`.
+    RecursiveUnion { non_recursive: Box<Plan>, recursive: Box<Plan>, table: usize, all: bool },
 }
 
-/// A running plan node.
-pub trait RowSource {
+/// A running plan node. `'e` is the statement's execution lifetime: the plan,
+/// the engine and the snapshot outlive every node, and the host of the same
+/// lifetime may keep nodes of its own (CTE readers, see `subplan.rs`).
+pub trait RowSource<'e> {
     /// The next row, or `None` when done.
-    fn next(&mut self, host: &mut ExecHost<'_, '_>) -> Result<Option<Vec<Datum>>>;
+    fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>>;
 }
+
+/// A running plan node, boxed.
+pub type Source<'e> = Box<dyn RowSource<'e> + 'e>;
 
 /// open -- starts executing `plan` under `ctx`'s snapshot.
 pub fn open<'e>(
     plan: &'e Plan,
     engine: &'e Engine,
     ctx: &VisibilityContext<'e>,
-) -> Result<Box<dyn RowSource + 'e>> {
+) -> Result<Source<'e>> {
     Ok(match plan {
         Plan::Result => Box::new(Rows::new(vec![Vec::new()])),
         Plan::SeqScan { rel, needed } => {
@@ -153,6 +182,36 @@ pub fn open<'e>(
         Plan::Truncate { input, width } => {
             Box::new(TruncateSource { input: open(input, engine, ctx)?, width: *width })
         }
+        Plan::Statement { input, registry } => Box::new(setops::StatementSource {
+            input: open(input, engine, ctx)?,
+            registry: Some(registry),
+        }),
+        Plan::Append { inputs } => Box::new(setops::AppendSource {
+            inputs: inputs.iter().map(|p| open(p, engine, ctx)).collect::<Result<_>>()?,
+        }),
+        Plan::SetOp { left, right, kind, all } => Box::new(setops::SetOpSource {
+            left: open(left, engine, ctx)?,
+            right: open(right, engine, ctx)?,
+            kind: *kind,
+            all: *all,
+            output: None,
+        }),
+        Plan::CteScan { cte } => Box::new(setops::CteScanSource { cte: *cte, pos: 0 }),
+        Plan::WorkTableScan { table } => {
+            Box::new(setops::WorkTableScanSource { table: *table, rows: None, pos: 0 })
+        }
+        Plan::RecursiveUnion { non_recursive, recursive, table, all } => {
+            Box::new(setops::RecursiveUnionSource {
+                first: Some(open(non_recursive, engine, ctx)?),
+                recursive,
+                engine,
+                ctx: ctx.clone(),
+                pass: None,
+                table: *table,
+                seen: (!*all).then(Default::default),
+                next_table: Vec::new(),
+            })
+        }
     })
 }
 
@@ -167,8 +226,8 @@ impl Rows {
     }
 }
 
-impl RowSource for Rows {
-    fn next(&mut self, _: &mut ExecHost<'_, '_>) -> Result<Option<Vec<Datum>>> {
+impl<'e> RowSource<'e> for Rows {
+    fn next(&mut self, _: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
         Ok(self.rows.next())
     }
 }
@@ -197,8 +256,8 @@ impl<'e> SeqScan<'e> {
     }
 }
 
-impl RowSource for SeqScan<'_> {
-    fn next(&mut self, host: &mut ExecHost<'_, '_>) -> Result<Option<Vec<Datum>>> {
+impl<'e> RowSource<'e> for SeqScan<'e> {
+    fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
         use crate::expr::EvalHost;
         host.check_interrupts()?;
         match self.scan.next_tuple()? {
@@ -253,8 +312,8 @@ impl<'e> Series<'e> {
     }
 }
 
-impl RowSource for Series<'_> {
-    fn next(&mut self, host: &mut ExecHost<'_, '_>) -> Result<Option<Vec<Datum>>> {
+impl<'e> RowSource<'e> for Series<'e> {
+    fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
         if self.state.is_none() && !self.done {
             self.init(host)?;
         }
@@ -299,8 +358,8 @@ struct ValuesSource<'e> {
     next: usize,
 }
 
-impl RowSource for ValuesSource<'_> {
-    fn next(&mut self, host: &mut ExecHost<'_, '_>) -> Result<Option<Vec<Datum>>> {
+impl<'e> RowSource<'e> for ValuesSource<'e> {
+    fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
         let Some(row) = self.rows.get(self.next) else { return Ok(None) };
         self.next += 1;
         Ok(Some(row.iter().map(|e| eval(e, &[], host)).collect::<Result<_>>()?))
@@ -315,13 +374,13 @@ fn load_aggs(host: &mut ExecHost, row: &[Datum], agg_offset: Option<usize>) {
 }
 
 struct FilterSource<'e> {
-    input: Box<dyn RowSource + 'e>,
+    input: Source<'e>,
     qual: &'e Expr,
     agg_offset: Option<usize>,
 }
 
-impl RowSource for FilterSource<'_> {
-    fn next(&mut self, host: &mut ExecHost<'_, '_>) -> Result<Option<Vec<Datum>>> {
+impl<'e> RowSource<'e> for FilterSource<'e> {
+    fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
         while let Some(row) = self.input.next(host)? {
             load_aggs(host, &row, self.agg_offset);
             if eval_qual(self.qual, &row, host)? {
@@ -333,13 +392,13 @@ impl RowSource for FilterSource<'_> {
 }
 
 struct ProjectSource<'e> {
-    input: Box<dyn RowSource + 'e>,
+    input: Source<'e>,
     exprs: &'e [Expr],
     agg_offset: Option<usize>,
 }
 
-impl RowSource for ProjectSource<'_> {
-    fn next(&mut self, host: &mut ExecHost<'_, '_>) -> Result<Option<Vec<Datum>>> {
+impl<'e> RowSource<'e> for ProjectSource<'e> {
+    fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
         let Some(row) = self.input.next(host)? else { return Ok(None) };
         load_aggs(host, &row, self.agg_offset);
         Ok(Some(self.exprs.iter().map(|e| eval(e, &row, host)).collect::<Result<_>>()?))
@@ -347,8 +406,8 @@ impl RowSource for ProjectSource<'_> {
 }
 
 struct NestLoopSource<'e> {
-    outer: Box<dyn RowSource + 'e>,
-    inner_plan: Box<dyn RowSource + 'e>,
+    outer: Source<'e>,
+    inner_plan: Source<'e>,
     inner: Option<Vec<Vec<Datum>>>,
     kind: JoinKind,
     qual: Option<&'e Expr>,
@@ -358,8 +417,8 @@ struct NestLoopSource<'e> {
     matched: bool,
 }
 
-impl RowSource for NestLoopSource<'_> {
-    fn next(&mut self, host: &mut ExecHost<'_, '_>) -> Result<Option<Vec<Datum>>> {
+impl<'e> RowSource<'e> for NestLoopSource<'e> {
+    fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
         if self.inner.is_none() {
             let mut rows = Vec::new();
             while let Some(r) = self.inner_plan.next(host)? {
@@ -434,18 +493,18 @@ fn compare_rows(a: &[Datum], b: &[Datum], keys: &[SortKey]) -> Ordering {
 
 /// Nodes that need their whole input first (sort, distinct).
 struct Blocking<'e> {
-    input: Option<Box<dyn RowSource + 'e>>,
+    input: Option<Source<'e>>,
     keys: Vec<SortKey>,
     dedup_width: Option<usize>,
     rows: std::vec::IntoIter<Vec<Datum>>,
 }
 
 impl<'e> Blocking<'e> {
-    fn sort(input: Box<dyn RowSource + 'e>, keys: Vec<SortKey>) -> Blocking<'e> {
+    fn sort(input: Source<'e>, keys: Vec<SortKey>) -> Blocking<'e> {
         Blocking { input: Some(input), keys, dedup_width: None, rows: Vec::new().into_iter() }
     }
 
-    fn distinct(input: Box<dyn RowSource + 'e>, width: usize) -> Blocking<'e> {
+    fn distinct(input: Source<'e>, width: usize) -> Blocking<'e> {
         let keys = (0..width)
             .map(|column| SortKey { column, descending: false, nulls_first: false })
             .collect();
@@ -458,8 +517,8 @@ impl<'e> Blocking<'e> {
     }
 }
 
-impl RowSource for Blocking<'_> {
-    fn next(&mut self, host: &mut ExecHost<'_, '_>) -> Result<Option<Vec<Datum>>> {
+impl<'e> RowSource<'e> for Blocking<'e> {
+    fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
         if let Some(mut input) = self.input.take() {
             let mut rows = Vec::new();
             while let Some(r) = input.next(host)? {
@@ -479,7 +538,7 @@ impl RowSource for Blocking<'_> {
 
 /// Grouping by sorting.
 struct AggregateSource<'e> {
-    input: Option<Box<dyn RowSource + 'e>>,
+    input: Option<Source<'e>>,
     keys: &'e [Expr],
     aggs: &'e [AggCall],
     input_width: usize,
@@ -487,8 +546,8 @@ struct AggregateSource<'e> {
     pos: usize,
 }
 
-impl AggregateSource<'_> {
-    fn compute(&mut self, mut input: Box<dyn RowSource + '_>, host: &mut ExecHost) -> Result<()> {
+impl<'e> AggregateSource<'e> {
+    fn compute(&mut self, mut input: Source<'e>, host: &mut ExecHost<'e, '_>) -> Result<()> {
         if self.keys.is_empty() && self.aggs.iter().all(|a| !a.distinct) {
             return self.compute_single_group(input, host);
         }
@@ -522,8 +581,8 @@ impl AggregateSource<'_> {
     /// instead of collecting the input.
     fn compute_single_group(
         &mut self,
-        mut input: Box<dyn RowSource + '_>,
-        host: &mut ExecHost,
+        mut input: Source<'e>,
+        host: &mut ExecHost<'e, '_>,
     ) -> Result<()> {
         let mut states = self
             .aggs
@@ -581,8 +640,8 @@ impl AggregateSource<'_> {
     }
 }
 
-impl RowSource for AggregateSource<'_> {
-    fn next(&mut self, host: &mut ExecHost<'_, '_>) -> Result<Option<Vec<Datum>>> {
+impl<'e> RowSource<'e> for AggregateSource<'e> {
+    fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
         if let Some(input) = self.input.take() {
             self.compute(input, host)?;
         }
@@ -593,7 +652,7 @@ impl RowSource for AggregateSource<'_> {
 }
 
 struct LimitSource<'e> {
-    input: Box<dyn RowSource + 'e>,
+    input: Source<'e>,
     offset: Option<&'e Expr>,
     limit: Option<&'e Expr>,
     /// (rows still to skip, rows still to return).
@@ -619,8 +678,8 @@ fn count_of(expr: Option<&Expr>, host: &mut ExecHost, what: &str) -> Result<Opti
     Ok(Some(n))
 }
 
-impl RowSource for LimitSource<'_> {
-    fn next(&mut self, host: &mut ExecHost<'_, '_>) -> Result<Option<Vec<Datum>>> {
+impl<'e> RowSource<'e> for LimitSource<'e> {
+    fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
         if self.state.is_none() {
             let offset = count_of(self.offset, host, "OFFSET")?.unwrap_or(0);
             self.state = Some((offset, count_of(self.limit, host, "LIMIT")?));
@@ -646,12 +705,12 @@ impl RowSource for LimitSource<'_> {
 }
 
 struct TruncateSource<'e> {
-    input: Box<dyn RowSource + 'e>,
+    input: Source<'e>,
     width: usize,
 }
 
-impl RowSource for TruncateSource<'_> {
-    fn next(&mut self, host: &mut ExecHost<'_, '_>) -> Result<Option<Vec<Datum>>> {
+impl<'e> RowSource<'e> for TruncateSource<'e> {
+    fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
         Ok(self.input.next(host)?.map(|mut r| {
             r.truncate(self.width);
             r
@@ -661,25 +720,27 @@ impl RowSource for TruncateSource<'_> {
 
 /// Marks the scan columns that expressions between the scan and the
 /// projection read (WHERE, grouping keys, aggregate arguments, HAVING, the
-/// select list), and records them on the scan. Only for a plan over a single
-/// table scan, whose rows are exactly the table's columns.
-pub fn prune_scan_columns(plan: &mut Plan) {
+/// select list, and what their subqueries take from the row), and records
+/// them on the scan. Only for a plan over a single table scan, whose rows are
+/// exactly the table's columns.
+pub fn prune_scan_columns(plan: &mut Plan, registry: &subplan::Registry) {
     let mut needed = Vec::new();
+    let mark = |e: &Expr, needed: &mut Vec<bool>| mark_columns(e, needed, registry);
     let mut node = &mut *plan;
     loop {
         node = match node {
             Plan::Project { input, exprs, .. } => {
-                exprs.iter().for_each(|e| mark_columns(e, &mut needed));
+                exprs.iter().for_each(|e| mark(e, &mut needed));
                 input
             }
             Plan::Filter { input, qual, .. } => {
-                mark_columns(qual, &mut needed);
+                mark(qual, &mut needed);
                 input
             }
             Plan::Aggregate { input, keys, aggs, .. } => {
                 keys.iter()
                     .chain(aggs.iter().filter_map(|a| a.arg.as_ref()))
-                    .for_each(|e| mark_columns(e, &mut needed));
+                    .for_each(|e| mark(e, &mut needed));
                 input
             }
             Plan::Distinct { input, .. }
@@ -697,14 +758,26 @@ pub fn prune_scan_columns(plan: &mut Plan) {
     }
 }
 
-fn mark_columns(expr: &Expr, needed: &mut Vec<bool>) {
-    if let Expr::Column { index, .. } = expr {
-        if needed.len() <= *index {
-            needed.resize(index + 1, false);
+/// Marks the input columns `expr` reads, including those a subquery's args
+/// and ANY/ALL test read.
+fn mark_columns(expr: &Expr, needed: &mut Vec<bool>, registry: &subplan::Registry) {
+    match expr {
+        Expr::Column { index, .. } => {
+            if needed.len() <= *index {
+                needed.resize(index + 1, false);
+            }
+            needed[*index] = true;
         }
-        needed[*index] = true;
+        Expr::SubLink { id, .. } => {
+            if let Some(sp) = registry.subplans.get(*id) {
+                for e in sp.args.iter().map(|(_, e)| e).chain(&sp.test) {
+                    mark_columns(e, needed, registry);
+                }
+            }
+        }
+        _ => {}
     }
     for child in expr.children() {
-        mark_columns(child, needed);
+        mark_columns(child, needed, registry);
     }
 }

@@ -1,18 +1,30 @@
 //! Planning SELECT (PostgreSQL's analyze.c transformSelectStmt + a planner with
 //! one choice per node: scans are sequential, joins nested loops, grouping by
 //! sorting). Cost-based planning arrives with indexes.
+//!
+//! One [`Planner`] serves a whole statement: it plans the subqueries found
+//! in expressions (`planner.rs`), WITH queries (`cte.rs`) and set operations
+//! (`setop.rs`) into the statement's subplan registry, and
+//! [`plan_select`] puts the registry at the plan's root.
+
+mod cte;
+mod planner;
+mod setop;
+
+pub(crate) use planner::Planner;
 
 use super::host::PlanHost;
-use super::plan::{JoinKind, Plan, SortKey};
+use super::plan::{prune_scan_columns, JoinKind, Plan, SortKey};
 use crate::catalog::relation::{self, RelationDesc};
 use crate::commands::tablecmds::lock_relation_in;
 use crate::error::{Result, SqlError};
 use crate::expr::{
-    analyze, check_boolean, column_name, expand_star, select_common_type, Expr, Scope, ScopeColumn,
+    analyze, check_boolean, column_name, expand_star, resolve_unknown_with, select_common_type,
+    Expr, Scope, ScopeColumn,
 };
 use crate::session::ExecParts;
 use crate::sink::OutputColumn;
-use pg_query::protobuf::{self, Node, SelectStmt, SortByDir, SortByNulls};
+use pg_query::protobuf::{self, Node, SelectStmt, SortBy, SortByDir, SortByNulls};
 use pg_query::NodeEnum;
 use sluice_txn::lmgr::LockMode;
 use sluice_types::SqlType;
@@ -30,30 +42,77 @@ fn position(location: i32) -> Option<u32> {
     (location >= 0).then_some(location as u32 + 1)
 }
 
-/// plan_select -- plans a SELECT (or VALUES) statement.
+/// plan_select -- plans a SELECT (or VALUES) statement. Output columns that
+/// are still untyped literals stay `unknown`, for INSERT ... SELECT to coerce.
 pub fn plan_select(
     parts: &mut ExecParts,
     stmt: &SelectStmt,
     params: &mut Vec<Option<SqlType>>,
 ) -> Result<Planned> {
+    let mut planner = Planner::new(parts);
+    let planned = plan_query(&mut planner, params, stmt, false)?;
+    Ok(planner.finish(planned))
+}
+
+/// plan_query -- plans one query of a statement: its WITH list, then its
+/// body. `resolve_unknowns` gives untyped output columns the type `text`, as
+/// PostgreSQL does for subqueries.
+fn plan_query(
+    pl: &mut Planner,
+    params: &mut Vec<Option<SqlType>>,
+    stmt: &SelectStmt,
+    resolve_unknowns: bool,
+) -> Result<Planned> {
+    match &stmt.with_clause {
+        Some(with) => cte::with_ctes(pl, params, with, |pl, params| {
+            plan_body(pl, params, stmt, resolve_unknowns)
+        }),
+        None => plan_body(pl, params, stmt, resolve_unknowns),
+    }
+}
+
+/// A query without its WITH list: VALUES, a set operation or a SELECT.
+fn plan_body(
+    pl: &mut Planner,
+    params: &mut Vec<Option<SqlType>>,
+    stmt: &SelectStmt,
+    resolve_unknowns: bool,
+) -> Result<Planned> {
     if !stmt.values_lists.is_empty() {
-        return plan_values(stmt, params);
+        return plan_values(pl, stmt, params);
     }
     if stmt.op != protobuf::SetOperation::SetopNone as i32 {
-        return Err(SqlError::unsupported("UNION, INTERSECT and EXCEPT are not supported yet"));
+        return setop::plan_set_operation(pl, params, stmt);
     }
-    if stmt.with_clause.is_some() {
-        return Err(SqlError::unsupported("WITH queries are not supported yet"));
-    }
-    let (mut plan, scope) = plan_from(parts, &stmt.from_clause, params)?;
-    let mut host = PlanHost::new(params);
+    plan_simple(pl, params, stmt, resolve_unknowns)
+}
+
+/// A SELECT without set operations.
+fn plan_simple(
+    pl: &mut Planner,
+    params: &mut Vec<Option<SqlType>>,
+    stmt: &SelectStmt,
+    resolve_unknowns: bool,
+) -> Result<Planned> {
+    let (mut plan, scope) = plan_from(pl, &stmt.from_clause, params)?;
+    let mut host = PlanHost::with_planner(params, pl, &scope);
     if let Some(where_clause) = stmt.where_clause.as_deref() {
         host.agg_clause = Some("WHERE");
         let qual = check_boolean(analyze(where_clause, &scope, &mut host)?, "WHERE")?;
         plan = Plan::Filter { input: Box::new(plan), qual, agg_offset: None };
     }
     host.agg_clause = None;
-    let targets = analyze_targets(&stmt.target_list, &scope, &mut host)?;
+    let mut targets = analyze_targets(&stmt.target_list, &scope, &mut host)?;
+    if resolve_unknowns {
+        for t in &mut targets {
+            let expr = std::mem::replace(
+                &mut t.expr,
+                Expr::constant(sluice_types::Datum::Null, SqlType::Unknown, -1),
+            );
+            t.expr = resolve_unknown_with(&mut host, expr)?;
+            t.column = output_column(&t.column.name, &t.expr, &scope);
+        }
+    }
     let group_keys = analyze_group_by(&stmt.group_clause, &scope, &targets, &mut host)?;
     let having = match stmt.having_clause.as_deref() {
         Some(h) => Some(check_boolean(analyze(h, &scope, &mut host)?, "HAVING")?),
@@ -95,18 +154,25 @@ pub fn plan_select(
     if !keys.is_empty() {
         plan = Plan::Sort { input: Box::new(plan), keys };
     }
-    let (offset, limit) = (stmt.limit_offset.as_deref(), stmt.limit_count.as_deref());
-    if offset.is_some() || limit.is_some() {
-        let empty = Scope { columns: Vec::new() };
-        let offset = offset.map(|o| analyze(o, &empty, &mut host)).transpose()?;
-        let limit = limit.map(|l| analyze(l, &empty, &mut host)).transpose()?;
-        plan = Plan::Limit { input: Box::new(plan), offset, limit };
-    }
+    plan = plan_limit(stmt, plan, &mut host)?;
     if columns.len() < plan_width(&plan, width) {
         plan = Plan::Truncate { input: Box::new(plan), width };
     }
-    super::plan::prune_scan_columns(&mut plan);
+    prune_scan_columns(&mut plan, pl.registry());
     Ok(Planned { plan, columns })
+}
+
+/// OFFSET / LIMIT over `plan`, if the statement has them.
+fn plan_limit(stmt: &SelectStmt, plan: Plan, host: &mut PlanHost) -> Result<Plan> {
+    let (offset, limit) = (stmt.limit_offset.as_deref(), stmt.limit_count.as_deref());
+    if offset.is_none() && limit.is_none() {
+        return Ok(plan);
+    }
+    let empty = Scope::default();
+    host.set_scope(&empty);
+    let offset = offset.map(|o| analyze(o, &empty, host)).transpose()?;
+    let limit = limit.map(|l| analyze(l, &empty, host)).transpose()?;
+    Ok(Plan::Limit { input: Box::new(plan), offset, limit })
 }
 
 /// Columns the projected plan produces (targets plus hidden sort keys).
@@ -171,9 +237,10 @@ fn analyze_group_by(
     host: &mut PlanHost,
 ) -> Result<Vec<Expr>> {
     host.agg_clause = Some("GROUP BY");
+    let columns = output_columns(targets);
     let keys = list
         .iter()
-        .map(|node| match output_reference(node, targets, "GROUP BY")? {
+        .map(|node| match output_reference(node, &columns, "GROUP BY")? {
             Some(i) => Ok(targets[i].expr.clone()),
             None => analyze(node, scope, host),
         })
@@ -195,28 +262,38 @@ fn analyze_sort(
     host: &mut PlanHost,
 ) -> Result<Vec<(SortTarget, SortKey)>> {
     let mut keys = Vec::new();
+    let columns = output_columns(targets);
     for node in list {
         let Some(NodeEnum::SortBy(sort)) = node.node.as_ref() else { continue };
         let Some(inner) = sort.node.as_deref() else { continue };
-        let target = match output_reference(inner, targets, "ORDER BY")? {
+        let target = match output_reference(inner, &columns, "ORDER BY")? {
             Some(i) => SortTarget::Output(i),
             None => SortTarget::Hidden(analyze(inner, scope, host)?),
         };
-        let descending = sort.sortby_dir == SortByDir::SortbyDesc as i32;
-        let nulls_first = match SortByNulls::try_from(sort.sortby_nulls)
-            .unwrap_or(SortByNulls::SortbyNullsDefault)
-        {
-            SortByNulls::SortbyNullsFirst => true,
-            SortByNulls::SortbyNullsLast => false,
-            _ => descending,
-        };
-        keys.push((target, SortKey { column: 0, descending, nulls_first }));
+        keys.push((target, sort_key(sort, 0)));
     }
     Ok(keys)
 }
 
+/// The sort key for `sort` on `column`: direction and NULLs placement.
+fn sort_key(sort: &SortBy, column: usize) -> SortKey {
+    let descending = sort.sortby_dir == SortByDir::SortbyDesc as i32;
+    let nulls_first =
+        match SortByNulls::try_from(sort.sortby_nulls).unwrap_or(SortByNulls::SortbyNullsDefault) {
+            SortByNulls::SortbyNullsFirst => true,
+            SortByNulls::SortbyNullsLast => false,
+            _ => descending,
+        };
+    SortKey { column, descending, nulls_first }
+}
+
+/// The output columns of a target list.
+fn output_columns(targets: &[Target]) -> Vec<OutputColumn> {
+    targets.iter().map(|t| t.column.clone()).collect()
+}
+
 /// An integer constant (position) or a bare name matching an output column.
-fn output_reference(node: &Node, targets: &[Target], clause: &str) -> Result<Option<usize>> {
+fn output_reference(node: &Node, targets: &[OutputColumn], clause: &str) -> Result<Option<usize>> {
     match node.node.as_ref() {
         Some(NodeEnum::AConst(c)) => {
             if let Some(protobuf::a_const::Val::Ival(i)) = &c.val {
@@ -234,7 +311,7 @@ fn output_reference(node: &Node, targets: &[Target], clause: &str) -> Result<Opt
         }
         Some(NodeEnum::ColumnRef(cr)) if cr.fields.len() == 1 => {
             let Some(NodeEnum::String(s)) = cr.fields[0].node.as_ref() else { return Ok(None) };
-            Ok(targets.iter().position(|t| t.column.name == s.sval))
+            Ok(targets.iter().position(|t| t.name == s.sval))
         }
         _ => Ok(None),
     }
@@ -242,13 +319,13 @@ fn output_reference(node: &Node, targets: &[Target], clause: &str) -> Result<Opt
 
 /// Plans the FROM list (a cross join of its items).
 fn plan_from(
-    parts: &mut ExecParts,
+    pl: &mut Planner,
     from: &[Node],
     params: &mut Vec<Option<SqlType>>,
 ) -> Result<(Plan, Scope)> {
     let mut result: Option<(Plan, Scope)> = None;
     for item in from {
-        let (plan, scope) = plan_from_item(parts, item, params)?;
+        let (plan, scope) = plan_from_item(pl, item, params)?;
         result = Some(match result {
             None => (plan, scope),
             Some((left, mut left_scope)) => {
@@ -269,50 +346,111 @@ fn plan_from(
 }
 
 fn plan_from_item(
-    parts: &mut ExecParts,
+    pl: &mut Planner,
     item: &Node,
     params: &mut Vec<Option<SqlType>>,
 ) -> Result<(Plan, Scope)> {
     match item.node.as_ref() {
-        Some(NodeEnum::RangeVar(rv)) if is_system_view(rv) => {
-            let view =
-                super::sysviews::lookup(&rv.relname, &parts.env, parts.engine).expect("checked");
-            let mut scope = Scope { columns: view.columns };
-            if let Some(alias) = &rv.alias {
-                scope.columns.iter_mut().for_each(|c| c.table = Some(alias.aliasname.clone()));
-            }
-            Ok((Plan::Rows(view.rows), scope))
-        }
-        Some(NodeEnum::RangeVar(rv)) => {
-            let rel = open_relation(parts, rv, LockMode::AccessShare)?;
-            let alias = rv.alias.as_ref().map_or_else(|| rel.name.clone(), |a| a.aliasname.clone());
-            let scope = relation_scope(&rel, &alias);
-            Ok((Plan::SeqScan { rel: Box::new(rel), needed: None }, scope))
-        }
+        Some(NodeEnum::RangeVar(rv)) => plan_range_var(pl, rv, params),
         Some(NodeEnum::RangeFunction(rf)) => plan_function(rf, params),
-        Some(NodeEnum::JoinExpr(join)) => plan_join(parts, join, params),
-        Some(NodeEnum::RangeSubselect(sub)) => {
-            let Some(NodeEnum::SelectStmt(select)) =
-                sub.subquery.as_deref().and_then(|n| n.node.as_ref())
-            else {
-                return Err(SqlError::unsupported("this subquery is not supported yet"));
-            };
-            let planned = plan_select(parts, select, params)?;
-            let alias = sub.alias.as_ref().map(|a| a.aliasname.clone());
-            let columns = planned
-                .columns
-                .iter()
-                .map(|c| ScopeColumn {
-                    table: alias.clone(),
-                    name: c.name.clone(),
-                    ty: c.ty,
-                    typmod: c.typmod,
-                })
-                .collect();
-            Ok((planned.plan, Scope { columns }))
-        }
+        Some(NodeEnum::JoinExpr(join)) => plan_join(pl, join, params),
+        Some(NodeEnum::RangeSubselect(sub)) => plan_subselect(pl, sub, params),
         _ => Err(SqlError::unsupported("this kind of FROM item is not supported yet")),
     }
+}
+
+/// A name in FROM: a WITH query in scope, a system view or a table.
+fn plan_range_var(
+    pl: &mut Planner,
+    rv: &protobuf::RangeVar,
+    params: &mut Vec<Option<SqlType>>,
+) -> Result<(Plan, Scope)> {
+    let mut hidden_cte = false;
+    if rv.schemaname.is_empty() {
+        match cte::lookup(pl, params, &rv.relname, position(rv.location))? {
+            cte::Lookup::Found(plan, columns) => {
+                let scope = alias_scope(columns, rv.alias.as_ref(), &rv.relname)?;
+                return Ok((*plan, scope));
+            }
+            cte::Lookup::Hidden => hidden_cte = true,
+            cte::Lookup::Missing => {}
+        }
+    }
+    if is_system_view(rv) {
+        let parts = pl.parts();
+        let view = super::sysviews::lookup(&rv.relname, &parts.env, parts.engine).expect("checked");
+        let scope = alias_scope(view.columns, rv.alias.as_ref(), &rv.relname)?;
+        return Ok((Plan::Rows(view.rows), scope));
+    }
+    let rel = match open_relation(pl.parts(), rv, LockMode::AccessShare) {
+        Err(e) if hidden_cte && e.code == "42P01" => return Err(cte::hidden_error(e, &rv.relname)),
+        other => other?,
+    };
+    let scope = alias_scope(relation_scope(&rel, &rel.name).columns, rv.alias.as_ref(), &rel.name)?;
+    Ok((Plan::SeqScan { rel: Box::new(rel), needed: None }, scope))
+}
+
+/// `(SELECT ...) AS alias(columns)`.
+fn plan_subselect(
+    pl: &mut Planner,
+    sub: &protobuf::RangeSubselect,
+    params: &mut Vec<Option<SqlType>>,
+) -> Result<(Plan, Scope)> {
+    if sub.lateral {
+        return Err(SqlError::unsupported("LATERAL subqueries are not supported yet"));
+    }
+    let Some(NodeEnum::SelectStmt(select)) = sub.subquery.as_deref().and_then(|n| n.node.as_ref())
+    else {
+        return Err(SqlError::unsupported("this subquery is not supported yet"));
+    };
+    // PostgreSQL 16's grammar made the alias optional; 15 requires it.
+    let alias = sub.alias.as_ref().ok_or_else(|| {
+        SqlError::syntax("subquery in FROM must have an alias")
+            .with_hint("For example, FROM (SELECT ...) [AS] foo.")
+    })?;
+    let planned = plan_query(pl, params, select, true)?;
+    let columns = planned.columns.iter().map(|c| scope_column(None, c)).collect();
+    Ok((planned.plan, alias_scope(columns, Some(alias), &alias.aliasname)?))
+}
+
+/// A scope column for an output column, qualified by `table`.
+fn scope_column(table: Option<&str>, c: &OutputColumn) -> ScopeColumn {
+    ScopeColumn {
+        table: table.map(str::to_string),
+        name: c.name.clone(),
+        ty: c.ty,
+        typmod: c.typmod,
+    }
+}
+
+/// alias_scope -- `columns` qualified by the alias's name (else `table`) and
+/// renamed by its column list (42P10 if that list is longer).
+fn alias_scope(
+    mut columns: Vec<ScopeColumn>,
+    alias: Option<&protobuf::Alias>,
+    table: &str,
+) -> Result<Scope> {
+    let name = alias.map_or(table, |a| a.aliasname.as_str());
+    let names: Vec<String> = alias
+        .map(|a| a.colnames.iter().filter_map(crate::commands::node_str).collect())
+        .unwrap_or_default();
+    if names.len() > columns.len() {
+        return Err(SqlError::new(
+            "42P10",
+            format!(
+                "table \"{name}\" has {} columns available but {} columns specified",
+                columns.len(),
+                names.len()
+            ),
+        ));
+    }
+    for (column, new_name) in columns.iter_mut().zip(names) {
+        column.name = new_name;
+    }
+    for column in &mut columns {
+        column.table = Some(name.to_string());
+    }
+    Ok(Scope { columns })
 }
 
 /// Whether `rv` names a system view computed from live state.
@@ -427,7 +565,7 @@ fn plan_function(
 }
 
 fn plan_join(
-    parts: &mut ExecParts,
+    pl: &mut Planner,
     join: &protobuf::JoinExpr,
     params: &mut Vec<Option<SqlType>>,
 ) -> Result<(Plan, Scope)> {
@@ -444,13 +582,13 @@ fn plan_join(
     let left = join.larg.as_deref().ok_or_else(|| SqlError::internal("join without left side"))?;
     let right =
         join.rarg.as_deref().ok_or_else(|| SqlError::internal("join without right side"))?;
-    let (outer, mut scope) = plan_from_item(parts, left, params)?;
-    let (inner, inner_scope) = plan_from_item(parts, right, params)?;
+    let (outer, mut scope) = plan_from_item(pl, left, params)?;
+    let (inner, inner_scope) = plan_from_item(pl, right, params)?;
     let inner_width = inner_scope.columns.len();
     scope.columns.extend(inner_scope.columns);
     let qual = match join.quals.as_deref() {
         Some(q) => {
-            let mut host = PlanHost::new(params);
+            let mut host = PlanHost::with_planner(params, pl, &scope);
             host.agg_clause = Some("JOIN conditions");
             Some(check_boolean(analyze(q, &scope, &mut host)?, "JOIN/ON")?)
         }
@@ -463,9 +601,13 @@ fn plan_join(
 }
 
 /// VALUES (...), (...): every row coerced to the columns' common types.
-fn plan_values(stmt: &SelectStmt, params: &mut Vec<Option<SqlType>>) -> Result<Planned> {
+fn plan_values(
+    pl: &mut Planner,
+    stmt: &SelectStmt,
+    params: &mut Vec<Option<SqlType>>,
+) -> Result<Planned> {
     let empty = Scope { columns: Vec::new() };
-    let mut host = PlanHost::new(params);
+    let mut host = PlanHost::with_planner(params, pl, &empty);
     let mut rows = Vec::new();
     for list in &stmt.values_lists {
         let Some(NodeEnum::List(items)) = list.node.as_ref() else { continue };

@@ -15,8 +15,8 @@
 use pg_query::protobuf::node::Node as NodeEnum;
 use pg_query::protobuf::{
     a_const, AConst, AExpr, AExprKind, BoolExpr, BoolExprType, BoolTestType, BooleanTest,
-    CollateClause, Node, NullTest, NullTestType, ParamRef, SqlValueFunction, SqlValueFunctionOp,
-    SubLink, SubLinkType, TypeCast,
+    CollateClause, ColumnRef, Node, NullTest, NullTestType, ParamRef, SqlValueFunction,
+    SqlValueFunctionOp, SubLink, SubLinkType, TypeCast,
 };
 use sluice_types::{io, Context, Datum, SqlType};
 
@@ -57,7 +57,7 @@ impl Analyzer<'_> {
         };
         match n {
             NodeEnum::AConst(c) => constant(c),
-            NodeEnum::ColumnRef(c) => column_ref(self.scope, c),
+            NodeEnum::ColumnRef(c) => self.column(c),
             NodeEnum::ParamRef(p) => self.param(p),
             NodeEnum::AExpr(a) => self.a_expr(a),
             NodeEnum::BoolExpr(b) => self.bool_expr(b),
@@ -93,6 +93,28 @@ impl Analyzer<'_> {
             Some(n) => self.expr(n),
             None => Err(SqlError::internal("missing operand")),
         }
+    }
+
+    /// A column of the expression's scope or, failing that, of an enclosing
+    /// query (PostgreSQL searches the query levels from the innermost out).
+    /// A qualified name whose table is in a level but whose column is not
+    /// fails there, as in PostgreSQL; only "no such table" and (unqualified)
+    /// "no such column" send the search outward. When no level has the name,
+    /// the innermost level's error is the one reported.
+    fn column(&mut self, c: &ColumnRef) -> Result<Expr> {
+        let error = match column_ref(self.scope, c) {
+            Err(e) if may_be_outer(&e, c) => e,
+            found => return found,
+        };
+        let mut levels_up = 1;
+        while let Some(scope) = self.host.outer_scope(levels_up) {
+            match column_ref(scope, c) {
+                Ok(column) => return self.host.outer_reference(levels_up, column),
+                Err(e) if may_be_outer(&e, c) => levels_up += 1,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(error)
     }
 
     /// `$n`.
@@ -229,6 +251,16 @@ impl Analyzer<'_> {
             .at(location));
         }
         Ok(arg)
+    }
+}
+
+/// Whether a failed column lookup may still succeed in an enclosing query.
+fn may_be_outer(e: &SqlError, c: &ColumnRef) -> bool {
+    let qualified = c.fields.len() > 1;
+    match e.code {
+        "42P01" => qualified,
+        "42703" => !qualified,
+        _ => false,
     }
 }
 

@@ -107,6 +107,7 @@ impl Evaluator<'_> {
                 self.scalar_array_op(left, *op, items, *use_or, case)
             }
             Expr::AggRef { index, .. } => Ok(self.host.aggregate_value(*index).clone()),
+            Expr::ExecParam { slot, .. } => Ok(self.host.exec_param(*slot).clone()),
             Expr::SubLink { id, .. } => self.host.subquery(*id, self.row),
         }
     }

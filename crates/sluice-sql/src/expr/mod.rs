@@ -241,6 +241,19 @@ pub trait AnalyzeHost {
         testexpr: Option<Expr>,
     ) -> Result<(usize, SqlType)>;
 
+    /// The scope of the query `levels_up` levels out from the one being
+    /// analysed (1: the query a subquery is written in), if there is one:
+    /// where a correlated subquery's outer references resolve.
+    fn outer_scope(&self, _levels_up: usize) -> Option<&Scope> {
+        None
+    }
+
+    /// Turns `column`, a column of [`AnalyzeHost::outer_scope`]`(levels_up)`,
+    /// into the [`Expr::ExecParam`] the subquery reads it through.
+    fn outer_reference(&mut self, _levels_up: usize, _column: Expr) -> Result<Expr> {
+        Err(crate::SqlError::internal("outer reference without an outer query"))
+    }
+
     /// The session's context, if analysis may fold date/time literals whose
     /// meaning depends on it (`'now'`, `timestamptz '2024-01-01'`, zones).
     /// Without one such literals are checked now and converted at evaluation.
@@ -263,6 +276,11 @@ pub trait EvalHost {
 
     /// The value of subquery `id` for the current outer row.
     fn subquery(&mut self, id: usize, row: &[Datum]) -> Result<Datum>;
+
+    /// The current value of [`Expr::ExecParam`] slot `slot` (NULL if unset).
+    fn exec_param(&self, _slot: usize) -> &Datum {
+        &Datum::Null
+    }
 
     /// The value of a session function for already evaluated arguments.
     fn session_function(&mut self, f: SessionFunction, args: &[Datum]) -> Result<Datum>;

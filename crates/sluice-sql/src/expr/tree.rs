@@ -196,6 +196,19 @@ pub enum Expr {
         /// Source position.
         location: Option<u32>,
     },
+    /// A value the executor sets while the expression runs (PostgreSQL's
+    /// `PARAM_EXEC`): an outer query's column read inside a correlated
+    /// subquery, or the current row of a subquery compared by `IN`/`ANY`/`ALL`.
+    ExecParam {
+        /// The statement-wide slot number (see `AnalyzeHost::outer_column`).
+        slot: usize,
+        /// The value's type.
+        ty: SqlType,
+        /// The value's type modifier.
+        typmod: i32,
+        /// Source position.
+        location: Option<u32>,
+    },
     /// A subquery planned by the host.
     SubLink {
         /// The host's subquery id.
@@ -271,6 +284,7 @@ impl Expr {
             | Expr::MinMax { ty, .. }
             | Expr::NullIf { ty, .. }
             | Expr::AggRef { ty, .. }
+            | Expr::ExecParam { ty, .. }
             | Expr::SubLink { ty, .. } => *ty,
             Expr::Bool { .. }
             | Expr::NullTest { .. }
@@ -286,6 +300,7 @@ impl Expr {
             Expr::Const { typmod, .. }
             | Expr::Column { typmod, .. }
             | Expr::CaseTest { typmod, .. }
+            | Expr::ExecParam { typmod, .. }
             | Expr::Cast { typmod, .. }
             | Expr::Case { typmod, .. }
             | Expr::Coalesce { typmod, .. } => *typmod,
@@ -307,6 +322,7 @@ impl Expr {
             | Expr::Coalesce { location, .. }
             | Expr::MinMax { location, .. }
             | Expr::AggRef { location, .. }
+            | Expr::ExecParam { location, .. }
             | Expr::SubLink { location, .. } => *location,
             Expr::Call { args, location, .. } | Expr::Bool { args, location, .. } => {
                 leftmost(*location, args.first().and_then(Expr::location))
@@ -328,6 +344,7 @@ impl Expr {
             | Expr::Param { .. }
             | Expr::CaseTest { .. }
             | Expr::AggRef { .. }
+            | Expr::ExecParam { .. }
             | Expr::SubLink { .. } => Vec::new(),
             Expr::Call { args, .. }
             | Expr::Bool { args, .. }

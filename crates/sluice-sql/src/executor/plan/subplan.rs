@@ -1,0 +1,312 @@
+//! Subqueries in expressions and WITH queries at run time (PostgreSQL's
+//! `nodeSubplan.c`, `nodeCtescan.c` and the executor's PARAM_EXEC slots).
+//!
+//! # The registry
+//! Planning a statement collects, beside its plan tree, a [`Registry`]:
+//! every subquery used as an expression ([`SubPlan`], named by the id in its
+//! `Expr::SubLink`), every WITH query's plan (named by the id in its
+//! `Plan::CteScan`), the number of PARAM_EXEC slots and of recursive work
+//! tables. The root of the plan (`Plan::Statement`) hands the registry to the
+//! [`ExecHost`], which keeps the run-time state in a [`SubplanState`].
+//!
+//! # Correlation through slots
+//! A correlated subquery reads its outer query's columns as
+//! `Expr::ExecParam` slots. The [`SubPlan`] that links the subquery into the
+//! outer query lists them as `args`: before each run, each arg is evaluated
+//! over the outer row and stored in its slot. A subquery nested deeper reads
+//! slots its ancestors set (its `ext_params`).
+//!
+//! ```text
+//!   SELECT ... FROM t WHERE t.a > (SELECT avg(u.b) FROM u WHERE u.k = t.k)
+//!                                 └ SubPlan: args [slot0 ← t.k] ┘   └ ExecParam slot0
+//! ```
+//!
+//! # Caching (initplans)
+//! A subplan with no args of its own gives the same answer as long as the
+//! slots it reads from outside keep their values, so its outcome is kept
+//! with those values as the key: an uncorrelated subquery runs once per
+//! statement (PostgreSQL's initplan), one inside a correlated subquery once
+//! per change of the outer values. Subplans with args run again for every
+//! outer row, as in PostgreSQL; EXISTS stops at the first row and a scalar
+//! subquery at the second (which is an error).
+//!
+//! # `x op ANY/ALL (subquery)`
+//! The comparison (`test`) is analysed once with the subquery's column as
+//! slot `result_slot`; each subquery value is put in the slot and the test
+//! evaluated over the outer row. SQL's NULL rules fall out: ANY is true if
+//! some test is true, else NULL if some was NULL, else false (an empty
+//! subquery gives false); ALL dually. `NOT IN` is `NOT (x = ANY (...))`.
+//!
+//! # WITH queries
+//! A CTE is computed at most once per run of the query level that owns it
+//! and shared by all its readers: rows are pulled from the CTE's plan on
+//! demand and kept, so a reader that needs row `n` either finds it or pulls
+//! until it exists. Laziness is what lets `LIMIT` stop an unbounded
+//! `WITH RECURSIVE` and keeps an unreferenced CTE from running at all. CTEs
+//! owned by a subplan are forgotten whenever that subplan runs again.
+
+use std::rc::Rc;
+
+use super::{open, Plan, Source};
+use crate::error::{Result, SqlError};
+use crate::executor::host::ExecHost;
+use crate::expr::{eval, Expr, SubLinkKind};
+use sluice_types::compare::cmp;
+use sluice_types::Datum;
+
+/// A row.
+type Row = Vec<Datum>;
+
+/// Everything a statement's subqueries and WITH queries need at run time.
+#[derive(Debug, Default)]
+pub struct Registry {
+    /// Subqueries used as expressions, by `Expr::SubLink` id.
+    pub subplans: Vec<SubPlan>,
+    /// WITH query plans, by `Plan::CteScan` id.
+    pub ctes: Vec<Plan>,
+    /// The number of PARAM_EXEC slots.
+    pub params: usize,
+    /// The number of recursive working tables.
+    pub work_tables: usize,
+}
+
+impl Registry {
+    /// Whether the statement has neither subqueries nor WITH queries.
+    pub fn is_empty(&self) -> bool {
+        self.subplans.is_empty() && self.ctes.is_empty()
+    }
+}
+
+/// A planned subquery used as an expression (PostgreSQL's `SubPlan`).
+#[derive(Debug)]
+pub struct SubPlan {
+    /// The subquery's plan.
+    pub plan: Plan,
+    /// EXISTS, scalar, ANY or ALL.
+    pub kind: SubLinkKind,
+    /// For ANY/ALL: the boolean comparison, over the outer row, reading the
+    /// subquery's value from slot `result_slot`.
+    pub test: Option<Expr>,
+    /// The slot `test` reads the subquery's value from.
+    pub result_slot: usize,
+    /// Slots set from the outer row before each run: (slot, expression over
+    /// the outer row).
+    pub args: Vec<(usize, Expr)>,
+    /// Slots set by enclosing subplans that this one (or one inside it) reads.
+    pub ext_params: Vec<usize>,
+    /// WITH queries defined inside this subquery, recomputed per run.
+    pub ctes: Vec<usize>,
+}
+
+/// What a subplan run produced.
+#[derive(Clone)]
+enum Outcome {
+    /// The final value (EXISTS, scalar).
+    Value(Datum),
+    /// The subquery's column, to compare against (ANY, ALL).
+    Column(Rc<Vec<Datum>>),
+}
+
+/// A kept outcome and the outside slot values it was computed under.
+struct Cached {
+    key: Vec<Datum>,
+    outcome: Outcome,
+}
+
+/// One WITH query's shared rows.
+#[derive(Default)]
+struct CteState<'h> {
+    /// The running plan, between pulls.
+    source: Option<Source<'h>>,
+    /// Rows produced so far.
+    rows: Vec<Row>,
+    /// The plan is exhausted.
+    done: bool,
+    /// A pull is under way (a reader inside the CTE's own plan).
+    pulling: bool,
+}
+
+/// Run-time state of a statement's subqueries, slots and WITH queries.
+#[derive(Default)]
+pub struct SubplanState<'h> {
+    registry: Option<&'h Registry>,
+    params: Vec<Datum>,
+    cache: Vec<Option<Cached>>,
+    ctes: Vec<CteState<'h>>,
+    work_tables: Vec<Rc<Vec<Row>>>,
+}
+
+impl<'h> SubplanState<'h> {
+    /// install -- prepares the state for `registry` (all slots NULL, no
+    /// outcome kept, no CTE computed).
+    pub fn install(&mut self, registry: &'h Registry) {
+        self.registry = Some(registry);
+        self.params = vec![Datum::Null; registry.params];
+        self.cache = registry.subplans.iter().map(|_| None).collect();
+        self.ctes = registry.ctes.iter().map(|_| CteState::default()).collect();
+        self.work_tables = (0..registry.work_tables).map(|_| Rc::default()).collect();
+    }
+
+    /// The current value of `slot`.
+    pub fn param(&self, slot: usize) -> &Datum {
+        self.params.get(slot).unwrap_or(&Datum::Null)
+    }
+
+    /// Replaces recursive working table `table`.
+    pub fn set_work_table(&mut self, table: usize, rows: Vec<Row>) {
+        if let Some(t) = self.work_tables.get_mut(table) {
+            *t = Rc::new(rows);
+        }
+    }
+
+    /// The current contents of working table `table`.
+    pub fn work_table(&self, table: usize) -> Rc<Vec<Row>> {
+        self.work_tables.get(table).cloned().unwrap_or_default()
+    }
+
+    fn registry(&self) -> Result<&'h Registry> {
+        self.registry.ok_or_else(|| SqlError::internal("subquery without a registry"))
+    }
+
+    fn set_param(&mut self, slot: usize, value: Datum) -> Result<()> {
+        let p = self.params.get_mut(slot).ok_or_else(|| SqlError::internal("bad slot"))?;
+        *p = value;
+        Ok(())
+    }
+}
+
+/// run_subplan -- the value of subquery `id` for the outer `row`.
+pub fn run_subplan<'h>(host: &mut ExecHost<'h, '_>, id: usize, row: &[Datum]) -> Result<Datum> {
+    let registry = host.subplans.registry()?;
+    let sp = registry.subplans.get(id).ok_or_else(|| SqlError::internal("unknown subplan"))?;
+    for (slot, arg) in &sp.args {
+        let value = eval(arg, row, host)?;
+        host.subplans.set_param(*slot, value)?;
+    }
+    let outcome =
+        if sp.args.is_empty() { cached_outcome(host, id, sp)? } else { execute(host, sp)? };
+    match outcome {
+        Outcome::Value(v) => Ok(v),
+        Outcome::Column(values) => compare_all(host, sp, &values, row),
+    }
+}
+
+/// The kept outcome of an arg-less subplan if the slots it reads are
+/// unchanged, else a fresh run (kept for next time).
+fn cached_outcome<'h>(host: &mut ExecHost<'h, '_>, id: usize, sp: &'h SubPlan) -> Result<Outcome> {
+    let key: Vec<Datum> = sp.ext_params.iter().map(|s| host.subplans.param(*s).clone()).collect();
+    if let Some(Some(cached)) = host.subplans.cache.get(id) {
+        if same_values(&cached.key, &key) {
+            return Ok(cached.outcome.clone());
+        }
+    }
+    let outcome = execute(host, sp)?;
+    if let Some(slot) = host.subplans.cache.get_mut(id) {
+        *slot = Some(Cached { key, outcome: outcome.clone() });
+    }
+    Ok(outcome)
+}
+
+/// Whether two slot value lists are identical (NULL equals NULL).
+fn same_values(a: &[Datum], b: &[Datum]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| cmp(x, y).is_eq())
+}
+
+/// execute -- runs the subquery's plan as far as its kind needs.
+fn execute<'h>(host: &mut ExecHost<'h, '_>, sp: &'h SubPlan) -> Result<Outcome> {
+    for cte in &sp.ctes {
+        if let Some(state) = host.subplans.ctes.get_mut(*cte) {
+            *state = CteState::default();
+        }
+    }
+    let mut source = open_plan(host, &sp.plan)?;
+    Ok(match sp.kind {
+        SubLinkKind::Exists => Outcome::Value(Datum::Bool(source.next(host)?.is_some())),
+        SubLinkKind::Scalar => {
+            let Some(first) = source.next(host)? else { return Ok(Outcome::Value(Datum::Null)) };
+            if source.next(host)?.is_some() {
+                return Err(SqlError::new(
+                    "21000",
+                    "more than one row returned by a subquery used as an expression",
+                ));
+            }
+            Outcome::Value(first.into_iter().next().unwrap_or(Datum::Null))
+        }
+        SubLinkKind::Any { .. } | SubLinkKind::All { .. } => {
+            let mut values = Vec::new();
+            while let Some(r) = source.next(host)? {
+                values.push(r.into_iter().next().unwrap_or(Datum::Null));
+            }
+            Outcome::Column(Rc::new(values))
+        }
+    })
+}
+
+/// Opens `plan` under the statement's engine and snapshot.
+fn open_plan<'h>(host: &ExecHost<'h, '_>, plan: &'h Plan) -> Result<Source<'h>> {
+    let ctx = host.visibility().clone();
+    open(plan, host.engine(), &ctx)
+}
+
+/// `x op ANY/ALL (values)` with SQL's NULL rules.
+fn compare_all(
+    host: &mut ExecHost<'_, '_>,
+    sp: &SubPlan,
+    values: &[Datum],
+    row: &[Datum],
+) -> Result<Datum> {
+    let test = sp.test.as_ref().ok_or_else(|| SqlError::internal("ANY without a test"))?;
+    // ANY stops at the first true, ALL at the first false.
+    let decisive = matches!(sp.kind, SubLinkKind::Any { .. });
+    let mut saw_null = false;
+    for value in values {
+        host.subplans.set_param(sp.result_slot, value.clone())?;
+        match eval(test, row, host)? {
+            Datum::Bool(b) if b == decisive => return Ok(Datum::Bool(decisive)),
+            Datum::Bool(_) => {}
+            _ => saw_null = true,
+        }
+    }
+    Ok(if saw_null { Datum::Null } else { Datum::Bool(!decisive) })
+}
+
+/// cte_row -- row `pos` of WITH query `cte`, pulling from its plan as far as
+/// needed; `None` past its end.
+pub fn cte_row<'h>(host: &mut ExecHost<'h, '_>, cte: usize, pos: usize) -> Result<Option<Row>> {
+    loop {
+        let state = cte_state(host, cte)?;
+        if let Some(row) = state.rows.get(pos) {
+            return Ok(Some(row.clone()));
+        }
+        if state.done {
+            return Ok(None);
+        }
+        if state.pulling {
+            return Err(SqlError::internal("WITH query read while it is being computed"));
+        }
+        let source = state.source.take();
+        let mut source = match source {
+            Some(s) => s,
+            None => {
+                let registry = host.subplans.registry()?;
+                let plan = registry.ctes.get(cte).ok_or_else(|| SqlError::internal("bad CTE"))?;
+                open_plan(host, plan)?
+            }
+        };
+        cte_state(host, cte)?.pulling = true;
+        let next = source.next(host);
+        let state = cte_state(host, cte)?;
+        state.pulling = false;
+        match next? {
+            Some(row) => {
+                state.rows.push(row);
+                state.source = Some(source);
+            }
+            None => state.done = true,
+        }
+    }
+}
+
+fn cte_state<'s, 'h>(host: &'s mut ExecHost<'h, '_>, cte: usize) -> Result<&'s mut CteState<'h>> {
+    host.subplans.ctes.get_mut(cte).ok_or_else(|| SqlError::internal("bad CTE"))
+}
