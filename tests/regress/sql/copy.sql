@@ -159,4 +159,15 @@ COPY copy_t TO STDOUT (FORMAT csv, FORCE_NOT_NULL (a));
 COPY (SELECT 1) TO STDOUT (FORMAT csv, FORCE_QUOTE (a));
 COPY copy_t TO 'relative/path';
 COPY copy_t FROM '/nonexistent/copy/file';
-DROP TABLE copy_t, copy_csv;
+-- FREEZE needs a table created (or truncated) in the same transaction
+COPY copy_t (a) FROM STDIN (FREEZE);
+30
+\.
+BEGIN;
+CREATE TABLE copy_frozen (a int);
+COPY copy_frozen FROM STDIN (FREEZE true);
+31
+\.
+COMMIT;
+SELECT * FROM copy_frozen;
+DROP TABLE copy_t, copy_csv, copy_frozen;

@@ -39,11 +39,12 @@
 //!
 //! # FREEZE
 //!
-//! FREEZE is accepted and checked as a Boolean, but rows are inserted like
-//! any others: sluice does not pre-freeze, and does not raise PostgreSQL's
-//! error for a table not created or truncated in the transaction (sluice
-//! cannot tell yet). Ignoring it is always safe: frozen rows would only be
-//! visible earlier to other snapshots.
+//! As in PostgreSQL, FREEZE is allowed only for a table created or truncated
+//! in the current transaction — recognised by its `pg_class` row having been
+//! written by this transaction (a new table, or a new relfilenode). The rows
+//! are then inserted like any others: sluice does not pre-freeze them, which
+//! is always safe (frozen rows would only become visible to other snapshots
+//! earlier).
 
 mod binary;
 mod from;
@@ -52,7 +53,10 @@ mod options;
 mod text;
 mod to;
 
+use crate::catalog::catalog_locator;
 use crate::catalog::relation::RelationDesc;
+use crate::catalog::rows::{deform_row, tuple_desc};
+use crate::catalog::schema::PG_CLASS;
 use crate::error::{Result, SqlError};
 use crate::executor::host::{ExecHost, PlanHost};
 use crate::executor::modify::{self, column_defaults};
@@ -66,7 +70,11 @@ use input::{Input, Source};
 use options::{parse_options, ColumnChoice, CopyOptions, Format};
 use pg_query::protobuf::{CopyStmt, Node, RangeVar};
 use pg_query::NodeEnum;
+use sluice_access::common::HeapTupleHeader;
+use sluice_access::heap::scan::HeapScan;
 use sluice_access::heap::visibility::VisibilityContext;
+use sluice_access::heap::HeapRelation;
+use sluice_common::Xid;
 use sluice_txn::lmgr::LockMode;
 use sluice_types::{Datum, SqlType};
 use std::path::{Path, PathBuf};
@@ -205,6 +213,9 @@ fn copy_from(parts: &mut ExecParts, stmt: &CopyStmt, sink: &mut dyn QuerySink) -
         "" => Source::Client(sink.copy_in(wire_format(&options), target.fields.len())?),
         name => Source::File(open_for_reading(parts.engine.data_dir(), name)?),
     };
+    if options.freeze {
+        check_freeze(parts, &rel)?;
+    }
     let input = Input::new(source, options.encoding);
     let reader = match options.format {
         Format::Binary => {
@@ -217,6 +228,44 @@ fn copy_from(parts: &mut ExecParts, stmt: &CopyStmt, sink: &mut dyn QuerySink) -
         }
     };
     from::insert_rows(parts, &target, &options, reader)
+}
+
+/// check_freeze -- COPY FREEZE needs a table this transaction created or
+/// truncated, i.e. whose current `pg_class` row this transaction wrote.
+fn check_freeze(parts: &mut ExecParts, rel: &RelationDesc) -> Result<()> {
+    let written_here = match parts.txn.xid() {
+        Some(xid) => pg_class_xmin(parts, rel.oid)? == Some(xid),
+        None => false,
+    };
+    if !written_here {
+        return Err(SqlError::new(
+            "55000",
+            "cannot perform COPY FREEZE because the table was not created or truncated in the current subtransaction",
+        ));
+    }
+    Ok(())
+}
+
+/// The inserting transaction of the `pg_class` row of relation `oid`
+/// visible to the statement.
+fn pg_class_xmin(parts: &mut ExecParts, oid: sluice_common::Oid) -> Result<Option<Xid>> {
+    let ctx = VisibilityContext {
+        snapshot: parts.txn.snapshot(),
+        mgr: parts.engine.txns(),
+        combocids: parts.txn.combocids(),
+    };
+    let locator = catalog_locator(&PG_CLASS, parts.env.database);
+    let types = PG_CLASS.types();
+    let desc = tuple_desc(&types);
+    let mut scan = HeapScan::begin(parts.engine, &HeapRelation::new(locator), ctx)?;
+    while let Some((_, tuple)) = scan.next_tuple()? {
+        if deform_row(&desc, &types, tuple)?.first() == Some(&Datum::Oid(oid)) {
+            let header = HeapTupleHeader::new(tuple)
+                .map_err(|e| SqlError::new(e.sqlstate(), e.to_string()))?;
+            return Ok(Some(header.xmin()));
+        }
+    }
+    Ok(None)
 }
 
 /// open_for_reading -- the file COPY FROM reads (relative to the data

@@ -63,6 +63,8 @@ pub(crate) enum ColumnChoice {
 pub(crate) struct CopyOptions {
     /// Text, CSV or binary.
     pub format: Format,
+    /// FREEZE (checked in `copy.rs`; rows are not pre-frozen).
+    pub freeze: bool,
     /// Field separator (text and CSV).
     pub delimiter: u8,
     /// The string that stands for NULL (`\N` in text, empty in CSV).
@@ -87,7 +89,6 @@ pub(crate) struct CopyOptions {
 #[derive(Default)]
 struct Given {
     format: Option<Format>,
-    /// FREEZE is checked, then ignored (see `copy.rs`).
     freeze: Option<bool>,
     delimiter: Option<String>,
     null: Option<String>,
@@ -414,6 +415,7 @@ fn finish(given: Given, is_from: bool) -> Result<CopyOptions> {
     }
     Ok(CopyOptions {
         format,
+        freeze: given.freeze.unwrap_or(false),
         delimiter: delim,
         null,
         header,
