@@ -1,6 +1,7 @@
 //! SQL golden tests: every `tests/regress/sql/NAME.sql` at the repository root is
-//! run through real `psql` against a sluice server started on a free port, and
-//! its output must equal `tests/regress/expected/NAME.out` — which is what
+//! run through real `psql` against a sluice server started on a free port, each
+//! in a fresh database `regress_expected` as `tests/regress/pg15-expected.sh`
+//! does, and its output must equal `tests/regress/expected/NAME.out` — which is what
 //! PostgreSQL 15 prints for the same script (regenerate with
 //! `tests/regress/pg15-expected.sh`). psql runs with `-X -a` (echo every
 //! statement) and the `psql:FILE:LINE:` prefix of error lines removed, exactly as
@@ -21,7 +22,7 @@ fn regress_dir() -> PathBuf {
 fn run_psql(port: u16, script: &Path) -> String {
     // Through a shell so that errors interleave with results as psql prints them.
     let output = Command::new("bash")
-        .args(["-c", "command -v psql >/dev/null || { echo 'psql is not installed (postgresql-client-15)'; exit 1; }; psql -X -a -h 127.0.0.1 -p \"$1\" -U postgres -d postgres -f \"$2\" 2>&1", "psql"])
+        .args(["-c", "command -v psql >/dev/null || { echo 'psql is not installed (postgresql-client-15)'; exit 1; }; psql -X -q -h 127.0.0.1 -p \"$1\" -U postgres -d postgres -c 'DROP DATABASE IF EXISTS regress_expected' -c 'CREATE DATABASE regress_expected' >/dev/null 2>&1; psql -X -a -h 127.0.0.1 -p \"$1\" -U postgres -d regress_expected -f \"$2\" 2>&1", "psql"])
         .arg(port.to_string())
         .arg(script)
         .env("PGTZ", "UTC")
