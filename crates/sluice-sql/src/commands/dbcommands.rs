@@ -181,17 +181,14 @@ fn bool_value(def: &DefElem) -> Result<bool> {
     match value(def).map(|v| v.to_ascii_lowercase()).as_deref() {
         None | Some("true" | "on" | "1") => Ok(true),
         Some("false" | "off" | "0") => Ok(false),
-        Some(_) => Err(SqlError::syntax(format!(
-            "{} requires a Boolean value",
-            def.defname.to_uppercase()
-        ))),
+        Some(_) => Err(SqlError::syntax(format!("{} requires a Boolean value", def.defname))),
     }
 }
 
-fn int_value(def: &DefElem) -> Result<i64> {
-    value(def).and_then(|v| v.parse().ok()).ok_or_else(|| {
-        SqlError::syntax(format!("{} requires an integer value", def.defname.to_uppercase()))
-    })
+fn int_value<T: std::str::FromStr>(def: &DefElem) -> Result<T> {
+    value(def)
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| SqlError::syntax(format!("{} requires an integer value", def.defname)))
 }
 
 /// An ENCODING value: a name (any case, punctuation ignored) or a number.
@@ -246,10 +243,10 @@ impl CreatedbOptions {
             "lc_collate" => once!(self.collate, value(def)),
             "lc_ctype" => once!(self.ctype, value(def)),
             "tablespace" => once!(self.tablespace, value(def)),
-            "connection_limit" => once!(self.connlimit, int_value(def)? as i32),
+            "connection_limit" => once!(self.connlimit, int_value(def)?),
             "allow_connections" => once!(self.allow_connections, bool_value(def)?),
             "is_template" => once!(self.is_template, bool_value(def)?),
-            "oid" => once!(self.oid, int_value(def)? as Oid),
+            "oid" => once!(self.oid, int_value(def)?),
             "strategy" => once!(self.strategy, value(def).unwrap_or_default()),
             "locale_provider" => match value(def).map(|v| v.to_ascii_lowercase()).as_deref() {
                 None | Some("libc") => {}
