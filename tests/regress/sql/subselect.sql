@@ -43,6 +43,13 @@ SELECT 1 IN (SELECT id, name FROM sub_dept);
 SELECT 1 IN (SELECT);
 SELECT 1 IN (SELECT name FROM sub_dept);
 SELECT 1 + ANY (SELECT 1);
+-- Large uncorrelated IN / NOT IN lists (PostgreSQL hashes them).
+SELECT count(*) FROM generate_series(1, 20000) i WHERE i NOT IN (SELECT j * 2 FROM generate_series(1, 20000) j);
+SELECT count(*) FROM generate_series(1, 20000) i WHERE i IN (SELECT j * 3 FROM generate_series(1, 20000) j);
+SELECT count(*) FROM generate_series(1, 2000) i
+WHERE i NOT IN (SELECT CASE WHEN j = 7 THEN NULL ELSE j END FROM generate_series(5, 9) j);
+SELECT count(*) FROM generate_series(1, 2000) i
+WHERE (i NOT IN (SELECT CASE WHEN j = 7 THEN NULL ELSE j END FROM generate_series(5, 9) j)) IS NULL;
 -- In GROUP BY queries, HAVING and ORDER BY.
 SELECT dept, count(*) FROM sub_emp GROUP BY dept
 HAVING count(*) > (SELECT count(*) FROM sub_dept WHERE name = 'eng') ORDER BY dept;

@@ -116,15 +116,14 @@ pub(super) struct SetOpSource<'e> {
     pub(super) output: Option<std::vec::IntoIter<Row>>,
 }
 
-impl SetOpSource<'_> {
-    /// How many copies of a row seen `left` and `right` times come out.
-    fn copies(&self, left: usize, right: usize) -> usize {
-        match (self.kind, self.all) {
-            (SetOpKind::Intersect, true) => left.min(right),
-            (SetOpKind::Intersect, false) => usize::from(left > 0 && right > 0),
-            (SetOpKind::Except, true) => left.saturating_sub(right),
-            (SetOpKind::Except, false) => usize::from(left > 0 && right == 0),
-        }
+/// How many copies of a row seen `left` times in the left input and `right`
+/// times in the right one the set operation emits.
+fn copies(kind: SetOpKind, all: bool, left: usize, right: usize) -> usize {
+    match (kind, all) {
+        (SetOpKind::Intersect, true) => left.min(right),
+        (SetOpKind::Intersect, false) => usize::from(left > 0 && right > 0),
+        (SetOpKind::Except, true) => left.saturating_sub(right),
+        (SetOpKind::Except, false) => usize::from(left > 0 && right == 0),
     }
 }
 
@@ -142,7 +141,7 @@ impl<'e> RowSource<'e> for SetOpSource<'e> {
             }
             let mut rows = Vec::new();
             for (key, (l, r)) in counts {
-                rows.extend(std::iter::repeat_n(key.0, self.copies(l, r)));
+                rows.extend(std::iter::repeat_n(key.0, copies(self.kind, self.all, l, r)));
             }
             self.output = Some(rows.into_iter());
         }
@@ -239,5 +238,40 @@ impl<'e> RowSource<'e> for RecursiveUnionSource<'e> {
                 None => self.pass = None,
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn row_keys_treat_nulls_as_equal_and_last() {
+        let key = |v: Vec<Datum>| RowKey(v);
+        assert_eq!(key(vec![Datum::Null, Datum::Int4(1)]), key(vec![Datum::Null, Datum::Int4(1)]));
+        assert!(key(vec![Datum::Int4(5)]) < key(vec![Datum::Null]));
+        assert!(
+            key(vec![Datum::Int4(1), Datum::Int4(2)]) < key(vec![Datum::Int4(1), Datum::Int4(3)])
+        );
+        let set: BTreeSet<RowKey> =
+            [vec![Datum::Null], vec![Datum::Null], vec![Datum::Int8(1)], vec![Datum::Int4(1)]]
+                .into_iter()
+                .map(RowKey)
+                .collect();
+        assert_eq!(set.len(), 2, "NULL = NULL and 1::int4 = 1::int8 for duplicates");
+    }
+
+    #[test]
+    fn set_operations_count_copies_like_postgres() {
+        use SetOpKind::{Except, Intersect};
+        // A row seen 3 times on the left and twice on the right.
+        assert_eq!(copies(Intersect, false, 3, 2), 1);
+        assert_eq!(copies(Intersect, true, 3, 2), 2);
+        assert_eq!(copies(Except, false, 3, 2), 0);
+        assert_eq!(copies(Except, true, 3, 2), 1);
+        // Only on the left.
+        assert_eq!(copies(Intersect, true, 3, 0), 0);
+        assert_eq!(copies(Except, false, 3, 0), 1);
+        assert_eq!(copies(Except, true, 3, 0), 3);
     }
 }

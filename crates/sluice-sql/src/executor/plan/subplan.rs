@@ -37,6 +37,11 @@
 //! some test is true, else NULL if some was NULL, else false (an empty
 //! subquery gives false); ALL dually. `NOT IN` is `NOT (x = ANY (...))`.
 //!
+//! An uncorrelated `x = ANY (...)` (and so `IN`/`NOT IN`) whose comparison
+//! is plain equality with the subquery's value probes a sorted copy of the
+//! values instead (PostgreSQL's hashed subplan), with the same answers:
+//! found is true, else NULL if `x` or some value is NULL, else false.
+//!
 //! # WITH queries
 //! A CTE is computed at most once per run of the query level that owns it
 //! and shared by all its readers: rows are pulled from the CTE's plan on
@@ -45,13 +50,15 @@
 //! `WITH RECURSIVE` and keeps an unreferenced CTE from running at all. CTEs
 //! owned by a subplan are forgotten whenever that subplan runs again.
 
+use std::cell::OnceCell;
 use std::rc::Rc;
 
 use super::{open, Plan, Source};
 use crate::error::{Result, SqlError};
 use crate::executor::host::ExecHost;
-use crate::expr::{eval, Expr, SubLinkKind};
+use crate::expr::{eval, Builtin, Comparison, Expr, SubLinkKind};
 use sluice_types::compare::cmp;
+use sluice_types::ops::CmpOp;
 use sluice_types::Datum;
 
 /// A row.
@@ -104,7 +111,19 @@ enum Outcome {
     /// The final value (EXISTS, scalar).
     Value(Datum),
     /// The subquery's column, to compare against (ANY, ALL).
-    Column(Rc<Vec<Datum>>),
+    Column(Rc<ColumnValues>),
+}
+
+/// A subquery's column, with the sorted copy equality probes build on first use.
+struct ColumnValues {
+    values: Vec<Datum>,
+    sorted: OnceCell<SortedColumn>,
+}
+
+/// The non-NULL values in order, and whether there were NULLs.
+struct SortedColumn {
+    values: Vec<Datum>,
+    has_null: bool,
 }
 
 /// A kept outcome and the outside slot values it was computed under.
@@ -183,12 +202,58 @@ pub fn run_subplan<'h>(host: &mut ExecHost<'h, '_>, id: usize, row: &[Datum]) ->
         let value = eval(arg, row, host)?;
         host.subplans.set_param(*slot, value)?;
     }
-    let outcome =
-        if sp.args.is_empty() { cached_outcome(host, id, sp)? } else { execute(host, sp)? };
-    match outcome {
-        Outcome::Value(v) => Ok(v),
-        Outcome::Column(values) => compare_all(host, sp, &values, row),
+    let kept = sp.args.is_empty();
+    let outcome = if kept { cached_outcome(host, id, sp)? } else { execute(host, sp)? };
+    match (outcome, equality_probe(sp)) {
+        (Outcome::Value(v), _) => Ok(v),
+        (Outcome::Column(values), Some(left)) if kept => probe(host, left, &values, row),
+        (Outcome::Column(values), _) => compare_all(host, sp, &values.values, row),
     }
+}
+
+/// The left operand of an ANY subplan whose test is plain equality with
+/// the subquery's value (the cases a sorted probe answers exactly).
+fn equality_probe(sp: &SubPlan) -> Option<&Expr> {
+    let Some(Expr::Call { func: Builtin::Compare(CmpOp::Eq, Comparison::Plain), args, .. }) =
+        &sp.test
+    else {
+        return None;
+    };
+    match args.as_slice() {
+        [left, Expr::ExecParam { slot, .. }]
+            if *slot == sp.result_slot && matches!(sp.kind, SubLinkKind::Any { .. }) =>
+        {
+            Some(left)
+        }
+        _ => None,
+    }
+}
+
+/// `left = ANY (values)` by binary search in the sorted values.
+fn probe(
+    host: &mut ExecHost<'_, '_>,
+    left: &Expr,
+    values: &ColumnValues,
+    row: &[Datum],
+) -> Result<Datum> {
+    let x = eval(left, row, host)?;
+    if values.values.is_empty() {
+        return Ok(Datum::Bool(false));
+    }
+    if x.is_null() {
+        return Ok(Datum::Null);
+    }
+    let sorted = values.sorted.get_or_init(|| {
+        let mut non_null: Vec<Datum> =
+            values.values.iter().filter(|v| !v.is_null()).cloned().collect();
+        non_null.sort_by(cmp);
+        SortedColumn { has_null: non_null.len() < values.values.len(), values: non_null }
+    });
+    Ok(match sorted.values.binary_search_by(|v| cmp(v, &x)) {
+        Ok(_) => Datum::Bool(true),
+        Err(_) if sorted.has_null => Datum::Null,
+        Err(_) => Datum::Bool(false),
+    })
 }
 
 /// The kept outcome of an arg-less subplan if the slots it reads are
@@ -237,7 +302,7 @@ fn execute<'h>(host: &mut ExecHost<'h, '_>, sp: &'h SubPlan) -> Result<Outcome> 
             while let Some(r) = source.next(host)? {
                 values.push(r.into_iter().next().unwrap_or(Datum::Null));
             }
-            Outcome::Column(Rc::new(values))
+            Outcome::Column(Rc::new(ColumnValues { values, sorted: OnceCell::new() }))
         }
     })
 }
