@@ -12,11 +12,11 @@
 //! of the server rarely coincide, like real pids) and skips numbers still in use.
 //! A pid is unique among live sessions for the life of the server.
 //!
-//! Shutdown. [`CancelRegistry::terminate_all`] closes the registry to new sessions,
-//! sets every session's terminate flag and shuts down the read side of its socket:
-//! a session blocked reading the next command wakes up at once with end of file,
-//! sees the flag and sends FATAL 57P01; a running statement sees the flag at its next
-//! interrupt check.
+//! Shutdown. [`CancelRegistry::terminate_all`] closes the registry to new sessions
+//! and terminates every session ([`Interrupts::request_terminate`] also shuts down
+//! the read side of its socket): a session blocked reading the next command wakes
+//! up at once with end of file, sees the flag and sends FATAL 57P01; a running
+//! statement sees the flag at its next interrupt check.
 //!
 //! Locking: one mutex over the map; it is held only for map operations and the
 //! non-blocking `shutdown(2)` calls, never across reads, writes or engine code.
@@ -24,7 +24,7 @@
 //! way — Terminate, error, panic — leaves the registry.
 
 use std::collections::HashMap;
-use std::net::{Shutdown, TcpStream};
+use std::net::TcpStream;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -58,10 +58,8 @@ struct State {
 struct Backend {
     /// The secret key a CancelRequest must present.
     secret: i32,
-    /// The backend's interrupt flags.
+    /// The backend's interrupt flags (holding a handle on its socket).
     interrupts: Interrupts,
-    /// A handle on the backend's socket, to wake it at shutdown.
-    socket: TcpStream,
 }
 
 /// A backend's registration; dropping it unregisters the backend.
@@ -90,12 +88,13 @@ impl CancelRegistry {
     pub(crate) fn register(self: &Arc<Self>, socket: TcpStream) -> Option<BackendSlot> {
         let secret = rand::rng().random::<i32>();
         let interrupts = Interrupts::new();
+        interrupts.attach_socket(socket);
         let mut state = self.state.lock();
         if state.closed {
             return None;
         }
         let pid = state.allocate_pid();
-        state.backends.insert(pid, Backend { secret, interrupts: interrupts.clone(), socket });
+        state.backends.insert(pid, Backend { secret, interrupts: interrupts.clone() });
         Some(BackendSlot { pid, secret, interrupts, registry: Arc::clone(self) })
     }
 
@@ -114,8 +113,6 @@ impl CancelRegistry {
         state.closed = true;
         for backend in state.backends.values() {
             backend.interrupts.request_terminate();
-            // Fails only if the socket is already closed, when there is nothing to wake.
-            let _ = backend.socket.shutdown(Shutdown::Read);
         }
     }
 
@@ -193,8 +190,9 @@ mod tests {
         let mut state = State { backends: HashMap::new(), next_pid: i32::MAX, closed: false };
         assert_eq!(state.allocate_pid(), i32::MAX);
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let backend =
-            Backend { secret: 0, interrupts: Interrupts::new(), socket: socket(&listener) };
+        let interrupts = Interrupts::new();
+        interrupts.attach_socket(socket(&listener));
+        let backend = Backend { secret: 0, interrupts };
         state.backends.insert(FIRST_PID, backend);
         assert_eq!(state.allocate_pid(), FIRST_PID + 1);
     }

@@ -140,6 +140,14 @@ pub trait Session {
     /// Close 'P': drop a portal; closing one that does not exist is fine.
     fn close_portal(&mut self, portal: &str) -> Result<(), PgError>;
 
+    /// How long the session may wait for the client's next command after
+    /// ReadyForQuery, and the FATAL report that ends it when that time passes
+    /// (`idle_in_transaction_session_timeout`, `idle_session_timeout`,
+    /// `transaction_timeout`); `None` waits forever.
+    fn idle_timeout(&mut self) -> Option<(std::time::Duration, PgError)> {
+        None
+    }
+
     /// Sync: end of an extended-protocol pipeline. Commits the implicit transaction
     /// if no transaction block is open (which may fail, e.g. a deferred constraint).
     fn sync(&mut self) -> Result<(), PgError>;

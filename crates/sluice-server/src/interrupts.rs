@@ -10,7 +10,10 @@
 //! Who sets what:
 //! - cancel: a CancelRequest with this session's (pid, secret key) (`cancel.rs`), or
 //!   the protocol layer when the client's socket fails mid-statement.
-//! - terminate: server shutdown (`postmaster.rs`).
+//! - terminate: server shutdown (`postmaster.rs`), or another session's
+//!   `pg_terminate_backend`. Terminate also shuts down the read side of the
+//!   session's socket (attached at registration), so a session blocked reading its
+//!   next command wakes at once with end of file and reports FATAL 57P01.
 //! - client lost: the protocol layer, when a write to the client fails.
 //!
 //! Who looks: the engine, by calling [`Interrupts::check`] in every loop that can run
@@ -24,8 +27,9 @@
 //! it, and a setter takes it after storing the flag and before notifying, so a wakeup
 //! is never lost between the sleeper's check and its wait.
 
+use std::net::{Shutdown, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
@@ -53,6 +57,8 @@ struct Flags {
     latch: Mutex<()>,
     /// Woken whenever a flag is set.
     wake: Condvar,
+    /// A handle on the session's socket, to wake a blocked read on terminate.
+    socket: OnceLock<TcpStream>,
 }
 
 impl Interrupts {
@@ -66,9 +72,19 @@ impl Interrupts {
         self.set(&self.inner.cancel);
     }
 
-    /// Ask the session to end (what server shutdown does).
+    /// Ask the session to end (what server shutdown and `pg_terminate_backend` do).
     pub fn request_terminate(&self) {
         self.set(&self.inner.terminate);
+        if let Some(socket) = self.inner.socket.get() {
+            // Fails only if the socket is already closed, when there is nothing to wake.
+            let _ = socket.shutdown(Shutdown::Read);
+        }
+    }
+
+    /// Attach the session's socket (a clone), which terminate wakes.
+    pub(crate) fn attach_socket(&self, socket: TcpStream) {
+        // Set once, at registration; a second call would be a bug with no effect.
+        let _ = self.inner.socket.set(socket);
     }
 
     /// Record that the client is gone; the running statement is cancelled too, so an

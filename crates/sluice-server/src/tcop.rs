@@ -28,6 +28,11 @@
 //!
 //! The cancel flag is cleared as each message is read, so a cancel request that
 //! arrives while the session is idle does not hit the next statement.
+//!
+//! Idle timeouts: after ReadyForQuery the session says how long it may wait for
+//! the next command ([`Session::idle_timeout`]); the read is bounded by a socket
+//! timeout, and a client silent for that long gets the session's FATAL report
+//! (e.g. 25P03 for `idle_in_transaction_session_timeout`) and is disconnected.
 
 use pgwire::messages::response::{ReadyForQuery, TransactionStatus as WireStatus};
 use pgwire::messages::startup::ParameterStatus;
@@ -40,6 +45,7 @@ use crate::frontend::{decode, is_extended, FrontendMessage};
 use crate::interrupts::Interrupts;
 use crate::pqcomm::{Frame, PqConnection};
 use crate::sqlstate::SqlState;
+use std::time::{Duration, Instant};
 
 /// What the loop does after a message.
 enum Flow {
@@ -79,11 +85,13 @@ impl<S: Session> Tcop<'_, S> {
     /// The loop drawn in the module documentation.
     fn run(&mut self) -> Result<(), PgError> {
         loop {
+            let mut idle_timeout = None;
             if self.send_ready_for_query {
                 self.ready_for_query()?;
                 self.send_ready_for_query = false;
+                idle_timeout = self.session.idle_timeout();
             }
-            let Some(frame) = self.conn.read_message()? else { return self.hangup() };
+            let Some(frame) = self.read_command(idle_timeout)? else { return self.hangup() };
             self.interrupts.clear_cancel();
             if frame.tag == b'S' || frame.tag == b'X' {
                 self.ignore_till_sync = false;
@@ -98,6 +106,30 @@ impl<S: Session> Tcop<'_, S> {
                 Err(e) if e.severity.ends_session() => return Err(e),
                 Err(e) => self.report_error(&e, tag)?,
             }
+        }
+    }
+
+    /// read_command -- the next message; with an idle timeout, the wait for its
+    /// first byte is bounded and running out ends the session with the timeout's
+    /// FATAL report (a client that stalls mid-message is not timed out).
+    fn read_command(
+        &mut self,
+        idle_timeout: Option<(Duration, PgError)>,
+    ) -> Result<Option<Frame>, PgError> {
+        let Some((limit, report)) = idle_timeout else { return self.conn.read_message() };
+        if self.conn.has_buffered_input() {
+            return self.conn.read_message();
+        }
+        // Failing to set a timeout only loses the deadline; the session still works.
+        let _ = self.conn.set_read_timeout(Some(limit.max(Duration::from_millis(1))));
+        let started = Instant::now();
+        let frame = self.conn.read_message();
+        let _ = self.conn.set_read_timeout(None);
+        match frame {
+            Ok(None) if started.elapsed() >= limit && !self.interrupts.terminate_requested() => {
+                Err(report)
+            }
+            other => other,
         }
     }
 

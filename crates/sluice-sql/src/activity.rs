@@ -4,9 +4,32 @@
 //! Each session publishes its state when a statement starts and ends; readers
 //! copy the whole table. One mutex guards it: updates are two per statement and
 //! take microseconds, far from the statement costs around them.
+//!
+//! The table is also how one session interrupts another by pid
+//! (`pg_cancel_backend`, `pg_terminate_backend`): PostgreSQL signals the backend
+//! process; sluice's sessions are threads, so each registers a [`BackendSignal`]
+//! with its entry and the table delivers requests through it.
 
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// How another session interrupts this one: PostgreSQL's SIGINT and SIGTERM.
+pub trait BackendSignal: Send + Sync {
+    /// Cancel the running statement (57014), if any.
+    fn cancel(&self);
+    /// End the session (FATAL 57P01), even if it is idle.
+    fn terminate(&self);
+}
+
+/// Which interrupt to deliver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Signal {
+    /// `pg_cancel_backend`.
+    Cancel,
+    /// `pg_terminate_backend`.
+    Terminate,
+}
 
 /// One session's published activity.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,23 +58,44 @@ pub struct Activity {
     pub query: String,
 }
 
+/// One session's entry: what it does and how to interrupt it.
+struct Entry {
+    /// The published activity.
+    activity: Activity,
+    /// Delivers cancel and terminate requests to the session.
+    signal: Arc<dyn BackendSignal>,
+}
+
 /// Every session's activity, by pid.
 #[derive(Default)]
 pub struct ActivityTable {
-    sessions: Mutex<BTreeMap<u32, Activity>>,
+    sessions: Mutex<BTreeMap<u32, Entry>>,
 }
 
 impl ActivityTable {
-    /// Publishes (or replaces) a session's activity.
-    pub fn publish(&self, activity: Activity) {
-        self.sessions.lock().insert(activity.pid, activity);
+    /// Publishes (or replaces) a session's activity and its signal handle.
+    pub fn publish(&self, activity: Activity, signal: Arc<dyn BackendSignal>) {
+        self.sessions.lock().insert(activity.pid, Entry { activity, signal });
     }
 
     /// Changes a published session's activity in place.
     pub fn update(&self, pid: u32, change: impl FnOnce(&mut Activity)) {
-        if let Some(a) = self.sessions.lock().get_mut(&pid) {
-            change(a);
+        if let Some(e) = self.sessions.lock().get_mut(&pid) {
+            change(&mut e.activity);
         }
+    }
+
+    /// signal -- delivers `signal` to session `pid`; false if there is none.
+    pub fn signal(&self, pid: u32, signal: Signal) -> bool {
+        // Deliver outside the table's lock: delivery may take the target's latch.
+        let Some(target) = self.sessions.lock().get(&pid).map(|e| Arc::clone(&e.signal)) else {
+            return false;
+        };
+        match signal {
+            Signal::Cancel => target.cancel(),
+            Signal::Terminate => target.terminate(),
+        }
+        true
     }
 
     /// Removes a session (it disconnected).
@@ -61,6 +105,6 @@ impl ActivityTable {
 
     /// A copy of every session's activity, by pid.
     pub fn snapshot(&self) -> Vec<Activity> {
-        self.sessions.lock().values().cloned().collect()
+        self.sessions.lock().values().map(|e| e.activity.clone()).collect()
     }
 }

@@ -87,6 +87,13 @@ impl SqlError {
     pub fn internal(message: impl Into<String>) -> SqlError {
         SqlError::new("XX000", message)
     }
+
+    /// Whether the error ends the session (PostgreSQL reports these as FATAL):
+    /// termination by an administrator, a lost client, and the session and
+    /// transaction timeouts.
+    pub fn ends_session(&self) -> bool {
+        matches!(self.code, "57P01" | "08006" | "25P03" | "25P04" | "57P05")
+    }
 }
 
 impl fmt::Display for SqlError {

@@ -18,6 +18,7 @@ pub mod parser;
 pub mod session;
 pub mod sink;
 
+pub use activity::BackendSignal;
 pub use error::{Result, SqlError};
 pub use session::{Instance, InterruptCheck, Session, TxnStatus};
 pub use sink::{OutputColumn, QuerySink};

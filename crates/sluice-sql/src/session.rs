@@ -17,15 +17,28 @@
 //!
 //! Without BEGIN, the statements of one simple-query string share one implicit
 //! transaction, as in PostgreSQL; a BEGIN inside the string turns it into an
-//! explicit block. In a failed block every statement but COMMIT/ROLLBACK gets
-//! 25P02. Under READ COMMITTED every statement takes a new snapshot; every
+//! explicit block. The error that fails a block rolls its transaction back at
+//! once — locks released, changes dead — and only the block remains, in which
+//! every statement but COMMIT/ROLLBACK gets 25P02 (both end it with ROLLBACK).
+//! Under READ COMMITTED every statement takes a new snapshot; every
 //! statement ends with a command-counter increment so the next one sees its
 //! changes.
 //!
 //! Files created by a transaction are removed if it aborts, files of dropped
 //! relations only once it commits (PostgreSQL's pending deletes).
+//!
+//! # Timeouts
+//!
+//! `statement_timeout` and `transaction_timeout` are deadlines the interrupt
+//! check compares with the clock, so every place that already checks for cancel
+//! (scans, lock and row waits, `pg_sleep`) also times out: a statement past its
+//! deadline fails with 57014, a transaction past its own ends the session with
+//! FATAL 25P04 (PostgreSQL 17's behaviour). While the session waits for the
+//! client, [`Session::idle_timeout`] tells the protocol layer how long it may
+//! wait (`idle_in_transaction_session_timeout`, `idle_session_timeout`, what is
+//! left of `transaction_timeout`).
 
-use crate::activity::{Activity, ActivityTable};
+use crate::activity::{Activity, ActivityTable, BackendSignal};
 use crate::catalog::schema::{PG_CATALOG_NAMESPACE, PG_DATABASE, PUBLIC_NAMESPACE};
 use crate::error::{Result, SqlError};
 use crate::parser::{parse, RawStatement};
@@ -39,7 +52,7 @@ use sluice_txn::{Backend, IsolationLevel, Transaction};
 use sluice_types::Datum;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// What every session of one server shares.
 pub struct Instance {
@@ -63,7 +76,10 @@ enum Block {
     /// Inside BEGIN ... COMMIT.
     Explicit(Transaction),
     /// Inside a block that had an error: only ROLLBACK/COMMIT are accepted.
-    Failed(Transaction),
+    /// The transaction itself was rolled back when the error happened, so its
+    /// locks are gone and its changes dead at once (PostgreSQL's
+    /// AbortTransaction runs before the block reaches TBLOCK_ABORT).
+    Failed,
 }
 
 /// The transaction state the protocol reports in ReadyForQuery.
@@ -106,15 +122,49 @@ pub struct Session {
     txn_start: i64,
     /// The backend process id clients see.
     pid: u32,
-    /// When the running statement times out (`statement_timeout`), as
-    /// microseconds after `clock_base`; 0 for never.
-    statement_deadline: Arc<AtomicU64>,
-    /// The origin of `statement_deadline`.
-    clock_base: Instant,
+    /// When the running statement and transaction time out.
+    deadlines: Arc<Deadlines>,
+    /// The running query string has several statements, which share one
+    /// implicit transaction block.
+    multi_statement: bool,
     /// What nextval/currval/lastval remember (not transactional).
     sequences: commands::sequence::functions::SeqTable,
     /// Work registered with [`Session::at_transaction_end`].
     pending_actions: Vec<PendingAction>,
+}
+
+/// The deadlines the interrupt check enforces, as microseconds after `base`;
+/// 0 means none. Atomics because the check runs wherever the statement is.
+struct Deadlines {
+    /// The clock's origin.
+    base: Instant,
+    /// `statement_timeout` of the running statement.
+    statement: AtomicU64,
+    /// `transaction_timeout` of the open transaction.
+    transaction: AtomicU64,
+}
+
+impl Deadlines {
+    /// arm -- sets `deadline` to `timeout` from now (none for `None`).
+    fn arm(&self, deadline: &AtomicU64, timeout: Option<Duration>) {
+        let at = timeout.map_or(0, |t| (self.base.elapsed() + t).as_micros().max(1) as u64);
+        deadline.store(at, Ordering::Relaxed);
+    }
+
+    /// How long until `deadline` passes (zero once it has); `None` if unset.
+    fn left(&self, deadline: &AtomicU64) -> Option<Duration> {
+        match deadline.load(Ordering::Relaxed) {
+            0 => None,
+            at => Some(Duration::from_micros(
+                at.saturating_sub(self.base.elapsed().as_micros() as u64),
+            )),
+        }
+    }
+
+    /// Whether `deadline` is set and has passed.
+    fn passed(&self, deadline: &AtomicU64) -> bool {
+        self.left(deadline).is_some_and(|d| d.is_zero())
+    }
 }
 
 /// What statement execution borrows from the session: the transaction apart
@@ -148,26 +198,31 @@ pub(crate) struct SessionEnv<'a> {
     pub interrupts: &'a InterruptCheck,
     /// Every session's activity.
     pub activity: &'a ActivityTable,
+    /// Server-wide settings (pg_reload_conf).
+    pub config: &'a Arc<GlobalConfig>,
     /// The session's sequence state (nextval, currval, lastval).
     pub sequences: &'a mut commands::sequence::functions::SeqTable,
 }
 
-/// The session's interrupt check extended with `statement_timeout`: once the
-/// deadline set at statement start passes, every interrupt check (scans, lock
-/// and row waits, pg_sleep) fails with 57014 like a cancel.
-fn with_statement_timeout(
-    outer: InterruptCheck,
-    deadline: Arc<AtomicU64>,
-    base: Instant,
-) -> InterruptCheck {
+/// The session's interrupt check extended with the timeouts (see the module
+/// documentation): past the transaction's deadline the session ends, past the
+/// statement's the statement fails like a cancel.
+fn with_timeouts(outer: InterruptCheck, deadlines: Arc<Deadlines>) -> InterruptCheck {
     Arc::new(move || {
         outer()?;
-        let at = deadline.load(Ordering::Relaxed);
-        if at != 0 && base.elapsed().as_micros() as u64 >= at {
+        if deadlines.passed(&deadlines.transaction) {
+            return Err(transaction_timeout_error());
+        }
+        if deadlines.passed(&deadlines.statement) {
             return Err(SqlError::new("57014", "canceling statement due to statement timeout"));
         }
         Ok(())
     })
+}
+
+/// FATAL 25P04: the transaction outlived `transaction_timeout`.
+fn transaction_timeout_error() -> SqlError {
+    SqlError::new("25P04", "terminating connection due to transaction timeout")
 }
 
 /// Microseconds between the Unix epoch and PostgreSQL's (2000-01-01).
@@ -190,10 +245,14 @@ impl Session {
         user: &str,
         pid: u32,
         interrupts: InterruptCheck,
+        signal: Arc<dyn BackendSignal>,
     ) -> Result<Session> {
-        let statement_deadline = Arc::new(AtomicU64::new(0));
-        let clock_base = Instant::now();
-        let interrupts = with_statement_timeout(interrupts, statement_deadline.clone(), clock_base);
+        let deadlines = Arc::new(Deadlines {
+            base: Instant::now(),
+            statement: AtomicU64::new(0),
+            transaction: AtomicU64::new(0),
+        });
+        let interrupts = with_timeouts(interrupts, deadlines.clone());
         let backend = instance.engine.txns().register_backend(pid)?;
         let settings = SessionSettings::new(instance.config.clone(), user, true);
         let mut session = Session {
@@ -209,26 +268,29 @@ impl Session {
             next_isolation: None,
             txn_start: now_timestamptz(),
             pid,
-            statement_deadline,
-            clock_base,
+            deadlines,
+            multi_statement: false,
             sequences: Default::default(),
             pending_actions: Vec::new(),
         };
         session.database = session.find_database(database)?;
         let now = now_timestamptz();
-        session.instance.activity.publish(Activity {
-            pid,
-            proc: session.backend.proc(),
-            database: (session.database, database.to_string()),
-            user: user.to_string(),
-            application_name: String::new(),
-            state: "idle",
-            backend_start: now,
-            xact_start: None,
-            query_start: None,
-            state_change: now,
-            query: String::new(),
-        });
+        session.instance.activity.publish(
+            Activity {
+                pid,
+                proc: session.backend.proc(),
+                database: (session.database, database.to_string()),
+                user: user.to_string(),
+                application_name: String::new(),
+                state: "idle",
+                backend_start: now,
+                xact_start: None,
+                query_start: None,
+                state_change: now,
+                query: String::new(),
+            },
+            signal,
+        );
         Ok(session)
     }
 
@@ -259,7 +321,7 @@ impl Session {
         match self.block {
             Block::Idle | Block::Implicit(_) => TxnStatus::Idle,
             Block::Explicit(_) => TxnStatus::InBlock,
-            Block::Failed(_) => TxnStatus::Failed,
+            Block::Failed => TxnStatus::Failed,
         }
     }
 
@@ -277,10 +339,11 @@ impl Session {
             Ok(s) => s,
             Err(e) => return Err(self.fail(e)),
         };
-        for statement in &statements {
-            if let Err(e) = self.run(statement, &[], sink) {
-                return Err(self.fail(e));
-            }
+        self.multi_statement = statements.len() > 1;
+        let outcome = statements.iter().try_for_each(|statement| self.run(statement, &[], sink));
+        self.multi_statement = false;
+        if let Err(e) = outcome {
+            return Err(self.fail(e));
         }
         self.end_implicit(true)?;
         Ok(statements.len())
@@ -299,21 +362,85 @@ impl Session {
         });
     }
 
-    /// Starts the running statement's `statement_timeout` clock (0: none).
+    /// A timeout setting's value; `None` when it is 0 (disabled).
+    fn timeout_setting(&self, name: &str) -> Option<Duration> {
+        self.settings.get_duration(name).filter(|d| !d.is_zero())
+    }
+
+    /// Starts the running statement's `statement_timeout` clock.
     fn arm_statement_timeout(&mut self) {
-        let timeout = self.settings.get_duration("statement_timeout").filter(|d| !d.is_zero());
-        let deadline =
-            timeout.map_or(0, |t| (self.clock_base.elapsed() + t).as_micros().max(1) as u64);
-        self.statement_deadline.store(deadline, Ordering::Relaxed);
+        let timeout = self.timeout_setting("statement_timeout");
+        self.deadlines.arm(&self.deadlines.statement, timeout);
+    }
+
+    /// Notes the start of a transaction: `now()`, and the `transaction_timeout` clock.
+    fn start_transaction_clock(&mut self) {
+        self.txn_start = now_timestamptz();
+        let timeout = self.timeout_setting("transaction_timeout");
+        self.deadlines.arm(&self.deadlines.transaction, timeout);
+    }
+
+    /// Row waits of this statement follow the session's `lock_timeout` and
+    /// `deadlock_timeout`, like its table lock waits.
+    fn apply_wait_timeouts(&mut self) {
+        let lock_timeout = self.timeout_setting("lock_timeout");
+        let deadlock_timeout = self
+            .timeout_setting("deadlock_timeout")
+            .unwrap_or(sluice_txn::lmgr::DEFAULT_DEADLOCK_TIMEOUT);
+        if let Some(txn) = self.current_txn() {
+            txn.set_wait_timeouts(lock_timeout, deadlock_timeout);
+        }
+    }
+
+    /// follow_transaction_timeout -- a `transaction_timeout` set inside a
+    /// transaction starts its clock now, and setting it to 0 stops it (as
+    /// PostgreSQL's assign hook does).
+    fn follow_transaction_timeout(&mut self) {
+        if matches!(self.block, Block::Idle) {
+            return;
+        }
+        let armed = self.deadlines.left(&self.deadlines.transaction).is_some();
+        match self.timeout_setting("transaction_timeout") {
+            Some(t) if !armed => self.deadlines.arm(&self.deadlines.transaction, Some(t)),
+            None if armed => self.deadlines.arm(&self.deadlines.transaction, None),
+            _ => {}
+        }
+    }
+
+    /// idle_timeout -- how long the session may now wait for the client's next
+    /// command, and the FATAL error that ends it after that (see the module
+    /// documentation); `None` to wait forever.
+    pub fn idle_timeout(&mut self) -> Option<(Duration, SqlError)> {
+        let mut limits = Vec::new();
+        if let Block::Explicit(_) | Block::Failed = self.block {
+            if let Some(t) = self.timeout_setting("idle_in_transaction_session_timeout") {
+                limits.push((
+                    t,
+                    SqlError::new(
+                        "25P03",
+                        "terminating connection due to idle-in-transaction timeout",
+                    ),
+                ));
+            }
+            if let Some(left) = self.deadlines.left(&self.deadlines.transaction) {
+                limits.push((left, transaction_timeout_error()));
+            }
+        } else if let Some(t) = self.timeout_setting("idle_session_timeout") {
+            limits.push((
+                t,
+                SqlError::new("57P05", "terminating connection due to idle-session timeout"),
+            ));
+        }
+        limits.into_iter().min_by_key(|(t, _)| *t)
     }
 
     /// Publishes that the session waits for the client, in or out of a transaction.
     pub fn report_idle(&mut self) {
-        self.statement_deadline.store(0, Ordering::Relaxed);
+        self.deadlines.arm(&self.deadlines.statement, None);
         let (state, xact_start) = match self.block {
             Block::Idle | Block::Implicit(_) => ("idle", None),
             Block::Explicit(_) => ("idle in transaction", Some(self.txn_start)),
-            Block::Failed(_) => ("idle in transaction (aborted)", Some(self.txn_start)),
+            Block::Failed => ("idle in transaction (aborted)", Some(self.txn_start)),
         };
         let now = now_timestamptz();
         self.instance.activity.update(self.pid, |a| {
@@ -332,21 +459,33 @@ impl Session {
         params: &[Datum],
         sink: &mut dyn QuerySink,
     ) -> Result<()> {
+        // Settings reloaded server-wide (pg_reload_conf, SIGHUP) apply from the
+        // next statement on, as PostgreSQL's backends apply them when idle.
+        self.settings.sync();
         self.arm_statement_timeout();
         (self.interrupts)()?;
         if let NodeEnum::TransactionStmt(stmt) = &statement.node {
             return commands::transaction::run(self, stmt, sink);
         }
-        if matches!(self.block, Block::Failed(_)) {
+        if matches!(self.block, Block::Failed) {
             return Err(SqlError::new(
                 "25P02",
                 "current transaction is aborted, commands ignored until end of transaction block",
             ));
         }
         self.ensure_transaction();
+        self.apply_wait_timeouts();
         let txn_start = self.txn_start;
         self.instance.activity.update(self.pid, |a| a.xact_start = Some(txn_start));
-        let result = self.dispatch(statement, params, sink);
+        let mut result = self.dispatch(statement, params, sink);
+        if result.is_ok() {
+            // A termination that arrived while the statement ran (even from the
+            // statement itself: pg_terminate_backend(pg_backend_pid())) ends the
+            // session now, as PostgreSQL's next interrupt check would.
+            result =
+                (self.interrupts)().or_else(|e| if e.ends_session() { Err(e) } else { Ok(()) });
+        }
+        self.follow_transaction_timeout();
         if let Some(txn) = self.current_txn() {
             txn.end_statement();
             txn.increment_command();
@@ -362,11 +501,14 @@ impl Session {
         statement: &RawStatement,
         param_types: &mut Vec<Option<sluice_types::SqlType>>,
     ) -> Result<Option<Vec<crate::sink::OutputColumn>>> {
-        if matches!(self.block, Block::Failed(_)) {
+        if matches!(self.block, Block::Failed) {
             return Err(SqlError::new(
                 "25P02",
                 "current transaction is aborted, commands ignored until end of transaction block",
             ));
+        }
+        if let NodeEnum::VariableShowStmt(stmt) = &statement.node {
+            return commands::variable::describe_show(self, stmt).map(Some);
         }
         self.ensure_transaction();
         let result = executor::describe(self, statement, param_types);
@@ -385,6 +527,7 @@ impl Session {
         match &statement.node {
             NodeEnum::VariableSetStmt(stmt) => commands::variable::set(self, stmt, sink),
             NodeEnum::VariableShowStmt(stmt) => commands::variable::show(self, stmt, sink),
+            NodeEnum::AlterSystemStmt(stmt) => commands::variable::alter_system(self, stmt, sink),
             NodeEnum::CreateStmt(stmt) => commands::tablecmds::create_table(self, stmt, sink),
             NodeEnum::DropStmt(stmt) => commands::tablecmds::drop(self, stmt, sink),
             NodeEnum::LockStmt(stmt) => commands::tablecmds::lock_table(self, stmt, sink),
@@ -412,8 +555,12 @@ impl Session {
     /// becomes failed, an implicit transaction rolls back) and returns it.
     pub fn fail(&mut self, error: SqlError) -> SqlError {
         match std::mem::replace(&mut self.block, Block::Idle) {
-            Block::Explicit(txn) | Block::Failed(txn) => self.block = Block::Failed(txn),
+            Block::Explicit(txn) => {
+                self.finish(txn, false);
+                self.block = Block::Failed;
+            }
             Block::Implicit(txn) => self.finish(txn, false),
+            Block::Failed => self.block = Block::Failed,
             Block::Idle => {}
         }
         error
@@ -445,9 +592,27 @@ impl Session {
         if matches!(self.block, Block::Idle) {
             let isolation = self.next_isolation.take().unwrap_or_else(|| self.default_isolation());
             self.settings.start_transaction();
-            self.txn_start = now_timestamptz();
+            self.start_transaction_clock();
             self.block = Block::Implicit(self.backend.begin(isolation));
         }
+    }
+
+    /// prevent_transaction_block -- PostgreSQL's PreventInTransactionBlock:
+    /// `what` (e.g. "ALTER SYSTEM") must run as its own transaction, neither
+    /// inside BEGIN ... COMMIT nor beside other statements of one query string.
+    pub(crate) fn prevent_transaction_block(&self, what: &str) -> Result<()> {
+        if self.in_transaction_block() || self.multi_statement {
+            return Err(SqlError::new(
+                "25001",
+                format!("{what} cannot run inside a transaction block"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Server-wide settings.
+    pub(crate) fn instance_config(&self) -> Arc<GlobalConfig> {
+        self.instance.config.clone()
     }
 
     /// Whether an explicit transaction block (BEGIN) is open.
@@ -478,7 +643,7 @@ impl Session {
         match std::mem::replace(&mut self.block, Block::Idle) {
             Block::Idle => {
                 self.settings.start_transaction();
-                self.txn_start = now_timestamptz();
+                self.start_transaction_clock();
                 let isolation = isolation.unwrap_or_else(|| self.default_isolation());
                 self.block = Block::Explicit(self.backend.begin(isolation));
             }
@@ -503,10 +668,11 @@ impl Session {
                 self.commit(txn)?;
                 Ok("COMMIT")
             }
-            Block::Explicit(txn) | Block::Implicit(txn) | Block::Failed(txn) => {
+            Block::Explicit(txn) | Block::Implicit(txn) => {
                 self.finish(txn, false);
                 Ok("ROLLBACK")
             }
+            Block::Failed => Ok("ROLLBACK"),
             Block::Idle => {
                 sink.notice(&SqlError::new("25P01", "there is no transaction in progress"))?;
                 Ok(if commit { "COMMIT" } else { "ROLLBACK" })
@@ -531,6 +697,7 @@ impl Session {
 
     /// Settings and files once a transaction has ended.
     fn after_transaction(&mut self, committed: bool) {
+        self.deadlines.arm(&self.deadlines.transaction, None);
         self.settings.end_transaction(committed);
         let engine = &self.instance.engine;
         for pending in std::mem::take(&mut self.pending_deletes) {
@@ -594,6 +761,7 @@ impl Session {
                 txn_start: self.txn_start,
                 interrupts: &self.interrupts,
                 activity: &self.instance.activity,
+                config: &self.instance.config,
                 sequences: &mut self.sequences,
             },
         })
@@ -638,7 +806,7 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         self.instance.activity.remove(self.pid);
-        if let Block::Implicit(txn) | Block::Explicit(txn) | Block::Failed(txn) =
+        if let Block::Implicit(txn) | Block::Explicit(txn) =
             std::mem::replace(&mut self.block, Block::Idle)
         {
             self.finish(txn, false);

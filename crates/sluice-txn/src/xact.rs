@@ -40,7 +40,9 @@ use crate::clog::{Clog, XidStatus};
 use crate::combocid::ComboCids;
 use crate::csnlog::{Csn, CsnLog};
 use crate::error::{Result, TxnError};
-use crate::lmgr::{LockError, LockManager, LockMode, LockOwner, LockTag, LockWaitParams};
+use crate::lmgr::{
+    LockError, LockManager, LockMode, LockOwner, LockTag, LockWaitParams, DEFAULT_DEADLOCK_TIMEOUT,
+};
 use crate::procarray::{Horizon, ProcArray, ProcId, ProcState};
 use crate::snapshot::{CommandId, Snapshot};
 use parking_lot::{RwLock, RwLockWriteGuard};
@@ -48,7 +50,7 @@ use sluice_common::{RmgrId, Xid};
 use sluice_wal::{RecordBuilder, Wal};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// WAL info byte of a commit record (rmgr Xact).
 pub const XLOG_XACT_COMMIT: u8 = 0x00;
@@ -111,6 +113,11 @@ pub struct Transaction {
     /// Shared with running scans, copied on write (see `combocids`).
     combocids: Arc<ComboCids>,
     ended: bool,
+    /// `lock_timeout` for row waits ([`Transaction::wait_for_xid`] callers
+    /// that have no session at hand); `None` waits as long as it takes.
+    lock_timeout: Option<Duration>,
+    /// `deadlock_timeout` for those waits.
+    deadlock_timeout: Duration,
 }
 
 impl TransactionManager {
@@ -331,6 +338,8 @@ impl Backend {
             cid: 0,
             combocids: Arc::default(),
             ended: false,
+            lock_timeout: None,
+            deadlock_timeout: DEFAULT_DEADLOCK_TIMEOUT,
         }
     }
 }
@@ -417,6 +426,28 @@ impl Transaction {
         self.lock(tag, LockMode::Share, params)?;
         self.mgr().locks.release(self.backend.proc, tag, LockMode::Share);
         Ok(())
+    }
+
+    /// set_wait_timeouts -- the session's `lock_timeout` and `deadlock_timeout`,
+    /// which row waits ([`Transaction::row_wait_params`]) follow; set per
+    /// statement because the settings may change between statements.
+    pub fn set_wait_timeouts(
+        &mut self,
+        lock_timeout: Option<Duration>,
+        deadlock_timeout: Duration,
+    ) {
+        self.lock_timeout = lock_timeout;
+        self.deadlock_timeout = deadlock_timeout;
+    }
+
+    /// row_wait_params -- how to wait for another transaction's row lock: the
+    /// session's timeouts, interrupted when `interrupted` says so.
+    pub fn row_wait_params<'a>(&self, interrupted: &'a dyn Fn() -> bool) -> LockWaitParams<'a> {
+        LockWaitParams {
+            lock_timeout: self.lock_timeout,
+            deadlock_timeout: self.deadlock_timeout,
+            ..LockWaitParams::new(interrupted)
+        }
     }
 
     /// Makes this command's changes visible to the next (CommandCounterIncrement).

@@ -136,6 +136,12 @@ static ARRAY_TYPES: [ArrayInfo; 20] = [
     array_info(SqlType::Jsonb, 3807, "_jsonb", "jsonb[]"),
 ];
 
+impl SqlType {
+    /// `integer[]` as a constant, for tables that must be `static` (function
+    /// signatures); equal to `SqlType::array_of(SqlType::Int4)`.
+    pub const INT4_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[5]));
+}
+
 impl ElemType {
     /// The element type `elem` as an array element, or `None` for types
     /// PostgreSQL has no array type for (`unknown`, arrays themselves).

@@ -65,8 +65,24 @@ pub struct Backend {
     portals: Portals<Portal>,
 }
 
+/// The protocol report for a SQL error: FATAL for those that end the session.
 fn error(e: SqlError) -> PgError {
-    pg_error(&e, Severity::Error)
+    let severity = if e.ends_session() { Severity::Fatal } else { Severity::Error };
+    pg_error(&e, severity)
+}
+
+/// Delivers `pg_cancel_backend` / `pg_terminate_backend` to a session through
+/// its protocol-level interrupt flags.
+struct InterruptSignal(sluice_server::Interrupts);
+
+impl sluice_sql::BackendSignal for InterruptSignal {
+    fn cancel(&self) {
+        self.0.request_cancel();
+    }
+
+    fn terminate(&self) {
+        self.0.request_terminate();
+    }
 }
 
 impl sluice_server::Engine for SluiceEngine {
@@ -82,6 +98,7 @@ impl sluice_server::Engine for SluiceEngine {
             &startup.user,
             ctx.pid as u32,
             check,
+            Arc::new(InterruptSignal(ctx.interrupts.clone())),
         )
         .map_err(|e| pg_error(&e, Severity::Fatal))?;
         for (name, value) in &startup.settings {
@@ -316,6 +333,10 @@ impl sluice_server::Session for Backend {
     fn close_portal(&mut self, name: &str) -> Result<(), PgError> {
         self.portals.remove(name);
         Ok(())
+    }
+
+    fn idle_timeout(&mut self) -> Option<(std::time::Duration, PgError)> {
+        self.session.idle_timeout().map(|(limit, e)| (limit, error(e)))
     }
 
     fn sync(&mut self) -> Result<(), PgError> {

@@ -30,7 +30,7 @@ use crate::engine::Engine;
 use crate::error::{AccessError, Result};
 use sluice_common::{ForkNumber, ItemPointer, RmgrId, Xid};
 use sluice_storage::buffer::{Buffer, BufferTag, BufferWriteGuard};
-use sluice_txn::lmgr::{LockError, LockWaitParams};
+use sluice_txn::lmgr::LockError;
 use sluice_txn::Transaction;
 use sluice_wal::{BlockRef, RecordBuilder, BLOCK_WILL_INIT};
 
@@ -254,7 +254,7 @@ fn check_target(
 /// ends the wait with [`AccessError::Interrupted`]; a deadlock fails it with
 /// [`AccessError::Lock`].
 fn wait_for(txn: &Transaction, xid: Xid, interrupted: &dyn Fn() -> bool) -> Result<()> {
-    match txn.wait_for_xid(xid, &LockWaitParams::new(interrupted)) {
+    match txn.wait_for_xid(xid, &txn.row_wait_params(interrupted)) {
         Ok(()) => Ok(()),
         Err(LockError::Interrupted) => Err(AccessError::Interrupted),
         Err(e) => Err(AccessError::Lock(e)),

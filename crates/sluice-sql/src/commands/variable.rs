@@ -1,11 +1,11 @@
-//! SET, RESET and SHOW (PostgreSQL's `commands/variable.c` and the GUC entry
-//! points in `guc.c`), on top of `sluice-guc`.
+//! SET, RESET, SHOW and ALTER SYSTEM (PostgreSQL's `commands/variable.c` and
+//! the GUC entry points in `guc.c`), on top of `sluice-guc`.
 
 use super::node_str;
 use crate::error::{Result, SqlError};
 use crate::session::Session;
 use crate::sink::{OutputColumn, QuerySink};
-use pg_query::protobuf::{VariableSetKind, VariableSetStmt, VariableShowStmt};
+use pg_query::protobuf::{AlterSystemStmt, VariableSetKind, VariableSetStmt, VariableShowStmt};
 use sluice_guc::SetArg;
 use sluice_types::{Datum, SqlType};
 
@@ -33,6 +33,18 @@ pub fn set(session: &mut Session, stmt: &VariableSetStmt, sink: &mut dyn QuerySi
 }
 
 fn set_value(session: &mut Session, stmt: &VariableSetStmt) -> Result<()> {
+    let value = flattened_value(stmt)?;
+    if stmt.is_local {
+        session.settings().set_local(&stmt.name, &value)?;
+    } else {
+        session.settings().set(&stmt.name, &value)?;
+    }
+    Ok(())
+}
+
+/// The value list of `SET name = a, b` as one setting string (quoted as
+/// PostgreSQL's `flatten_set_variable_args` quotes it).
+fn flattened_value(stmt: &VariableSetStmt) -> Result<String> {
     let texts: Vec<(String, bool)> = stmt
         .args
         .iter()
@@ -48,13 +60,32 @@ fn set_value(session: &mut Session, stmt: &VariableSetStmt) -> Result<()> {
         .iter()
         .map(|(t, numeric)| if *numeric { SetArg::Number(t) } else { SetArg::String(t) })
         .collect();
-    let value = sluice_guc::flatten_set_args(&stmt.name, &args, quote_identifier)?;
-    if stmt.is_local {
-        session.settings().set_local(&stmt.name, &value)?;
-    } else {
-        session.settings().set(&stmt.name, &value)?;
+    Ok(sluice_guc::flatten_set_args(&stmt.name, &args, quote_identifier)?)
+}
+
+/// ALTER SYSTEM SET / RESET: rewrites `postgresql.auto.conf`; the change
+/// applies after `pg_reload_conf()` (or a restart for server-start settings).
+pub fn alter_system(
+    session: &mut Session,
+    stmt: &AlterSystemStmt,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    session.prevent_transaction_block("ALTER SYSTEM")?;
+    let Some(set) = &stmt.setstmt else {
+        return Err(SqlError::internal("ALTER SYSTEM without SET"));
+    };
+    let config = session.instance_config();
+    match VariableSetKind::try_from(set.kind).unwrap_or(VariableSetKind::Undefined) {
+        VariableSetKind::VarSetValue => {
+            config.alter_system(&set.name, Some(&flattened_value(set)?))?
+        }
+        VariableSetKind::VarSetDefault | VariableSetKind::VarReset => {
+            config.alter_system(&set.name, None)?
+        }
+        VariableSetKind::VarResetAll => config.alter_system_reset_all()?,
+        _ => return Err(SqlError::unsupported("this form of ALTER SYSTEM is not supported")),
     }
-    Ok(())
+    sink.complete("ALTER SYSTEM")
 }
 
 /// SET TRANSACTION ISOLATION LEVEL ... (and SET SESSION CHARACTERISTICS AS ...).
@@ -85,6 +116,18 @@ fn quote_identifier(ident: &str) -> String {
     }
 }
 
+/// The columns SHOW returns (for Describe): `name, setting, description` for
+/// SHOW ALL, else one text column named after the setting.
+pub fn describe_show(session: &mut Session, stmt: &VariableShowStmt) -> Result<Vec<OutputColumn>> {
+    if stmt.name.eq_ignore_ascii_case("all") {
+        return Ok(["name", "setting", "description"]
+            .map(|n| OutputColumn::computed(n, SqlType::Text, -1))
+            .to_vec());
+    }
+    let (name, _) = session.settings().show(&stmt.name)?;
+    Ok(vec![OutputColumn::computed(name, SqlType::Text, -1)])
+}
+
 /// SHOW name / SHOW ALL.
 pub fn show(
     session: &mut Session,
@@ -92,9 +135,7 @@ pub fn show(
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
     if stmt.name.eq_ignore_ascii_case("all") {
-        let columns = ["name", "setting", "description"]
-            .map(|n| OutputColumn::computed(n, SqlType::Text, -1));
-        sink.columns(&columns)?;
+        sink.columns(&describe_show(session, stmt)?)?;
         for row in session.settings().show_all() {
             sink.row(&[
                 Datum::Text(row.name.into()),

@@ -4,6 +4,7 @@
 //! and the sequence functions (`commands::sequence::functions`).
 
 use super::host::ExecHost;
+use crate::activity::Signal;
 use crate::catalog::relation::lookup_as;
 use crate::commands::sequence::functions as sequence;
 use crate::error::{Result, SqlError};
@@ -38,6 +39,10 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
             resolve(host, args)?;
             Datum::Int8(0)
         }
+        ReloadConf => reload_conf(host),
+        CancelBackend => signal_backend(host, args, Signal::Cancel)?,
+        TerminateBackend => signal_backend(host, args, Signal::Terminate)?,
+        IsolationTestSessionIsBlocked => session_is_blocked(host, args),
         Nextval => sequence::nextval(host, args)?,
         Currval => sequence::currval(host, args)?,
         Setval => sequence::setval(host, args)?,
@@ -132,4 +137,54 @@ fn relation_size(host: &mut ExecHost, args: &[Datum], all_forks: bool) -> Result
         blocks += pool.nblocks(rel.locator, fork)? as u64;
     }
     Ok(Datum::Int8((blocks * BLCKSZ as u64) as i64))
+}
+
+/// pg_reload_conf -- reads the configuration files again (PostgreSQL signals
+/// the postmaster with SIGHUP); every session applies the result at its next
+/// statement. What changed, and any errors, go to the server log.
+fn reload_conf(host: &mut ExecHost) -> Datum {
+    let report = host.env().config.reload();
+    eprintln!("LOG:  received SIGHUP, reloading configuration files");
+    for (name, value) in &report.changed {
+        eprintln!("LOG:  parameter \"{name}\" changed to \"{value}\"");
+    }
+    for name in &report.reset_to_default {
+        eprintln!("LOG:  parameter \"{name}\" removed from configuration file, reset to default");
+    }
+    if let Some(error) = &report.error {
+        eprintln!("LOG:  {error}");
+    }
+    Datum::Bool(true)
+}
+
+/// pg_cancel_backend / pg_terminate_backend -- delivers `signal` to the
+/// session with the given pid; false if there is none. The optional timeout
+/// of pg_terminate_backend must not be negative; sluice does not wait.
+fn signal_backend(host: &mut ExecHost, args: &[Datum], signal: Signal) -> Result<Datum> {
+    let Some(pid) = args.first().and_then(Datum::as_i64) else { return Ok(Datum::Null) };
+    if args.get(1).and_then(Datum::as_i64).is_some_and(|t| t < 0) {
+        return Err(SqlError::new("22023", "\"timeout\" must not be negative"));
+    }
+    let delivered = u32::try_from(pid).is_ok_and(|pid| host.env().activity.signal(pid, signal));
+    Ok(Datum::Bool(delivered))
+}
+
+/// pg_isolation_test_session_is_blocked -- whether session `pid` waits for a
+/// heavyweight lock (table, transaction id) that one of the `interesting`
+/// sessions holds or waits for ahead of it: how isolationtester tells a step
+/// that blocks from one that is merely slow.
+fn session_is_blocked(host: &mut ExecHost, args: &[Datum]) -> Datum {
+    let (Some(pid), Some(Datum::Array(interesting))) =
+        (args.first().and_then(Datum::as_i64), args.get(1))
+    else {
+        return Datum::Null;
+    };
+    let Ok(pid) = u32::try_from(pid) else { return Datum::Bool(false) };
+    let blockers = host.env().engine.txns().lock_manager().blocking_pids(pid);
+    let blocked = interesting
+        .elements()
+        .iter()
+        .filter_map(Datum::as_i64)
+        .any(|p| u32::try_from(p).is_ok_and(|p| blockers.contains(&p)));
+    Datum::Bool(blocked)
 }

@@ -194,6 +194,15 @@ pub enum SessionFunction {
     TableSize,
     /// `pg_indexes_size(regclass)`: `bigint`.
     IndexesSize,
+    /// `pg_reload_conf()`: `boolean`.
+    ReloadConf,
+    /// `pg_cancel_backend(pid integer)`: `boolean`.
+    CancelBackend,
+    /// `pg_terminate_backend(pid integer [, timeout bigint])`: `boolean`.
+    TerminateBackend,
+    /// `pg_isolation_test_session_is_blocked(pid integer, interesting integer[])`:
+    /// `boolean`.
+    IsolationTestSessionIsBlocked,
     /// `nextval(regclass)`: `bigint`.
     Nextval,
     /// `currval(regclass)`: `bigint`.

@@ -78,9 +78,6 @@ const UNSUPPORTED: &[&str] = &[
 /// type_from_name -- the type and typmod a parse-tree type name denotes.
 pub fn type_from_name(tn: &TypeName) -> Result<(SqlType, i32)> {
     let position = position_of(tn.location);
-    if !tn.array_bounds.is_empty() {
-        return Err(SqlError::unsupported("arrays are not supported").at(position));
-    }
     if tn.pct_type {
         return Err(SqlError::unsupported("%TYPE references are not supported").at(position));
     }
@@ -88,7 +85,19 @@ pub fn type_from_name(tn: &TypeName) -> Result<(SqlType, i32)> {
     let ty = lookup(&names).map_err(|e| e.at(position))?;
     let mods = typmod_values(tn).map_err(|e| e.at(position))?;
     let typmod = typmod_in(ty, &names, &mods).map_err(|e| e.at(position))?;
-    Ok((ty, typmod))
+    if tn.array_bounds.is_empty() {
+        return Ok((ty, typmod));
+    }
+    // `int[]`, `int[3]` and `int[][]` all name the same (one-dimensional in
+    // sluice) array type; its typmod is the element's.
+    let array = SqlType::array_of(ty).ok_or_else(|| {
+        SqlError::new(
+            "42704",
+            format!("could not find array type for data type {}", ty.input_name()),
+        )
+        .at(position)
+    })?;
+    Ok((array, typmod))
 }
 
 /// The 1-based position of a parse-tree location (-1 for none).

@@ -1,0 +1,138 @@
+//! Controlling sessions from the outside and by time, through the `postgres`
+//! crate against the real binary: `idle_in_transaction_session_timeout`,
+//! `idle_session_timeout`, `transaction_timeout` (each ends the session with
+//! its FATAL SQLSTATE), `pg_cancel_backend` / `pg_terminate_backend` on idle
+//! and busy sessions, and `ALTER SYSTEM` with `pg_reload_conf()` persisting
+//! across a restart.
+
+mod common;
+
+use postgres::error::SqlState;
+use postgres::{Client, NoTls};
+use std::thread;
+use std::time::{Duration, Instant};
+
+fn connect(server: &common::Server) -> Client {
+    Client::connect(&server.conninfo(), NoTls).expect("connect")
+}
+
+/// The SQLSTATE of a failed call.
+fn code<T: std::fmt::Debug>(result: Result<T, postgres::Error>) -> String {
+    let error = result.expect_err("the call should fail");
+    error.code().map(|c| c.code().to_string()).unwrap_or_else(|| format!("no SQLSTATE: {error}"))
+}
+
+fn backend_pid(client: &mut Client) -> i32 {
+    client.query_one("SELECT pg_backend_pid()", &[]).unwrap().get(0)
+}
+
+#[test]
+fn idle_in_transaction_timeout_ends_the_session() {
+    let server = common::Server::start();
+    let mut client = connect(&server);
+    client.batch_execute("SET idle_in_transaction_session_timeout = '200ms'").unwrap();
+    // Idle outside a transaction: no timeout.
+    thread::sleep(Duration::from_millis(400));
+    client.batch_execute("BEGIN").unwrap();
+    thread::sleep(Duration::from_millis(600));
+    assert_eq!(code(client.batch_execute("SELECT 1")), "25P03");
+    assert!(client.is_closed() || client.batch_execute("SELECT 1").is_err());
+}
+
+#[test]
+fn idle_session_timeout_ends_an_idle_session() {
+    let server = common::Server::start();
+    let mut client = connect(&server);
+    client.batch_execute("SET idle_session_timeout = '200ms'").unwrap();
+    // A statement that runs longer than the timeout is not idle time.
+    client.batch_execute("SELECT pg_sleep(0.4)").unwrap();
+    thread::sleep(Duration::from_millis(600));
+    assert_eq!(code(client.batch_execute("SELECT 1")), "57P05");
+}
+
+#[test]
+fn transaction_timeout_ends_running_and_idle_transactions() {
+    let server = common::Server::start();
+    let mut client = connect(&server);
+    client.batch_execute("SET transaction_timeout = '300ms'").unwrap();
+    // Short transactions are unaffected.
+    for _ in 0..3 {
+        client.batch_execute("BEGIN; SELECT 1; COMMIT").unwrap();
+    }
+    // One statement per request: the FATAL report must not race a batch of
+    // earlier results into the driver, which drops what it has not yet handed
+    // over when the connection closes.
+    client.batch_execute("BEGIN").unwrap();
+    let started = Instant::now();
+    assert_eq!(code(client.batch_execute("SELECT pg_sleep(5)")), "25P04");
+    assert!(started.elapsed() < Duration::from_secs(3), "the timeout interrupted the sleep");
+
+    let mut idle = connect(&server);
+    idle.batch_execute("SET transaction_timeout = '300ms'; BEGIN").unwrap();
+    thread::sleep(Duration::from_millis(700));
+    assert_eq!(code(idle.batch_execute("SELECT 1")), "25P04");
+}
+
+#[test]
+fn cancel_and_terminate_other_backends() {
+    let server = common::Server::start();
+    let mut admin = connect(&server);
+    let mut busy = connect(&server);
+    let busy_pid = backend_pid(&mut busy);
+    let sleeper = thread::spawn(move || {
+        let result = busy.batch_execute("SELECT pg_sleep(30)");
+        (busy, result)
+    });
+    thread::sleep(Duration::from_millis(300));
+    let sent: bool = admin.query_one("SELECT pg_cancel_backend($1)", &[&busy_pid]).unwrap().get(0);
+    assert!(sent);
+    let (mut busy, result) = sleeper.join().unwrap();
+    assert_eq!(code(result), SqlState::QUERY_CANCELED.code());
+    // Cancel ends the statement, not the session.
+    busy.batch_execute("SELECT 1").unwrap();
+
+    // Terminating an idle session wakes it: its next command finds it gone.
+    let sent: bool =
+        admin.query_one("SELECT pg_terminate_backend($1)", &[&busy_pid]).unwrap().get(0);
+    assert!(sent);
+    thread::sleep(Duration::from_millis(200));
+    assert!(busy.batch_execute("SELECT 1").is_err());
+    let gone: i64 = admin
+        .query_one("SELECT count(*) FROM pg_stat_activity WHERE pid = $1", &[&busy_pid])
+        .unwrap()
+        .get(0);
+    assert_eq!(gone, 0, "the terminated session left pg_stat_activity");
+
+    let unknown: bool = admin.query_one("SELECT pg_cancel_backend(1)", &[]).unwrap().get(0);
+    assert!(!unknown);
+    assert_eq!(code(admin.batch_execute("SELECT pg_terminate_backend(1, -1)")), "22023");
+    // The session ends (the FATAL may reach the driver after the result row).
+    let _ = admin.batch_execute("SELECT pg_terminate_backend(pg_backend_pid())");
+    assert!(admin.batch_execute("SELECT 1").is_err(), "the session terminated itself");
+}
+
+#[test]
+fn alter_system_persists_and_reload_applies() {
+    let mut server = common::Server::start();
+    let mut client = connect(&server);
+    assert_eq!(code(client.batch_execute("BEGIN; ALTER SYSTEM SET work_mem = '8MB'")), "25001");
+    client.batch_execute("ROLLBACK").unwrap();
+    assert_eq!(code(client.batch_execute("ALTER SYSTEM SET no_such_setting = 1")), "42704");
+    client.batch_execute("ALTER SYSTEM SET work_mem = '8MB'").unwrap();
+    let show = |c: &mut Client| -> String { c.query_one("SHOW work_mem", &[]).unwrap().get(0) };
+    assert_eq!(show(&mut client), "4MB", "not applied before a reload");
+    let reloaded: bool = client.query_one("SELECT pg_reload_conf()", &[]).unwrap().get(0);
+    assert!(reloaded);
+    assert_eq!(show(&mut client), "8MB");
+    let mut other = connect(&server);
+    assert_eq!(show(&mut other), "8MB");
+
+    drop((client, other));
+    server.stop();
+    server.spawn();
+    let mut client = connect(&server);
+    assert_eq!(show(&mut client), "8MB", "postgresql.auto.conf is read at start");
+    client.batch_execute("ALTER SYSTEM RESET work_mem").unwrap();
+    client.query_one("SELECT pg_reload_conf()", &[]).unwrap();
+    assert_eq!(show(&mut client), "4MB");
+}
