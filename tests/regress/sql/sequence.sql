@@ -100,6 +100,10 @@ CREATE SEQUENCE owned OWNED BY t.v;
 ALTER SEQUENCE s OWNED BY t;
 ALTER SEQUENCE s OWNED BY t.nosuch;
 ALTER SEQUENCE s OWNED BY s.last_value;
+SELECT pg_get_serial_sequence('t', 'id'), pg_get_serial_sequence('public.T', 'big'),
+  pg_get_serial_sequence('t', 'v'), pg_get_serial_sequence('u', 'id');
+SELECT pg_get_serial_sequence('t', 'nosuch');
+SELECT pg_get_serial_sequence('nosuch', 'id');
 -- Dropping the table drops the sequences its columns own.
 DROP TABLE t;
 SELECT relname FROM pg_class WHERE relname IN ('t_id_seq', 't_big_seq', 't_small_seq', 'owned');

@@ -14,8 +14,9 @@
 //! changes them.
 
 use super::schema::{PG_ATTRDEF, PG_CLASS, PG_DEPEND};
-use super::{delete, insert, scan};
+use super::{delete, insert, scan, scan_as};
 use crate::error::Result;
+use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::Engine;
 use sluice_common::{ItemPointer, Oid};
 use sluice_txn::Transaction;
@@ -141,13 +142,26 @@ pub fn find(
     txn: &mut Transaction,
     keep: impl Fn(&Dependency) -> bool,
 ) -> Result<Vec<(ItemPointer, Dependency)>> {
-    let mut found = Vec::new();
-    for (tid, row) in scan(engine, db, &PG_DEPEND, txn, |_| true)? {
-        if let Some(dep) = Dependency::from_row(&row).filter(|d| keep(d)) {
-            found.push((tid, dep));
-        }
-    }
-    Ok(found)
+    Ok(matching(scan(engine, db, &PG_DEPEND, txn, |_| true)?, keep))
+}
+
+/// find_as -- like [`find`], under an already taken snapshot.
+pub fn find_as(
+    engine: &Engine,
+    db: Oid,
+    ctx: &VisibilityContext,
+    keep: impl Fn(&Dependency) -> bool,
+) -> Result<Vec<(ItemPointer, Dependency)>> {
+    Ok(matching(scan_as(engine, db, &PG_DEPEND, ctx, |_| true)?, keep))
+}
+
+fn matching(
+    rows: Vec<(ItemPointer, Vec<Datum>)>,
+    keep: impl Fn(&Dependency) -> bool,
+) -> Vec<(ItemPointer, Dependency)> {
+    rows.into_iter()
+        .filter_map(|(tid, row)| Dependency::from_row(&row).filter(|d| keep(d)).map(|d| (tid, d)))
+        .collect()
 }
 
 /// remove -- deletes the dependencies `keep` accepts; returns them.

@@ -159,7 +159,18 @@ pub fn attnum_of(
     relid: Oid,
     name: &str,
 ) -> Result<Option<i16>> {
-    let rows = super::scan(engine, db, &PG_ATTRIBUTE, txn, |r| {
+    attnum_as(engine, db, &snapshot_of(engine, txn), relid, name)
+}
+
+/// attnum_as -- like [`attnum_of`], under an already taken snapshot.
+pub fn attnum_as(
+    engine: &Engine,
+    db: Oid,
+    ctx: &VisibilityContext,
+    relid: Oid,
+    name: &str,
+) -> Result<Option<i16>> {
+    let rows = scan_as(engine, db, &PG_ATTRIBUTE, ctx, |r| {
         oid_of(&r[0]) == relid && r[1].as_str() == Some(name) && !matches!(r[8], Datum::Bool(true))
     })?;
     Ok(rows.first().and_then(|(_, r)| match r[4] {

@@ -49,6 +49,7 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
         Lastval => sequence::lastval(host)?,
         // Catalogs store expressions as the SQL text PostgreSQL would print.
         GetExpr => args.first().cloned().unwrap_or(Datum::Null),
+        SerialSequence => sequence::serial_sequence(host, args)?,
     })
 }
 

@@ -213,6 +213,8 @@ pub enum SessionFunction {
     Lastval,
     /// `pg_get_expr(expr, relation oid [, pretty boolean])`: `text`.
     GetExpr,
+    /// `pg_get_serial_sequence(table text, column text)`: `text`.
+    SerialSequence,
 }
 
 /// What analysis needs from its caller.

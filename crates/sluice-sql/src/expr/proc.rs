@@ -286,6 +286,7 @@ static PROCS: &[Proc] = &[
     session("lastval", &[], Int8, S::Lastval),
     session("pg_get_expr", &[TEXT, OID], Text, S::GetExpr),
     session("pg_get_expr", &[TEXT, OID, BOOL], Text, S::GetExpr),
+    session("pg_get_serial_sequence", &[TEXT, TEXT], Text, S::SerialSequence),
     // Aggregates.
     agg("count", &[], Int8, AggKind::CountStar),
     agg("count", &[ANY], Int8, AggKind::Count),

@@ -1,5 +1,6 @@
 //! nextval, currval, setval and lastval (PostgreSQL's `commands/sequence.c`,
-//! function half), with the session's sequence state.
+//! function half), with the session's sequence state, and
+//! pg_get_serial_sequence.
 //!
 //! # Session state
 //!
@@ -32,8 +33,10 @@
 //! xid flush it with their commit record, as in PostgreSQL.
 
 use super::not_a_sequence;
-use crate::catalog::relation::{find_as, find_by_oid_as, RelationId};
+use crate::catalog::depend::{self, DepType, ObjectAddress};
+use crate::catalog::relation::{attnum_as, find_as, find_by_oid_as, RelationId};
 use crate::catalog::schema::{RelKind, PG_CATALOG_NAMESPACE, PUBLIC_NAMESPACE};
+use crate::commands::quote_identifier;
 use crate::commands::tablecmds::acquire_with_settings;
 use crate::error::{Result, SqlError};
 use crate::executor::host::ExecHost;
@@ -204,6 +207,41 @@ fn setval_error(value: i64, name: &str, limit: SeqLimit) -> SqlError {
         "22003",
         format!("setval: value {value} is out of bounds for sequence \"{name}\" ({min}..{max})"),
     )
+}
+
+/// pg_get_serial_sequence(table, column): the sequence owned by the column
+/// (serial or OWNED BY), schema-qualified, or NULL. The table name is parsed
+/// like a regclass; the column name is taken as written.
+pub(crate) fn serial_sequence(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
+    let (Some(table), Some(column)) =
+        (args.first().and_then(Datum::as_str), args.get(1).and_then(Datum::as_str))
+    else {
+        return Ok(Datum::Null);
+    };
+    let table = by_name(host, table)?;
+    let ctx = host.visibility().clone();
+    let env = host.env();
+    let attnum =
+        attnum_as(env.engine, env.database, &ctx, table.oid, column)?.ok_or_else(|| {
+            SqlError::new(
+                "42703",
+                format!("column \"{column}\" of relation \"{}\" does not exist", table.name),
+            )
+        })?;
+    let column = ObjectAddress::column(table.oid, attnum);
+    let owned = depend::find_as(env.engine, env.database, &ctx, |d| {
+        d.referenced == column
+            && d.kind == DepType::Auto
+            && d.object.classid == depend::RELATION_CLASS
+    })?;
+    for (_, dep) in owned {
+        if let Some(seq) = find_by_oid_as(env.engine, env.database, &ctx, dep.object.objid)? {
+            let schema =
+                if seq.namespace == PG_CATALOG_NAMESPACE { "pg_catalog" } else { "public" };
+            return Ok(Datum::Text(format!("{schema}.{}", quote_identifier(&seq.name))));
+        }
+    }
+    Ok(Datum::Null)
 }
 
 /// 25006 in a read-only transaction (PostgreSQL's PreventCommandIfReadOnly).
