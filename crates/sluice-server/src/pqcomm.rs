@@ -36,12 +36,17 @@ use crate::error::PgError;
 use crate::interrupts::Interrupts;
 use crate::sqlstate::SqlState;
 
-/// Largest body of a Query, Parse, Bind, FunctionCall or CopyData message
-/// (PostgreSQL's PQ_LARGE_MESSAGE_LIMIT, MaxAllocSize - 1, less the length word).
-const PQ_LARGE_MESSAGE_LIMIT: usize = 0x3fff_ffff - 1;
+/// The length word counts itself; the limits below are for the body after it.
+const LENGTH_WORD: usize = 4;
 
-/// Largest body of any other message (PostgreSQL's PQ_SMALL_MESSAGE_LIMIT).
-const PQ_SMALL_MESSAGE_LIMIT: usize = 10_000;
+/// Largest body of a Query, Parse, Bind, FunctionCall or CopyData message
+/// (PostgreSQL's PQ_LARGE_MESSAGE_LIMIT, MaxAllocSize - 1, which bounds the
+/// length word's value).
+const PQ_LARGE_MESSAGE_LIMIT: usize = 0x3fff_ffff - 1 - LENGTH_WORD;
+
+/// Largest body of any other message (PostgreSQL's PQ_SMALL_MESSAGE_LIMIT, also
+/// a bound on the length word's value).
+const PQ_SMALL_MESSAGE_LIMIT: usize = 10_000 - LENGTH_WORD;
 
 /// Receive buffer size (PostgreSQL's PQ_RECV_BUFFER_SIZE).
 const RECV_BUFFER_SIZE: usize = 8192;
@@ -133,7 +138,7 @@ impl PqConnection {
         let claimed = len_word.try_into().map(i32::from_be_bytes).unwrap_or(-1);
         let body_len = usize::try_from(claimed)
             .ok()
-            .and_then(|n| n.checked_sub(4))
+            .and_then(|n| n.checked_sub(LENGTH_WORD))
             .filter(|&n| n <= limit)
             .ok_or_else(|| {
                 PgError::fatal(SqlState::PROTOCOL_VIOLATION, "invalid message length")
