@@ -113,6 +113,9 @@ pub struct Transaction {
     /// Shared with running scans, copied on write (see `combocids`).
     combocids: Arc<ComboCids>,
     ended: bool,
+    /// A snapshot was taken (PostgreSQL's FirstSnapshotSet): the isolation
+    /// level is fixed from then on.
+    first_snapshot_taken: bool,
     /// `lock_timeout` for row waits ([`Transaction::wait_for_xid`] callers
     /// that have no session at hand); `None` waits as long as it takes.
     lock_timeout: Option<Duration>,
@@ -338,6 +341,7 @@ impl Backend {
             cid: 0,
             combocids: Arc::default(),
             ended: false,
+            first_snapshot_taken: false,
             lock_timeout: None,
             deadlock_timeout: DEFAULT_DEADLOCK_TIMEOUT,
         }
@@ -428,6 +432,17 @@ impl Transaction {
         Ok(())
     }
 
+    /// set_isolation -- changes the isolation level before the transaction's
+    /// first snapshot (SET TRANSACTION inside BEGIN ... COMMIT); false once a
+    /// snapshot was taken, when the level can no longer change.
+    pub fn set_isolation(&mut self, isolation: IsolationLevel) -> bool {
+        if self.first_snapshot_taken {
+            return false;
+        }
+        self.isolation = isolation;
+        true
+    }
+
     /// set_wait_timeouts -- the session's `lock_timeout` and `deadlock_timeout`,
     /// which row waits ([`Transaction::row_wait_params`]) follow; set per
     /// statement because the settings may change between statements.
@@ -464,6 +479,7 @@ impl Transaction {
             None => {
                 let s = self.mgr().take_snapshot(self.backend.proc);
                 self.snapshot = Some(s);
+                self.first_snapshot_taken = true;
                 s
             }
         };

@@ -14,12 +14,8 @@ use sluice_txn::IsolationLevel;
 pub fn run(session: &mut Session, stmt: &TransactionStmt, sink: &mut dyn QuerySink) -> Result<()> {
     let kind = TransactionStmtKind::try_from(stmt.kind).unwrap_or(TransactionStmtKind::Undefined);
     match kind {
-        TransactionStmtKind::TransStmtBegin => {
-            session.begin_block(isolation_option(stmt)?, "BEGIN", sink)
-        }
-        TransactionStmtKind::TransStmtStart => {
-            session.begin_block(isolation_option(stmt)?, "START TRANSACTION", sink)
-        }
+        TransactionStmtKind::TransStmtBegin => begin(session, stmt, "BEGIN", sink),
+        TransactionStmtKind::TransStmtStart => begin(session, stmt, "START TRANSACTION", sink),
         TransactionStmtKind::TransStmtCommit => {
             let tag = session.end_block(true, sink)?;
             sink.complete(tag)
@@ -32,13 +28,31 @@ pub fn run(session: &mut Session, stmt: &TransactionStmt, sink: &mut dyn QuerySi
     }
 }
 
-/// The ISOLATION LEVEL option of BEGIN / START TRANSACTION, if given.
-fn isolation_option(stmt: &TransactionStmt) -> Result<Option<IsolationLevel>> {
+/// begin -- BEGIN / START TRANSACTION: opens the block, and an ISOLATION LEVEL
+/// option becomes the transaction's `transaction_isolation` (which SHOW and
+/// current_setting report, and which reverts when the transaction ends).
+fn begin(
+    session: &mut Session,
+    stmt: &TransactionStmt,
+    tag: &str,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    let option = isolation_option(stmt)?;
+    session.begin_block(option.as_ref().map(|(level, _)| *level), tag, sink)?;
+    if let Some((_, name)) = option {
+        session.settings().set("transaction_isolation", &name)?;
+    }
+    Ok(())
+}
+
+/// The ISOLATION LEVEL option of BEGIN / START TRANSACTION, if given: the
+/// level sluice runs and the name the client asked for.
+fn isolation_option(stmt: &TransactionStmt) -> Result<Option<(IsolationLevel, String)>> {
     for option in &stmt.options {
         let Some(NodeEnum::DefElem(def)) = option.node.as_ref() else { continue };
         if def.defname == "transaction_isolation" {
             let level = def.arg.as_deref().and_then(node_str).unwrap_or_default();
-            return parse_isolation(&level).map(Some);
+            return parse_isolation(&level).map(|parsed| Some((parsed, level)));
         }
     }
     Ok(None)

@@ -96,7 +96,17 @@ fn set_transaction(session: &mut Session, stmt: &VariableSetStmt) -> Result<()> 
             let level = def.arg.as_deref().and_then(node_str).unwrap_or_default();
             let parsed = super::transaction::parse_isolation(&level)?;
             if stmt.name == "TRANSACTION" {
-                session.set_next_isolation(parsed);
+                if session.in_transaction_block() {
+                    if !session.txn()?.set_isolation(parsed) {
+                        return Err(SqlError::new(
+                            "25001",
+                            "SET TRANSACTION ISOLATION LEVEL must be called before any query",
+                        ));
+                    }
+                    session.settings().set("transaction_isolation", &level)?;
+                } else {
+                    session.set_next_isolation(parsed);
+                }
             } else {
                 session.settings().set("default_transaction_isolation", &level)?;
             }
