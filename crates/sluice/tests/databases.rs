@@ -1,7 +1,8 @@
 //! Sessions and databases: a session sees only its database; DROP DATABASE
 //! refuses while other sessions use it (55006, with PostgreSQL's DETAIL) and
-//! succeeds once they are gone; connecting to a missing database is 3D000 and
-//! to template0 55000.
+//! WITH (FORCE) ends them; CREATE/DROP DATABASE refuse to run in a
+//! multi-statement query string; connecting to a missing database is 3D000
+//! and to template0 55000.
 
 mod common;
 
@@ -14,7 +15,7 @@ fn connect_to(server: &common::Server, db: &str) -> Result<Client, postgres::Err
 }
 
 #[test]
-fn drop_database_refuses_while_sessions_use_it() {
+fn drop_database_refuses_while_sessions_use_it_and_force_ends_them() {
     let server = common::Server::start();
     let mut admin = connect_to(&server, "postgres").unwrap();
     admin.batch_execute("CREATE DATABASE busy").unwrap();
@@ -34,9 +35,15 @@ fn drop_database_refuses_while_sessions_use_it() {
         Some("source database \"busy\" is being accessed by other users")
     );
 
-    drop(user);
-    // The closed session may take a moment to end; DROP DATABASE waits for it.
+    let error = admin.batch_execute("SELECT 1; DROP DATABASE busy").unwrap_err();
+    assert_eq!(
+        error.as_db_error().map(|e| e.message()),
+        Some("DROP DATABASE cannot run inside a transaction block")
+    );
+
     admin.batch_execute("DROP DATABASE busy WITH (FORCE)").unwrap();
+    let error = user.batch_execute("SELECT 1").unwrap_err();
+    assert!(error.is_closed() || error.code() == Some(&SqlState::ADMIN_SHUTDOWN), "{error}");
     let error = connect_to(&server, "busy").err().expect("connecting fails");
     assert_eq!(error.code(), Some(&SqlState::INVALID_CATALOG_NAME));
     let error = connect_to(&server, "template0").err().expect("connecting fails");

@@ -18,7 +18,8 @@
 //! create the same name, nor drop a database another copies. Sessions are
 //! checked against the activity table: a template must have no other
 //! sessions while it is copied, a dropped database none at all (waiting up
-//! to 5 seconds for them to leave, as PostgreSQL does). Sessions take no lock on their database while
+//! to 5 seconds for them to leave, as PostgreSQL does; WITH (FORCE)
+//! terminates them first). Sessions take no lock on their database while
 //! connecting, so one that connects during a DROP's last moments is not
 //! seen; PostgreSQL closes that gap with a database lock held for the
 //! session's life, which sluice's transaction-scoped lock manager cannot
@@ -26,6 +27,7 @@
 
 use super::node_str;
 use super::tablecmds::{acquire_with_settings, position};
+use crate::activity::Signal;
 use crate::catalog::schema::{RelKind, BOOTSTRAP_SUPERUSER, PG_AUTHID, PG_CLASS, PG_DATABASE};
 use crate::catalog::{delete, insert, relation::oid_of, scan};
 use crate::error::{Result, SqlError};
@@ -105,20 +107,6 @@ fn db_info(tid: ItemPointer, row: &[Datum]) -> DbInfo {
         collate: text(8),
         ctype: text(9),
     }
-}
-
-/// 25001 inside BEGIN ... COMMIT (PostgreSQL's PreventInTransactionBlock).
-/// A multi-statement query string is an implicit block PostgreSQL refuses
-/// too; sluice lets it run, which stays consistent because an abort of that
-/// block undoes the statement's file work like any other.
-fn prevent_transaction_block(session: &Session, what: &str) -> Result<()> {
-    if session.in_transaction_block() {
-        return Err(SqlError::new(
-            "25001",
-            format!("{what} cannot run inside a transaction block"),
-        ));
-    }
-    Ok(())
 }
 
 /// The `pg_database` row of `name`, as the statement's snapshot sees it.
@@ -356,7 +344,7 @@ pub fn createdb(
     stmt: &CreatedbStmt,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
-    prevent_transaction_block(session, "CREATE DATABASE")?;
+    session.prevent_transaction_block("CREATE DATABASE")?;
     let options = CreatedbOptions::parse(&stmt.options)?;
     options.check()?;
     lock_database_ddl(session)?;
@@ -448,10 +436,8 @@ fn copy_relations(session: &mut Session, from: Oid, to: Oid) -> Result<()> {
 
 /// DROP DATABASE [IF EXISTS] name [[WITH] (FORCE)].
 pub fn dropdb(session: &mut Session, stmt: &DropdbStmt, sink: &mut dyn QuerySink) -> Result<()> {
-    prevent_transaction_block(session, "DROP DATABASE")?;
-    // FORCE is PostgreSQL's only option. It would end the other sessions
-    // first; sluice cannot signal a session yet, so the wait below applies
-    // with or without it.
+    session.prevent_transaction_block("DROP DATABASE")?;
+    let mut force = false;
     for option in &stmt.options {
         let Some(NodeEnum::DefElem(def)) = option.node.as_ref() else { continue };
         if def.defname != "force" {
@@ -461,6 +447,7 @@ pub fn dropdb(session: &mut Session, stmt: &DropdbStmt, sink: &mut dyn QuerySink
             ))
             .at(position(def.location)));
         }
+        force = true;
     }
     lock_database_ddl(session)?;
     let Some(db) = find_database(session, &stmt.dbname)? else {
@@ -479,6 +466,9 @@ pub fn dropdb(session: &mut Session, stmt: &DropdbStmt, sink: &mut dyn QuerySink
     if db.oid == session.database() {
         return Err(SqlError::new("55006", "cannot drop the currently open database"));
     }
+    if force {
+        terminate_sessions(session, db.oid)?;
+    }
     let busy = wait_for_sessions(session, db.oid)?;
     if busy > 0 {
         return Err(SqlError::new(
@@ -495,6 +485,15 @@ pub fn dropdb(session: &mut Session, stmt: &DropdbStmt, sink: &mut dyn QuerySink
         let _ = database::drop_directory(engine, DEFAULTTABLESPACE_OID, oid);
     });
     sink.complete("DROP DATABASE")
+}
+
+/// WITH (FORCE): asks every other session on `db` to end, as
+/// pg_terminate_backend does (PostgreSQL's TerminateOtherDBBackends).
+fn terminate_sessions(session: &mut Session, db: Oid) -> Result<()> {
+    for pid in other_sessions(session, db)? {
+        session.parts()?.env.activity.signal(pid, Signal::Terminate);
+    }
+    Ok(())
 }
 
 /// Waits up to 5 seconds for the other sessions on `db` to go (they may be
