@@ -22,6 +22,16 @@
 //! `HEAP_XMAX_INVALID`). The functions here do not write the page: they return
 //! the hint bits that could be set, and the caller sets them when it holds the
 //! page exclusively (see `hints.rs`), because readers hold only a shared lock.
+//!
+//! # The last xid, remembered
+//!
+//! Until its hints are set, every row a bulk load wrote asks about the same
+//! inserter. A scan therefore keeps an [`XidCache`]: the last xid looked up, with
+//! its status and whether the scan's snapshot sees it (PostgreSQL's transam.c
+//! remembers one xid the same way). Only final answers are kept — committed or
+//! aborted, which never change, and visibility to a snapshot, which for a
+//! committed xid never changes either — so the cache is never stale; it lives
+//! as long as the one snapshot it answers for.
 
 use crate::common::htup::*;
 use crate::error::{AccessError, Result};
@@ -81,26 +91,63 @@ fn header(tuple: &[u8]) -> Result<HeapTupleHeader<&[u8]>> {
     HeapTupleHeader::new(tuple).map_err(AccessError::from)
 }
 
-/// The fate of a finished-or-not xid, with the hint bit it earns.
+/// The last xid a scan looked up and the final answers about it, for one
+/// snapshot (see the module doc).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct XidCache {
+    /// The xid, its status (committed or aborted) and whether the snapshot
+    /// sees it committed.
+    last: Option<(Xid, XidStatus, bool)>,
+}
+
+impl XidCache {
+    /// lookup -- the fate of `xid` and whether `ctx.snapshot` sees it committed.
+    /// `ctx` must be the same snapshot for every call on one cache.
+    fn lookup(&mut self, ctx: &VisibilityContext, xid: Xid) -> Result<(XidStatus, bool)> {
+        if let Some((cached, status, visible)) = self.last {
+            if cached == xid {
+                return Ok((status, visible));
+            }
+        }
+        let status = ctx.mgr.xid_status(xid)?;
+        let visible = status == XidStatus::Committed && ctx.mgr.xid_visible(xid, &ctx.snapshot)?;
+        if matches!(status, XidStatus::Committed | XidStatus::Aborted) {
+            self.last = Some((xid, status, visible));
+        }
+        Ok((status, visible))
+    }
+
+    /// Whether `xid`, known committed (its hint bit is set), committed before
+    /// `ctx.snapshot` was taken. Below the snapshot's xmin it had finished when
+    /// the snapshot was taken, so the hint settles it without a lookup.
+    fn committed_visible(&mut self, ctx: &VisibilityContext, xid: Xid) -> Result<bool> {
+        Ok(xid < ctx.snapshot.xmin || self.lookup(ctx, xid)?.1)
+    }
+}
+
+/// The fate of a finished-or-not xid, whether the snapshot sees it committed,
+/// and the hint bit it earns.
 fn resolve(
     ctx: &VisibilityContext,
+    xids: &mut XidCache,
     xid: Xid,
     committed_bit: u16,
     invalid_bit: u16,
-) -> Result<(XidStatus, u16)> {
-    let status = ctx.mgr.xid_status(xid)?;
+) -> Result<(XidStatus, bool, u16)> {
+    let (status, visible) = xids.lookup(ctx, xid)?;
     let hint = match status {
         XidStatus::Committed => committed_bit,
         XidStatus::Aborted => invalid_bit,
         _ => 0,
     };
-    Ok((status, hint))
+    Ok((status, visible, hint))
 }
 
-/// Whether the inserter is visible; `None` means "decided: invisible".
+/// Whether the inserter is visible.
 fn xmin_visible<B: AsRef<[u8]>>(
     hdr: &HeapTupleHeader<B>,
     ctx: &VisibilityContext,
+    xids: &mut XidCache,
     hints: &mut u16,
 ) -> Result<bool> {
     if hdr.xmin_invalid() && !hdr.xmin_committed() {
@@ -108,22 +155,32 @@ fn xmin_visible<B: AsRef<[u8]>>(
     }
     let xmin = hdr.xmin();
     if hdr.xmin_committed() {
-        return Ok(xmin < ctx.snapshot.xmin || ctx.mgr.xid_visible(xmin, &ctx.snapshot)?);
+        return xids.committed_visible(ctx, xmin);
     }
     if ctx.snapshot.is_own(xmin) {
         return Ok(cmin(hdr, &ctx.combocids) < ctx.snapshot.curcid);
     }
-    let (status, hint) = resolve(ctx, xmin, HEAP_XMIN_COMMITTED, HEAP_XMIN_INVALID)?;
+    let (_, visible, hint) = resolve(ctx, xids, xmin, HEAP_XMIN_COMMITTED, HEAP_XMIN_INVALID)?;
     *hints |= hint;
-    Ok(status == XidStatus::Committed && ctx.mgr.xid_visible(xmin, &ctx.snapshot)?)
+    Ok(visible)
 }
 
 /// satisfies_mvcc -- whether `tuple` is visible to `ctx.snapshot`. Returns the
 /// answer and the hint bits that may be set on the tuple.
 pub fn satisfies_mvcc(tuple: &[u8], ctx: &VisibilityContext) -> Result<(bool, u16)> {
+    satisfies_mvcc_cached(tuple, ctx, &mut XidCache::default())
+}
+
+/// satisfies_mvcc_cached -- [`satisfies_mvcc`] for one tuple of many checked
+/// under the same snapshot, remembering the last xid's answers in `xids`.
+pub fn satisfies_mvcc_cached(
+    tuple: &[u8],
+    ctx: &VisibilityContext,
+    xids: &mut XidCache,
+) -> Result<(bool, u16)> {
     let hdr = header(tuple)?;
     let mut hints = 0;
-    if !xmin_visible(&hdr, ctx, &mut hints)? {
+    if !xmin_visible(&hdr, ctx, xids, &mut hints)? {
         return Ok((false, hints));
     }
     if hdr.xmax_invalid() || !hdr.xmax().is_valid() || hdr.xmax_is_locked_only() {
@@ -131,17 +188,13 @@ pub fn satisfies_mvcc(tuple: &[u8], ctx: &VisibilityContext) -> Result<(bool, u1
     }
     let xmax = hdr.xmax();
     if hdr.xmax_committed() {
-        return Ok((
-            !(xmax < ctx.snapshot.xmin || ctx.mgr.xid_visible(xmax, &ctx.snapshot)?),
-            hints,
-        ));
+        return Ok((!xids.committed_visible(ctx, xmax)?, hints));
     }
     if ctx.snapshot.is_own(xmax) {
         return Ok((cmax(&hdr, &ctx.combocids) >= ctx.snapshot.curcid, hints));
     }
-    let (status, hint) = resolve(ctx, xmax, HEAP_XMAX_COMMITTED, HEAP_XMAX_INVALID)?;
+    let (_, deleted, hint) = resolve(ctx, xids, xmax, HEAP_XMAX_COMMITTED, HEAP_XMAX_INVALID)?;
     hints |= hint;
-    let deleted = status == XidStatus::Committed && ctx.mgr.xid_visible(xmax, &ctx.snapshot)?;
     Ok((!deleted, hints))
 }
 
@@ -156,6 +209,7 @@ pub fn satisfies_update(
     ctx: &VisibilityContext,
 ) -> Result<(UpdateStatus, u16)> {
     let hdr = header(tuple)?;
+    let xids = &mut XidCache::default();
     let mut hints = 0;
     if !hdr.xmin_committed() {
         if hdr.xmin_invalid() {
@@ -167,20 +221,22 @@ pub fn satisfies_update(
                 return Ok((UpdateStatus::Invisible, 0));
             }
         } else {
-            let (status, hint) = resolve(ctx, xmin, HEAP_XMIN_COMMITTED, HEAP_XMIN_INVALID)?;
+            let (status, _, hint) =
+                resolve(ctx, xids, xmin, HEAP_XMIN_COMMITTED, HEAP_XMIN_INVALID)?;
             hints |= hint;
             if status != XidStatus::Committed {
                 return Ok((UpdateStatus::Invisible, hints));
             }
         }
     }
-    Ok((xmax_update_status(&hdr, self_tid, ctx, &mut hints)?, hints))
+    Ok((xmax_update_status(&hdr, self_tid, ctx, xids, &mut hints)?, hints))
 }
 
 fn xmax_update_status<B: AsRef<[u8]>>(
     hdr: &HeapTupleHeader<B>,
     self_tid: ItemPointer,
     ctx: &VisibilityContext,
+    xids: &mut XidCache,
     hints: &mut u16,
 ) -> Result<UpdateStatus> {
     let xmax = hdr.xmax();
@@ -201,7 +257,7 @@ fn xmax_update_status<B: AsRef<[u8]>>(
             UpdateStatus::Invisible
         });
     }
-    let (status, hint) = resolve(ctx, xmax, HEAP_XMAX_COMMITTED, HEAP_XMAX_INVALID)?;
+    let (status, _, hint) = resolve(ctx, xids, xmax, HEAP_XMAX_COMMITTED, HEAP_XMAX_INVALID)?;
     if status == XidStatus::InProgress || status == XidStatus::SubCommitted {
         return Ok(UpdateStatus::BeingModified(xmax));
     }

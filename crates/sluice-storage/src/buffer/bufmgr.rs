@@ -2,7 +2,7 @@
 //! doc of `buffer` for the rules.
 
 use super::buf_table::BufTable;
-use super::freelist::{ClockHand, MAX_USAGE_COUNT};
+use super::freelist::{BufferAccessStrategy, ClockHand, MAX_USAGE_COUNT};
 use crate::error::{Result, StorageError};
 use crate::page::{set_checksum, verify_checksum, Page};
 use crate::smgr::Smgr;
@@ -164,7 +164,30 @@ impl BufferPool {
     /// read_buffer_mode -- as [`BufferPool::read_buffer`], choosing how a page
     /// not in the pool is filled.
     pub fn read_buffer_mode(&self, tag: BufferTag, mode: ReadMode) -> Result<Buffer<'_>> {
-        let id = self.pin_or_load(tag)?;
+        self.read_buffer_ext(tag, mode, None)
+    }
+
+    /// read_buffer_strategy -- as [`BufferPool::read_buffer`], for one page of a
+    /// bulk read: a page not in the pool goes into `strategy`'s ring, and a hit
+    /// does not make the page look popular (see `freelist.rs`).
+    pub fn read_buffer_strategy(
+        &self,
+        tag: BufferTag,
+        strategy: &mut BufferAccessStrategy,
+    ) -> Result<Buffer<'_>> {
+        self.read_buffer_ext(tag, ReadMode::Normal, Some(strategy))
+    }
+
+    /// read_buffer_ext -- pins `tag`, filling a frame for it as `mode` says if it
+    /// is not in the pool; with a strategy, as that strategy says (PostgreSQL's
+    /// ReadBufferExtended).
+    fn read_buffer_ext(
+        &self,
+        tag: BufferTag,
+        mode: ReadMode,
+        strategy: Option<&mut BufferAccessStrategy>,
+    ) -> Result<Buffer<'_>> {
+        let id = self.pin_or_load(tag, strategy)?;
         let buffer = Buffer { pool: self, id, tag };
         self.ensure_valid(id, tag, mode)?;
         Ok(buffer)
@@ -192,19 +215,29 @@ impl BufferPool {
 
     /// Finds or assigns the frame for `tag` and returns it pinned. The page in it
     /// may not be valid yet; `ensure_valid` takes care of that.
-    fn pin_or_load(&self, tag: BufferTag) -> Result<usize> {
+    fn pin_or_load(
+        &self,
+        tag: BufferTag,
+        mut strategy: Option<&mut BufferAccessStrategy>,
+    ) -> Result<usize> {
         let partition = BufTable::partition_of(&tag);
         loop {
-            if let Some(id) = self.pin_existing(tag, partition) {
+            if let Some(id) = self.pin_existing(tag, partition, strategy.is_some()) {
                 self.hits.fetch_add(1, Ordering::Relaxed);
                 return Ok(id);
             }
-            let victim = self.take_victim()?;
+            let victim = match strategy.as_deref_mut() {
+                Some(ring) => self.ring_victim(ring)?,
+                None => self.take_victim()?,
+            };
             if let Err(e) = self.flush_frame(victim) {
                 self.unpin(victim);
                 return Err(e);
             }
             if self.retag(victim, tag, partition) {
+                if let Some(ring) = strategy.as_deref_mut() {
+                    ring.remember(victim);
+                }
                 return Ok(victim);
             }
             // Someone pinned or dirtied the victim meanwhile, or loaded our page
@@ -213,14 +246,53 @@ impl BufferPool {
         }
     }
 
-    /// Pins the frame holding `tag`, if there is one.
-    fn pin_existing(&self, tag: BufferTag, partition: usize) -> Option<usize> {
+    /// Pins the frame holding `tag`, if there is one. A bulk read (`bulk`) only
+    /// lifts a zero usage count to one, so that a scan of a big table does not
+    /// make all of it look popular.
+    fn pin_existing(&self, tag: BufferTag, partition: usize, bulk: bool) -> Option<usize> {
         let map = self.table.lock(partition);
         let id = *map.get(&tag)?;
         let mut header = self.descs[id].header.lock();
         header.refcount += 1;
-        header.usage = (header.usage + 1).min(MAX_USAGE_COUNT);
+        header.usage =
+            if bulk { header.usage.max(1) } else { (header.usage + 1).min(MAX_USAGE_COUNT) };
         Some(id)
+    }
+
+    /// ring_victim -- the next frame of `ring`, pinned once, if nobody pinned or
+    /// used it since the ring last did and writing it needs no WAL flush;
+    /// otherwise a frame from the clock sweep (which `pin_or_load` then puts in
+    /// the ring's slot).
+    fn ring_victim(&self, ring: &mut BufferAccessStrategy) -> Result<usize> {
+        if let Some(id) = ring.advance() {
+            let reusable = {
+                let mut header = self.descs[id].header.lock();
+                let reusable = header.refcount == 0 && header.usage <= 1;
+                if reusable {
+                    header.refcount = 1;
+                }
+                reusable
+            };
+            if reusable && !self.needs_wal_flush(id) {
+                return Ok(id);
+            }
+            if reusable {
+                self.unpin(id);
+            }
+            ring.forget();
+        }
+        self.take_victim()
+    }
+
+    /// Whether writing the page in pinned frame `id` would first have to flush
+    /// WAL: it is dirty, and its LSN is past what is already on disk.
+    fn needs_wal_flush(&self, id: usize) -> bool {
+        let Some(wal) = self.wal.get() else { return false };
+        let desc = &self.descs[id];
+        // Header first and released: the content lock is taken before the
+        // header's everywhere else, never while holding it.
+        let dirty = desc.header.lock().dirty;
+        dirty && desc.content.read().lsn() > wal.flushed_lsn()
     }
 
     /// Runs the clock sweep until it finds an unpinned frame with usage zero, and

@@ -8,7 +8,8 @@
 //! clock-sweep replacement, dirty and valid flags, and a content lock (a
 //! reader-writer lock around the page bytes). A partitioned hash table maps tags to
 //! frames (`buf_table.rs`). A page that is not in the pool is read into a victim
-//! frame chosen by the clock sweep (`freelist.rs`).
+//! frame chosen by the clock sweep, or, for a bulk read of a big table, recycled
+//! from that scan's small private ring of frames (`freelist.rs`).
 //!
 //! # Rules (PostgreSQL's `storage/buffer/README`, adapted)
 //!
@@ -30,14 +31,16 @@
 //! * **I/O** happens under the frame's exclusive content lock: a backend that finds a
 //!   frame whose page is not valid yet waits for that lock and then sees the page.
 //!
-//! Lock order: partition lock(s), lower index first → descriptor header. The
-//! content lock is never taken while holding a partition lock.
+//! Lock order: partition lock(s), lower index first → descriptor header, and
+//! content lock → descriptor header. The content lock is never taken while
+//! holding a partition lock or a descriptor header.
 
 mod buf_table;
 mod bufmgr;
 mod freelist;
 
 pub use bufmgr::{Buffer, BufferPool, BufferPoolStats, BufferTag, BufferWriteGuard, ReadMode};
+pub use freelist::BufferAccessStrategy;
 
 #[cfg(test)]
 mod tests;

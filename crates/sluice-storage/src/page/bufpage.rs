@@ -91,6 +91,7 @@ impl Page {
     }
 
     /// The raw bytes.
+    #[inline]
     pub fn as_bytes(&self) -> &[u8; BLCKSZ] {
         &self.bytes
     }
@@ -101,10 +102,12 @@ impl Page {
     }
 
     /// Whether the page was never initialised (all header fields zero).
+    #[inline]
     pub fn is_new(&self) -> bool {
         self.upper() == 0
     }
 
+    #[inline]
     fn u16_at(&self, off: usize) -> u16 {
         u16::from_le_bytes([self.bytes[off], self.bytes[off + 1]])
     }
@@ -114,6 +117,7 @@ impl Page {
     }
 
     /// End LSN of the last WAL record that changed this page.
+    #[inline]
     pub fn lsn(&self) -> Lsn {
         Lsn(u64::from_le_bytes(self.bytes[0..8].try_into().expect("8 bytes")))
     }
@@ -146,16 +150,19 @@ impl Page {
     }
 
     /// End of the line pointer array.
+    #[inline]
     pub fn lower(&self) -> usize {
         self.u16_at(12) as usize
     }
 
     /// Start of item storage.
+    #[inline]
     pub fn upper(&self) -> usize {
         self.u16_at(14) as usize
     }
 
     /// Start of the special space.
+    #[inline]
     pub fn special(&self) -> usize {
         self.u16_at(16) as usize
     }
@@ -201,15 +208,18 @@ impl Page {
     }
 
     /// Number of line pointers (PostgreSQL's PageGetMaxOffsetNumber).
+    #[inline]
     pub fn max_offset(&self) -> OffsetNumber {
         (self.lower().saturating_sub(HEADER_SIZE) / ITEM_ID_SIZE) as OffsetNumber
     }
 
+    #[inline]
     fn item_id_pos(off: OffsetNumber) -> usize {
         HEADER_SIZE + (off as usize - 1) * ITEM_ID_SIZE
     }
 
     /// The line pointer `off` (1-based). The caller checks `off <= max_offset()`.
+    #[inline]
     pub fn item_id(&self, off: OffsetNumber) -> ItemId {
         let pos = Page::item_id_pos(off);
         ItemId(u32::from_le_bytes(self.bytes[pos..pos + 4].try_into().expect("4 bytes")))
@@ -223,6 +233,7 @@ impl Page {
 
     /// The bytes of the item that normal line pointer `off` points at, or `None`
     /// for a missing or non-normal pointer or one pointing outside item storage.
+    #[inline]
     pub fn item(&self, off: OffsetNumber) -> Option<&[u8]> {
         let range = self.item_range(off)?;
         Some(&self.bytes[range])
@@ -234,7 +245,10 @@ impl Page {
         Some(&mut self.bytes[range])
     }
 
-    fn item_range(&self, off: OffsetNumber) -> Option<std::ops::Range<usize>> {
+    /// Where in the page the item of normal line pointer `off` lies, under the
+    /// same rules as [`Page::item`].
+    #[inline]
+    pub fn item_range(&self, off: OffsetNumber) -> Option<std::ops::Range<usize>> {
         if off < FIRST_OFFSET || off > self.max_offset() {
             return None;
         }
