@@ -278,10 +278,12 @@ fn posix_offset_name(seconds_west: i64) -> String {
     }
 }
 
-/// PostgreSQL's encoding names, in its spelling; `clean_encoding_name` forms
-/// (lowercase, only letters and digits) of these and the aliases below are
-/// what input is matched against.
-const ENCODINGS: &[&str] = &[
+/// PostgreSQL's encoding names, in its spelling and in its numbering (`pg_enc`:
+/// the index is `pg_database.encoding`; the first [`SERVER_ENCODING_COUNT`]
+/// can be server encodings). [`canonical_encoding`] matches input against
+/// their cleaned forms (lowercase, only letters and digits) and the aliases
+/// below.
+pub const ENCODINGS: &[&str] = &[
     "SQL_ASCII",
     "EUC_JP",
     "EUC_CN",
@@ -353,12 +355,15 @@ const ENCODING_ALIASES: &[(&str, &str)] = &[
     ("cp932", "SJIS"),
 ];
 
+/// How many of [`ENCODINGS`] may be server encodings (up to KOI8U).
+pub const SERVER_ENCODING_COUNT: usize = 35;
+
 /// The server encoding: sluice stores text as UTF-8 only.
 pub const SERVER_ENCODING: &str = "UTF8";
 
 /// canonical_encoding -- PostgreSQL's name for an encoding given in any
 /// spelling it accepts (`utf-8`, `Unicode`, `latin1`), or None.
-pub(crate) fn canonical_encoding(name: &str) -> Option<&'static str> {
+pub fn canonical_encoding(name: &str) -> Option<&'static str> {
     let clean: String =
         name.chars().filter(char::is_ascii_alphanumeric).map(|c| c.to_ascii_lowercase()).collect();
     let matches = |e: &&str| {

@@ -78,7 +78,10 @@ mod views;
 pub use conffile::ConfigItem;
 pub use error::{FileOutcome, GucError, InvalidValue, Result};
 pub use global::{ConfigOptions, GlobalConfig, ReloadReport, ServerIdentity};
-pub use hooks::{CheckHook, HookContext, HookError, ShowHook, SERVER_ENCODING};
+pub use hooks::{
+    canonical_encoding, CheckHook, HookContext, HookError, ShowHook, ENCODINGS, SERVER_ENCODING,
+    SERVER_ENCODING_COUNT,
+};
 pub use session::{Action, NestLevel, SessionSettings};
 pub use settings::Settings;
 pub use source::Source;

@@ -5,7 +5,8 @@
 //! * [`catalog`] — the system catalogs as heap tables, bootstrap, relation lookup.
 //! * [`expr`] — typed expressions: analysis from parse trees, coercion, evaluation.
 //! * `executor` — planning and running SELECT/INSERT/UPDATE/DELETE.
-//! * `commands` — utility statements: transactions, SET/SHOW, CREATE/DROP TABLE.
+//! * `commands` — utility statements: transactions, SET/SHOW/ALTER SYSTEM,
+//!   CREATE/DROP TABLE, sequences, databases, COPY, LOCK.
 //! * [`session`] — a client session and its transaction block state machine.
 
 pub mod activity;

@@ -45,43 +45,8 @@ use std::time::{Duration, Instant};
 const UTF8: i32 = 6;
 
 /// PostgreSQL's server encodings, by number (pg_enc), for option checks.
-const SERVER_ENCODINGS: [&str; 35] = [
-    "SQL_ASCII",
-    "EUC_JP",
-    "EUC_CN",
-    "EUC_KR",
-    "EUC_TW",
-    "EUC_JIS_2004",
-    "UTF8",
-    "MULE_INTERNAL",
-    "LATIN1",
-    "LATIN2",
-    "LATIN3",
-    "LATIN4",
-    "LATIN5",
-    "LATIN6",
-    "LATIN7",
-    "LATIN8",
-    "LATIN9",
-    "LATIN10",
-    "WIN1256",
-    "WIN1258",
-    "WIN866",
-    "WIN874",
-    "KOI8R",
-    "WIN1251",
-    "WIN1252",
-    "ISO_8859_5",
-    "ISO_8859_6",
-    "ISO_8859_7",
-    "ISO_8859_8",
-    "WIN1250",
-    "WIN1253",
-    "WIN1254",
-    "WIN1255",
-    "WIN1257",
-    "KOI8U",
-];
+const SERVER_ENCODINGS: &[&str] =
+    sluice_guc::ENCODINGS.split_at(sluice_guc::SERVER_ENCODING_COUNT).0;
 
 /// How long DROP DATABASE waits for sessions to go (PostgreSQL: 5 seconds).
 const BUSY_WAIT: Duration = Duration::from_secs(5);

@@ -1,7 +1,7 @@
 //! SET, RESET, SHOW and ALTER SYSTEM (PostgreSQL's `commands/variable.c` and
 //! the GUC entry points in `guc.c`), on top of `sluice-guc`.
 
-use super::node_str;
+use super::{node_str, quote_identifier};
 use crate::error::{Result, SqlError};
 use crate::session::Session;
 use crate::sink::{OutputColumn, QuerySink};
@@ -113,17 +113,6 @@ fn set_transaction(session: &mut Session, stmt: &VariableSetStmt) -> Result<()> 
         }
     }
     Ok(())
-}
-
-/// Quotes an identifier for list settings such as search_path.
-fn quote_identifier(ident: &str) -> String {
-    let plain = ident.chars().next().is_some_and(|c| c.is_ascii_lowercase() || c == '_')
-        && ident.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-    if plain {
-        ident.to_string()
-    } else {
-        format!("\"{}\"", ident.replace('"', "\"\""))
-    }
 }
 
 /// The columns SHOW returns (for Describe): `name, setting, description` for

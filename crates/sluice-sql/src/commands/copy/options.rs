@@ -277,70 +277,13 @@ fn column_list(def: &DefElem) -> Result<Vec<String>> {
     }
 }
 
-/// PostgreSQL's encoding names, for telling an unsupported encoding from a
-/// misspelt one.
-const POSTGRES_ENCODINGS: &[&str] = &[
-    "SQL_ASCII",
-    "EUC_JP",
-    "EUC_CN",
-    "EUC_KR",
-    "EUC_TW",
-    "EUC_JIS_2004",
-    "UTF8",
-    "MULE_INTERNAL",
-    "LATIN1",
-    "LATIN2",
-    "LATIN3",
-    "LATIN4",
-    "LATIN5",
-    "LATIN6",
-    "LATIN7",
-    "LATIN8",
-    "LATIN9",
-    "LATIN10",
-    "WIN1256",
-    "WIN1258",
-    "WIN866",
-    "WIN874",
-    "KOI8R",
-    "WIN1251",
-    "WIN1252",
-    "ISO_8859_5",
-    "ISO_8859_6",
-    "ISO_8859_7",
-    "ISO_8859_8",
-    "WIN1250",
-    "WIN1253",
-    "WIN1254",
-    "WIN1255",
-    "WIN1257",
-    "KOI8U",
-    "SJIS",
-    "BIG5",
-    "GBK",
-    "UHC",
-    "GB18030",
-    "JOHAB",
-    "SHIFT_JIS_2004",
-];
-
-/// An encoding name as PostgreSQL compares them: letters and digits only,
-/// lower case (`UTF-8` is `utf8`).
-fn clean_encoding_name(name: &str) -> String {
-    name.chars().filter(char::is_ascii_alphanumeric).map(|c| c.to_ascii_lowercase()).collect()
-}
-
 /// encoding -- ENCODING's value. UTF8 (and SQL_ASCII) and LATIN1 are read
 /// and written; PostgreSQL's other encodings fail like a missing conversion.
 fn encoding(def: &DefElem) -> Result<Encoding> {
     let name = option_string(def)?;
-    let clean = clean_encoding_name(&name);
-    match clean.as_str() {
-        "utf8" | "unicode" | "sqlascii" => return Ok(Encoding::Utf8),
-        "latin1" | "iso88591" => return Ok(Encoding::Latin1),
-        _ => {}
-    }
-    match POSTGRES_ENCODINGS.iter().find(|e| clean_encoding_name(e) == clean) {
+    match sluice_guc::canonical_encoding(&name) {
+        Some("UTF8" | "SQL_ASCII") => Ok(Encoding::Utf8),
+        Some("LATIN1") => Ok(Encoding::Latin1),
         Some(canonical) => Err(SqlError::new(
             "42883",
             format!("default conversion function for encoding \"{canonical}\" to \"UTF8\" does not exist"),
