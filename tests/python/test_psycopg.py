@@ -14,6 +14,7 @@ import datetime
 import decimal
 import os
 import sys
+import time
 import unittest
 
 import psycopg
@@ -119,6 +120,33 @@ class PsycopgTest(unittest.TestCase):
                 conn.execute("SELECT 1")
             conn.rollback()
             self.assertEqual(conn.execute("SELECT 2").fetchone(), (2,))
+
+
+class SessionEndTest(unittest.TestCase):
+    """Timeouts that end the session arrive as FATAL errors with their SQLSTATE."""
+
+    def test_transaction_timeout_ends_a_lock_wait(self):
+        with connect(autocommit=True) as holder:
+            holder.execute("DROP TABLE IF EXISTS tt_lock")
+            holder.execute("CREATE TABLE tt_lock (id int)")
+            holder.execute("BEGIN")
+            holder.execute("LOCK TABLE tt_lock")
+            conn = connect(autocommit=True)
+            conn.execute("SET transaction_timeout = '200ms'")
+            conn.execute("BEGIN")
+            with self.assertRaises(errors.TransactionTimeout) as caught:
+                conn.execute("LOCK TABLE tt_lock")
+            self.assertEqual(caught.exception.sqlstate, "25P04")
+            self.assertTrue(conn.closed)
+            holder.execute("ROLLBACK")
+
+    def test_idle_in_transaction_timeout(self):
+        conn = connect(autocommit=True)
+        conn.execute("SET idle_in_transaction_session_timeout = '200ms'")
+        conn.execute("BEGIN")
+        time.sleep(0.5)
+        with self.assertRaises(errors.IdleInTransactionSessionTimeout):
+            conn.execute("SELECT 1")
 
 
 def insert_loop(count):
