@@ -6,7 +6,8 @@
 //! * [`smgr`] — relation forks as 1 GB segment files of pages under the data
 //!   directory; positional I/O; fsync at checkpoints.
 //! * [`buffer`] — the buffer pool: `shared_buffers` worth of page frames, pinning,
-//!   content locks, clock-sweep replacement, and the WAL-before-data rule.
+//!   content locks, clock-sweep replacement, rings for bulk reads, and the
+//!   WAL-before-data rule.
 //!
 //! The WAL itself lives in `sluice-wal`; this crate only asks it to flush before a
 //! dirty page is written.
