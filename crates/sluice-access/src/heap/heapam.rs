@@ -230,8 +230,7 @@ fn check_target(
     tid: ItemPointer,
     txn: &mut Transaction,
 ) -> Result<TmResult<Option<Xid>>> {
-    let snapshot = txn.snapshot();
-    let ctx = VisibilityContext { snapshot, mgr: engine.txns(), combocids: txn.combocids() };
+    let ctx = VisibilityContext::for_transaction(txn, engine.txns());
     let item = page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
     let ctid = HeapTupleHeader::new(item)?.ctid();
     let (status, hints) = satisfies_update(item, tid, &ctx)?;

@@ -36,7 +36,7 @@
 use crate::common::htup::*;
 use crate::error::{AccessError, Result};
 use sluice_common::{ItemPointer, Xid};
-use sluice_txn::{ComboCids, CommandId, Snapshot, TransactionManager, XidStatus};
+use sluice_txn::{ComboCids, CommandId, Snapshot, Transaction, TransactionManager, XidStatus};
 use std::sync::Arc;
 
 /// What a visibility check needs: the snapshot, the manager that knows every
@@ -49,6 +49,14 @@ pub struct VisibilityContext<'a> {
     pub mgr: &'a TransactionManager,
     /// The asking transaction's combo ids.
     pub combocids: Arc<ComboCids>,
+}
+
+impl<'a> VisibilityContext<'a> {
+    /// for_transaction -- how `txn`'s current statement sees rows: its
+    /// snapshot (taken now if the statement has none yet) and its combo ids.
+    pub fn for_transaction(txn: &mut Transaction, mgr: &'a TransactionManager) -> Self {
+        VisibilityContext { snapshot: txn.snapshot(), mgr, combocids: txn.combocids() }
+    }
 }
 
 /// The outcome of checking whether a tuple may be updated, deleted or locked

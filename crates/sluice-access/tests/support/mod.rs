@@ -84,8 +84,7 @@ pub fn scan(
     rel: &HeapRelation,
     txn: &mut Transaction,
 ) -> Vec<(ItemPointer, (i64, String, String))> {
-    let snapshot = txn.snapshot();
-    let ctx = VisibilityContext { snapshot, mgr: engine.txns(), combocids: txn.combocids() };
+    let ctx = VisibilityContext::for_transaction(txn, engine.txns());
     let mut scan = HeapScan::begin(engine, rel, ctx).expect("scan");
     let mut rows = Vec::new();
     while let Some((tid, tuple)) = scan.next_tuple().expect("next") {

@@ -52,11 +52,7 @@ pub fn scan(
     txn: &mut Transaction,
     keep: impl FnMut(&[Datum]) -> bool,
 ) -> Result<Vec<(ItemPointer, Vec<Datum>)>> {
-    let ctx = VisibilityContext {
-        snapshot: txn.snapshot(),
-        mgr: engine.txns(),
-        combocids: txn.combocids(),
-    };
+    let ctx = VisibilityContext::for_transaction(txn, engine.txns());
     scan_as(engine, db, def, &ctx, keep)
 }
 

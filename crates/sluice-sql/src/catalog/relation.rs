@@ -103,7 +103,7 @@ pub fn lookup(
     namespaces: &[Oid],
     name: &str,
 ) -> Result<Option<RelationDesc>> {
-    lookup_as(engine, db, &snapshot_of(engine, txn), namespaces, name)
+    lookup_as(engine, db, &VisibilityContext::for_transaction(txn, engine.txns()), namespaces, name)
 }
 
 /// lookup_as -- like [`lookup`], under an already taken snapshot.
@@ -138,7 +138,7 @@ pub fn find(
     namespaces: &[Oid],
     name: &str,
 ) -> Result<Option<RelationId>> {
-    find_as(engine, db, &snapshot_of(engine, txn), namespaces, name)
+    find_as(engine, db, &VisibilityContext::for_transaction(txn, engine.txns()), namespaces, name)
 }
 
 /// find_by_oid -- like [`find_by_oid_as`], as `txn` sees the catalogs.
@@ -148,7 +148,7 @@ pub fn find_by_oid(
     txn: &mut Transaction,
     oid: Oid,
 ) -> Result<Option<RelationId>> {
-    find_by_oid_as(engine, db, &snapshot_of(engine, txn), oid)
+    find_by_oid_as(engine, db, &VisibilityContext::for_transaction(txn, engine.txns()), oid)
 }
 
 /// attnum_of -- the number of relation `relid`'s live column `name`.
@@ -159,7 +159,7 @@ pub fn attnum_of(
     relid: Oid,
     name: &str,
 ) -> Result<Option<i16>> {
-    attnum_as(engine, db, &snapshot_of(engine, txn), relid, name)
+    attnum_as(engine, db, &VisibilityContext::for_transaction(txn, engine.txns()), relid, name)
 }
 
 /// attnum_as -- like [`attnum_of`], under an already taken snapshot.
@@ -177,10 +177,6 @@ pub fn attnum_as(
         Datum::Int2(n) => Some(n),
         _ => None,
     }))
-}
-
-fn snapshot_of<'t>(engine: &'t Engine, txn: &mut Transaction) -> VisibilityContext<'t> {
-    VisibilityContext { snapshot: txn.snapshot(), mgr: engine.txns(), combocids: txn.combocids() }
 }
 
 /// A relation's identity as its `pg_class` row records it, without its

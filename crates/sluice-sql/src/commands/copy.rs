@@ -249,11 +249,7 @@ fn check_freeze(parts: &mut ExecParts, rel: &RelationDesc) -> Result<()> {
 /// The inserting transaction of the `pg_class` row of relation `oid`
 /// visible to the statement.
 fn pg_class_xmin(parts: &mut ExecParts, oid: sluice_common::Oid) -> Result<Option<Xid>> {
-    let ctx = VisibilityContext {
-        snapshot: parts.txn.snapshot(),
-        mgr: parts.engine.txns(),
-        combocids: parts.txn.combocids(),
-    };
+    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
     let locator = catalog_locator(&PG_CLASS, parts.env.database);
     let types = PG_CLASS.types();
     let desc = tuple_desc(&types);
@@ -404,11 +400,7 @@ fn copy_table_to(
     let plan = Plan::SeqScan { rel: Box::new(rel), needed: Some(needed) };
     let dest = open_dest(stmt, sink, &options, columns.len())?;
     let ExecParts { engine, txn, env } = parts;
-    let ctx = VisibilityContext {
-        snapshot: txn.snapshot(),
-        mgr: engine.txns(),
-        combocids: txn.combocids(),
-    };
+    let ctx = VisibilityContext::for_transaction(txn, engine.txns());
     let mut host = ExecHost::new(env, Vec::new(), ctx.clone());
     let mut writer = RowWriter::start(options, force_quote, &names, host_context(&host), dest)?;
     let mut rows = plan::open(&plan, engine, &ctx)?;
@@ -441,11 +433,7 @@ fn copy_select_to(
     let force_quote = query_force_quote(&options, &names)?;
     let dest = open_dest(stmt, sink, &options, names.len())?;
     let ExecParts { engine, txn, env } = parts;
-    let ctx = VisibilityContext {
-        snapshot: txn.snapshot(),
-        mgr: engine.txns(),
-        combocids: txn.combocids(),
-    };
+    let ctx = VisibilityContext::for_transaction(txn, engine.txns());
     let mut host = ExecHost::new(env, Vec::new(), ctx.clone());
     let mut writer = RowWriter::start(options, force_quote, &names, host_context(&host), dest)?;
     let mut rows = plan::open(&planned.plan, engine, &ctx)?;
@@ -475,11 +463,7 @@ fn copy_modify_to(
     let dest = open_dest(stmt, sink, &options, names.len())?;
     let context = {
         let ExecParts { engine, txn, env } = &mut *parts;
-        let ctx = VisibilityContext {
-            snapshot: txn.snapshot(),
-            mgr: engine.txns(),
-            combocids: txn.combocids(),
-        };
+        let ctx = VisibilityContext::for_transaction(txn, engine.txns());
         host_context(&ExecHost::new(env, Vec::new(), ctx))
     };
     let mut rows = RowsOut(RowWriter::start(options, force_quote, &names, context, dest)?);

@@ -34,11 +34,7 @@ pub fn run(
         NodeEnum::SelectStmt(select) => {
             let planned = select::plan_select(&mut parts, select, &mut param_types)?;
             sink.columns(&planned.columns)?;
-            let ctx = VisibilityContext {
-                snapshot: parts.txn.snapshot(),
-                mgr: parts.engine.txns(),
-                combocids: parts.txn.combocids(),
-            };
+            let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
             let mut host = ExecHost::new(&mut parts.env, params.to_vec(), ctx.clone());
             let mut source = plan::open(&planned.plan, parts.engine, &ctx)?;
             let mut count = 0u64;

@@ -171,11 +171,7 @@ pub fn insert(
     let Some(params) = params else { return Ok(()) };
     let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
     let ExecParts { engine, txn, env } = parts;
-    let ctx = VisibilityContext {
-        snapshot: txn.snapshot(),
-        mgr: engine.txns(),
-        combocids: txn.combocids(),
-    };
+    let ctx = VisibilityContext::for_transaction(txn, engine.txns());
     let mut host = ExecHost::new(env, params, ctx.clone());
     let mut source = super::plan::open(&plan, engine, &ctx)?;
     let mut count = 0u64;
@@ -438,11 +434,7 @@ fn for_each_match(
 ) -> Result<()> {
     let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
     let ExecParts { engine, txn, env } = parts;
-    let ctx = VisibilityContext {
-        snapshot: txn.snapshot(),
-        mgr: engine.txns(),
-        combocids: txn.combocids(),
-    };
+    let ctx = VisibilityContext::for_transaction(txn, engine.txns());
     let mut host = ExecHost::new(env, params, ctx.clone());
     host.install(registry);
     let interrupts = host.interrupts();

@@ -107,11 +107,7 @@ pub(crate) fn insert_rows(
     let rel = target.rel;
     let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
     let ExecParts { engine, txn, env } = parts;
-    let ctx = VisibilityContext {
-        snapshot: txn.snapshot(),
-        mgr: engine.txns(),
-        combocids: txn.combocids(),
-    };
+    let ctx = VisibilityContext::for_transaction(txn, engine.txns());
     let mut host = ExecHost::new(env, Vec::new(), ctx);
     let mut row = vec![Datum::Null; rel.columns.len()];
     let mut count = 0u64;
