@@ -25,6 +25,19 @@ pub enum AccessError {
     Lock(sluice_txn::lmgr::LockError),
     /// An internal invariant failed ("can't happen"; SQLSTATE XX000).
     Internal(String),
+    /// A unique index already holds a live entry with the same key; the caller
+    /// names the index and the key in the message.
+    UniqueViolation,
+    /// Building a unique index found two live rows with this key (stored
+    /// values; the caller renders them).
+    DuplicateKey(Vec<Option<Vec<u8>>>),
+    /// An index entry is larger than a third of a page (the B-tree's limit).
+    IndexRowTooBig {
+        /// The entry's MAXALIGNed size.
+        size: usize,
+        /// The largest entry the B-tree accepts.
+        max: usize,
+    },
 }
 
 /// Result alias for the access layer.
@@ -43,6 +56,8 @@ impl AccessError {
             AccessError::Interrupted => "57014",
             AccessError::Lock(e) => e.sqlstate(),
             AccessError::Internal(_) => "XX000",
+            AccessError::UniqueViolation | AccessError::DuplicateKey(_) => "23505",
+            AccessError::IndexRowTooBig { .. } => "54000",
         }
     }
 }
@@ -61,6 +76,13 @@ impl fmt::Display for AccessError {
             AccessError::Interrupted => write!(f, "canceling statement due to user request"),
             AccessError::Lock(e) => write!(f, "{e}"),
             AccessError::Internal(msg) => write!(f, "{msg}"),
+            AccessError::UniqueViolation => {
+                write!(f, "duplicate key value violates unique constraint")
+            }
+            AccessError::DuplicateKey(_) => write!(f, "could not create unique index"),
+            AccessError::IndexRowTooBig { size, max } => {
+                write!(f, "index row size {size} exceeds btree version 4 maximum {max}")
+            }
         }
     }
 }

@@ -5,6 +5,9 @@
 //! * [`common`] — the tuple format shared by access methods (`access/common`).
 //! * [`heap`] — the heap access method (`access/heap`): insert, update, delete,
 //!   scans, MVCC visibility, hint bits, WAL records and redo.
+//! * [`nbtree`] — the B-tree access method (`access/nbtree`): Lehman–Yao
+//!   search, inserts with unique checks, splits, bottom-up builds, scans,
+//!   WAL records and redo.
 //! * [`engine`] — startup (bootstrap or recovery), checkpoints, the
 //!   checkpointer and WAL writer threads, OID allocation, relation creation.
 //! * [`database`] — database directories: CREATE DATABASE's WAL-logged copy,
@@ -25,6 +28,7 @@ pub mod database;
 pub mod engine;
 mod error;
 pub mod heap;
+pub mod nbtree;
 mod recovery;
 pub mod sequence;
 pub mod xlog_records;

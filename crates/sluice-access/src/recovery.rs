@@ -25,6 +25,7 @@
 use crate::database;
 use crate::error::{AccessError, Result};
 use crate::heap;
+use crate::nbtree;
 use crate::sequence;
 use crate::xlog_records::*;
 use sluice_common::{Oid, RmgrId, Xid};
@@ -116,9 +117,7 @@ fn apply(
         RmgrId::Heap => heap::xlog::redo(pool, record)?,
         RmgrId::Sequence => sequence::xlog::redo(pool, record)?,
         RmgrId::Database => database::redo(pool, data_dir, record)?,
-        RmgrId::Btree => {
-            return Err(AccessError::Corrupt("B-tree WAL records are not supported yet".into()))
-        }
+        RmgrId::Btree => nbtree::xlog::redo(pool, record)?,
     }
     Ok(None)
 }

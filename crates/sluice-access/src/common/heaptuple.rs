@@ -116,7 +116,14 @@ fn check_arity(desc: &TupleDesc, values: &[Option<&[u8]>]) {
 pub fn compute_tuple_size(desc: &TupleDesc, values: &[Option<&[u8]>]) -> usize {
     check_arity(desc, values);
     let has_nulls = values.iter().any(Option::is_none);
-    let mut off = compute_hoff(desc.natts(), has_nulls);
+    data_end(desc, values, compute_hoff(desc.natts(), has_nulls))
+}
+
+/// data_end -- where a data area holding `values` ends if it starts at `start`
+/// (offsets count from the start of the tuple, whose alignment they assume).
+/// Shared with index tuples, which lay out their data the same way.
+pub(crate) fn data_end(desc: &TupleDesc, values: &[Option<&[u8]>], start: usize) -> usize {
+    let mut off = start;
     for (attr, value) in desc.attrs.iter().zip(values) {
         if let Some(value) = value {
             let (start, len) = place(attr, value, off);
@@ -142,23 +149,55 @@ pub fn form_tuple(desc: &TupleDesc, values: &[Option<&[u8]>]) -> Vec<u8> {
     let has_nulls = values.iter().any(Option::is_none);
     let hoff = compute_hoff(desc.natts(), has_nulls);
     let mut infomask = if has_nulls { HEAP_HASNULL } else { 0 };
-    let mut off = hoff;
-    for (i, (attr, value)) in desc.attrs.iter().zip(values).enumerate() {
-        let Some(value) = value else { continue };
-        if has_nulls {
-            tuple[SIZEOF_HEAP_TUPLE_HEADER + i / 8] |= 1 << (i % 8);
-        }
-        if attr.is_varlena() {
-            infomask |= HEAP_HASVARWIDTH;
-        }
-        off = write_attr(&mut tuple, attr, value, off);
+    let bitmap = has_nulls.then_some(SIZEOF_HEAP_TUPLE_HEADER);
+    if fill_data(&mut tuple, desc, values, bitmap, hoff) {
+        infomask |= HEAP_HASVARWIDTH;
     }
-    debug_assert_eq!(off, tuple.len(), "compute_tuple_size and form_tuple disagree");
     let mut header = HeapTupleHeader::new(&mut tuple[..]).expect("tuple holds its header");
     header.set_natts(desc.natts());
     header.set_infomask(infomask);
     header.set_hoff(hoff as u8);
     tuple
+}
+
+/// fill_data -- writes the non-NULL `values` into the zeroed, correctly sized
+/// `tuple` from offset `start` on, setting their bits in the null bitmap at
+/// `bitmap` if there is one. Returns whether any value is a varlena (the
+/// HASVARWIDTH flags of heap and index tuples).
+pub(crate) fn fill_data(
+    tuple: &mut [u8],
+    desc: &TupleDesc,
+    values: &[Option<&[u8]>],
+    bitmap: Option<usize>,
+    start: usize,
+) -> bool {
+    let mut varwidth = false;
+    let mut off = start;
+    for (i, (attr, value)) in desc.attrs.iter().zip(values).enumerate() {
+        let Some(value) = value else { continue };
+        if let Some(bitmap) = bitmap {
+            tuple[bitmap + i / 8] |= 1 << (i % 8);
+        }
+        varwidth |= attr.is_varlena();
+        off = write_attr(tuple, attr, value, off);
+    }
+    debug_assert!(off <= tuple.len(), "data_end and fill_data disagree");
+    varwidth
+}
+
+/// deform_data -- the first `natts` values of a data area starting at
+/// `start`, with the null bitmap `bitmap` (if any): the reading half of
+/// [`fill_data`], for index tuples.
+pub(crate) fn deform_data<'a>(
+    desc: &TupleDesc,
+    tuple: &'a [u8],
+    bitmap: Option<&'a [u8]>,
+    start: usize,
+    natts: usize,
+) -> Result<Vec<Option<&'a [u8]>>> {
+    let natts = natts.min(desc.natts());
+    let mut reader = AttrReader { tuple, bitmap, natts, off: start };
+    desc.attrs[..natts].iter().enumerate().map(|(i, attr)| reader.next(i, attr)).collect()
 }
 
 /// write_attr -- stores one non-NULL value at or after `off` (varlena header

@@ -38,6 +38,7 @@
 mod error;
 pub mod heaptuple;
 pub mod htup;
+pub mod indextuple;
 pub mod tupdesc;
 
 pub use error::{Result, TupleError};
@@ -46,4 +47,5 @@ pub use htup::{
     HeapTupleHeader, HeapTupleHeaderMut, MAX_HEAP_ATTRIBUTE_NUMBER, MAX_HEAP_TUPLE_SIZE,
     SIZEOF_HEAP_TUPLE_HEADER,
 };
+pub use indextuple::{form_index_tuple, IndexTuple};
 pub use tupdesc::{AttrDesc, TupleDesc};

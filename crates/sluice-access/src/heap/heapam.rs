@@ -21,7 +21,10 @@
 
 use super::hints::{set_hints, TupleHint};
 use super::hio::{get_page_for_tuple, page_has_room, reserved_space};
-use super::visibility::{cmin, satisfies_mvcc, satisfies_update, UpdateStatus, VisibilityContext};
+use super::visibility::{
+    cmin, satisfies_dirty, satisfies_mvcc, satisfies_update, DirtyStatus, UpdateStatus,
+    VisibilityContext,
+};
 use super::xlog::*;
 use super::HeapRelation;
 use crate::common::htup::*;
@@ -252,7 +255,7 @@ fn check_target(
 /// wait takes part in deadlock detection (XactLockTableWait). `interrupted`
 /// ends the wait with [`AccessError::Interrupted`]; a deadlock fails it with
 /// [`AccessError::Lock`].
-fn wait_for(txn: &Transaction, xid: Xid, interrupted: &dyn Fn() -> bool) -> Result<()> {
+pub(crate) fn wait_for(txn: &Transaction, xid: Xid, interrupted: &dyn Fn() -> bool) -> Result<()> {
     match txn.wait_for_xid(xid, &txn.row_wait_params(interrupted)) {
         Ok(()) => Ok(()),
         Err(LockError::Interrupted) => Err(AccessError::Interrupted),
@@ -501,4 +504,23 @@ pub fn heap_fetch(
     let Some(item) = page.item(tid.offset) else { return Ok(None) };
     let (visible, _) = satisfies_mvcc(item, ctx)?;
     Ok(visible.then(|| item.to_vec()))
+}
+
+/// heap_dirty_status -- the latest state of the version at `tid` for a unique
+/// check (see [`satisfies_dirty`]); a missing tuple is dead.
+pub fn heap_dirty_status(
+    engine: &Engine,
+    rel: &HeapRelation,
+    tid: ItemPointer,
+    ctx: &VisibilityContext,
+) -> Result<DirtyStatus> {
+    if tid.block >= engine.pool().nblocks(rel.locator, ForkNumber::Main)? {
+        return Ok(DirtyStatus::Dead);
+    }
+    let buffer = engine.pool().read_buffer(tag_of(rel, tid.block))?;
+    let page = buffer.read();
+    match page.item(tid.offset) {
+        Some(item) => satisfies_dirty(item, ctx),
+        None => Ok(DirtyStatus::Dead),
+    }
 }

@@ -277,3 +277,49 @@ fn xmax_update_status<B: AsRef<[u8]>>(
     *hints |= hint;
     Ok(gone)
 }
+
+/// What a unique check needs to know about a heap tuple: whether it is, or may
+/// yet become, a live row (PostgreSQL's SnapshotDirty).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DirtyStatus {
+    /// Aborted, or deleted by a committed transaction or by us: no conflict.
+    Dead,
+    /// Committed (or ours) and not deleted: a conflicting key is a violation.
+    Live,
+    /// Inserted or deleted by a transaction still running: wait for it and
+    /// look again.
+    InProgress(Xid),
+}
+
+/// satisfies_dirty -- the latest state of `tuple`, regardless of any snapshot
+/// (what a unique check must judge: a row committed after the snapshot, or one
+/// still being inserted, still blocks a duplicate).
+pub fn satisfies_dirty(tuple: &[u8], ctx: &VisibilityContext) -> Result<DirtyStatus> {
+    let hdr = header(tuple)?;
+    let xids = &mut XidCache::default();
+    if !hdr.xmin_committed() {
+        if hdr.xmin_invalid() {
+            return Ok(DirtyStatus::Dead);
+        }
+        let xmin = hdr.xmin();
+        if !ctx.snapshot.is_own(xmin) {
+            match xids.lookup(ctx, xmin)?.0 {
+                XidStatus::Committed => {}
+                XidStatus::Aborted => return Ok(DirtyStatus::Dead),
+                _ => return Ok(DirtyStatus::InProgress(xmin)),
+            }
+        }
+    }
+    let xmax = hdr.xmax();
+    if hdr.xmax_invalid() || !xmax.is_valid() || hdr.xmax_is_locked_only() {
+        return Ok(DirtyStatus::Live);
+    }
+    if hdr.xmax_committed() || ctx.snapshot.is_own(xmax) {
+        return Ok(DirtyStatus::Dead);
+    }
+    Ok(match xids.lookup(ctx, xmax)?.0 {
+        XidStatus::Committed => DirtyStatus::Dead,
+        XidStatus::Aborted => DirtyStatus::Live,
+        _ => DirtyStatus::InProgress(xmax),
+    })
+}

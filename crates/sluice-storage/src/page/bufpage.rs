@@ -336,6 +336,36 @@ impl Page {
         self.place_item(off, lower, item)
     }
 
+    /// insert_item -- stores `item` at line pointer `off`, moving the pointers
+    /// from `off` on up by one (PostgreSQL's PageAddItem for index pages, which
+    /// keep their items in key order and so have no stable item numbers).
+    /// `off` may be one past the end. Returns false, changing nothing, if the
+    /// item does not fit or `off` is out of range.
+    pub fn insert_item(&mut self, off: OffsetNumber, item: &[u8]) -> bool {
+        let max = self.max_offset();
+        if off < FIRST_OFFSET || off > max + 1 {
+            return false;
+        }
+        let lower = self.lower() + ITEM_ID_SIZE;
+        if lower > self.upper() || self.upper() - lower < maxalign(item.len()) {
+            return false;
+        }
+        let (from, end) = (Page::item_id_pos(off), self.lower());
+        self.bytes.copy_within(from..end, from + ITEM_ID_SIZE);
+        self.place_item(off, lower, item)
+    }
+
+    /// The access method's special space (`pd_special..BLCKSZ`).
+    pub fn special_bytes(&self) -> &[u8] {
+        &self.bytes[self.special()..]
+    }
+
+    /// The special space, for changing.
+    pub fn special_bytes_mut(&mut self) -> &mut [u8] {
+        let start = self.special();
+        &mut self.bytes[start..]
+    }
+
     /// repair_fragmentation -- moves every normal item to the end of the page so the
     /// free space is one contiguous hole again, and notes whether unused pointers
     /// exist (PostgreSQL's PageRepairFragmentation). Line pointer numbers do not
@@ -444,6 +474,18 @@ mod tests {
         assert!(p.has_flag(PD_HAS_FREE_LINES));
         assert_eq!(p.add_item(&[9; 8]), Some(4), "the unused pointer is reused");
         assert!(p.item_id(2).is_dead());
+    }
+
+    #[test]
+    fn insert_item_shifts_later_pointers() {
+        let mut p = page();
+        assert!(p.insert_item(1, b"c"));
+        assert!(p.insert_item(1, b"a"));
+        assert!(p.insert_item(2, b"b"));
+        assert!(p.insert_item(4, b"d"));
+        assert!(!p.insert_item(6, b"gap"));
+        let items: Vec<&[u8]> = (1..=4).map(|off| p.item(off).unwrap()).collect();
+        assert_eq!(items, [b"a", b"b", b"c", b"d"]);
     }
 
     #[test]

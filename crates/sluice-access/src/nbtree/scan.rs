@@ -1,0 +1,155 @@
+//! Scanning a B-tree in key order, forward or backward (PostgreSQL's
+//! `nbtsearch.c`: `_bt_first`, `_bt_next`, `_bt_readpage`, `_bt_walk_left`).
+//!
+//! A scan finds its first leaf by descending toward its start key (or to the
+//! leftmost/rightmost leaf), then copies the qualifying entries of one page at
+//! a time while holding that page's shared lock — so no lock is held while the
+//! caller visits the heap — and remembers where to go next.
+//!
+//! Forward, the next page is the right link as it was when the page was read:
+//! entries a later split moves off that page are ones already copied, so
+//! nothing is missed or seen twice. Backward, the left link may be stale (the
+//! left sibling may have split since), so the scan locks the page it names and
+//! moves right until it finds the page whose right link is the one it came
+//! from.
+//!
+//! The scan does not judge keys: it returns entries in order from the start
+//! position, and the caller decides where the range ends.
+
+use super::compare::{first_not_less, ScanKey};
+use super::page::{tuple_at, Opaque, P_NONE};
+use super::search::{descend, next_page_for, pin, Target};
+use super::BTreeIndex;
+use crate::engine::Engine;
+use crate::error::{AccessError, Result};
+use sluice_common::ItemPointer;
+use sluice_storage::page::{OffsetNumber, Page};
+use std::collections::VecDeque;
+
+/// One entry returned by a scan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScanItem {
+    /// The heap tuple it points at.
+    pub heap_tid: ItemPointer,
+    /// The entry's bytes (for reading its key).
+    pub tuple: Vec<u8>,
+}
+
+/// A scan in progress.
+pub struct BTreeScan<'e> {
+    engine: &'e Engine,
+    index: BTreeIndex,
+    backward: bool,
+    /// Entries copied from the current page, in scan order.
+    items: VecDeque<ScanItem>,
+    /// The page the copied entries came from.
+    current: u32,
+    /// Its right (forward) or left (backward) link when it was read.
+    link: u32,
+}
+
+impl<'e> BTreeScan<'e> {
+    /// begin -- positions a scan. Forward, it starts at the first entry ≥
+    /// `start` (or the first entry); backward at the last entry < `start`
+    /// (≤ for a `beyond` key) or the last entry.
+    pub fn begin(
+        engine: &'e Engine,
+        index: &BTreeIndex,
+        start: Option<&ScanKey>,
+        backward: bool,
+    ) -> Result<BTreeScan<'e>> {
+        let mut scan = BTreeScan {
+            engine,
+            index: index.clone(),
+            backward,
+            items: VecDeque::new(),
+            current: P_NONE,
+            link: P_NONE,
+        };
+        let target = match (start, backward) {
+            (Some(key), _) => Target::Key(key),
+            (None, false) => Target::Leftmost,
+            (None, true) => Target::Rightmost,
+        };
+        let Some((mut buffer, _)) = descend(engine, index, target)? else {
+            return Ok(scan);
+        };
+        loop {
+            let page = buffer.read();
+            let opaque = Opaque::of(&page);
+            if let Some(next) = next_page_for(index, target, &page, &opaque)? {
+                drop(page);
+                buffer = pin(engine, index, next)?;
+                continue;
+            }
+            let position = match start {
+                Some(key) => first_not_less(index, key, &page)?,
+                None if backward => page.max_offset() + 1,
+                None => opaque.first_data(),
+            };
+            scan.read_page(&page, buffer.block(), position)?;
+            return Ok(scan);
+        }
+    }
+
+    /// next_entry -- the next entry, or `None` at the end of the index.
+    pub fn next_entry(&mut self) -> Result<Option<ScanItem>> {
+        loop {
+            if let Some(item) = self.items.pop_front() {
+                return Ok(Some(item));
+            }
+            if self.link == P_NONE {
+                return Ok(None);
+            }
+            if self.backward {
+                self.step_left()?;
+            } else {
+                let buffer = pin(self.engine, &self.index, self.link)?;
+                let page = buffer.read();
+                let first = Opaque::of(&page).first_data();
+                self.read_page(&page, buffer.block(), first)?;
+            }
+        }
+    }
+
+    /// read_page -- copies the entries of `page` (block `block`) in scan
+    /// order: forward from `position`, backward from just before it.
+    fn read_page(&mut self, page: &Page, block: u32, position: OffsetNumber) -> Result<()> {
+        let opaque = Opaque::of(page);
+        let first = opaque.first_data();
+        let offsets: Box<dyn Iterator<Item = OffsetNumber>> = if self.backward {
+            Box::new((first..position.max(first)).rev())
+        } else {
+            Box::new(position.max(first)..=page.max_offset())
+        };
+        for off in offsets {
+            let tuple = tuple_at(page, off)?;
+            self.items.push_back(ScanItem { heap_tid: tuple.tid(), tuple: tuple.bytes().to_vec() });
+        }
+        self.current = block;
+        self.link = if self.backward { opaque.prev } else { opaque.next };
+        Ok(())
+    }
+
+    /// step_left -- reads the page left of the current one, finding it by
+    /// moving right from the remembered left link if that page has split.
+    fn step_left(&mut self) -> Result<()> {
+        let mut buffer = pin(self.engine, &self.index, self.link)?;
+        loop {
+            let page = buffer.read();
+            let opaque = Opaque::of(&page);
+            if opaque.next == self.current {
+                let end = page.max_offset() + 1;
+                return self.read_page(&page, buffer.block(), end);
+            }
+            if opaque.is_rightmost() {
+                return Err(AccessError::Corrupt(format!(
+                    "could not find left sibling of block {} in index",
+                    self.current
+                )));
+            }
+            drop(page);
+            buffer = pin(self.engine, &self.index, opaque.next)?;
+        }
+    }
+}

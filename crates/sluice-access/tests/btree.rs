@@ -1,0 +1,280 @@
+//! B-tree tests: order under random inserts, bottom-up builds that agree with
+//! inserts and have PostgreSQL's page counts, forward and backward scans from
+//! a key, readers and inserters racing page splits, unique checks, and
+//! recovery of splits after a simulated crash.
+
+mod support;
+
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use sluice_access::common::{AttrDesc, IndexTuple, TupleDesc};
+use sluice_access::heap::visibility::DirtyStatus;
+use sluice_access::nbtree::page::{Meta, Opaque};
+use sluice_access::nbtree::{
+    btree_build, btree_insert, BTreeIndex, BTreeScan, BuildEntry, ColumnOrder, KeyOrder, ScanKey,
+    UniqueCheck,
+};
+use sluice_access::{AccessError, Engine};
+use sluice_common::{ForkNumber, ItemPointer, RelFileLocator, DEFAULTTABLESPACE_OID};
+use sluice_storage::buffer::BufferTag;
+use sluice_txn::IsolationLevel::ReadCommitted as RC;
+use std::cmp::Ordering;
+use std::sync::Arc;
+use support::*;
+
+/// bigint keys in their stored (little-endian) form.
+#[derive(Debug)]
+struct Int8Order;
+
+impl KeyOrder for Int8Order {
+    fn compare(&self, _col: usize, a: &[u8], b: &[u8]) -> Ordering {
+        int(a).cmp(&int(b))
+    }
+}
+
+fn int(bytes: &[u8]) -> i64 {
+    i64::from_le_bytes(bytes.try_into().expect("8 bytes"))
+}
+
+fn index(rel_number: u32, descending: bool) -> BTreeIndex {
+    BTreeIndex {
+        locator: RelFileLocator { spc_oid: DEFAULTTABLESPACE_OID, db_oid: 5, rel_number },
+        desc: TupleDesc::new(vec![AttrDesc::INT8]),
+        columns: vec![ColumnOrder { descending, nulls_first: descending }],
+        order: Arc::new(Int8Order),
+        fillfactor: 90,
+    }
+}
+
+/// Creates the index file and builds it from `keys` (heap TIDs made up from
+/// the key).
+fn build(engine: &Engine, index: &BTreeIndex, keys: &[i64]) {
+    engine.create_relation_fork(index.locator, ForkNumber::Main).unwrap();
+    let entries = keys
+        .iter()
+        .map(|&k| BuildEntry {
+            values: vec![Some(k.to_le_bytes().to_vec())],
+            heap_tid: tid(k),
+            live: true,
+        })
+        .collect();
+    btree_build(engine, index, entries, false).unwrap();
+}
+
+fn tid(k: i64) -> ItemPointer {
+    ItemPointer::new((k.unsigned_abs() / 100) as u32, (k.unsigned_abs() % 100) as u16 + 1)
+}
+
+fn insert(engine: &Engine, index: &BTreeIndex, k: i64) {
+    btree_insert(engine, index, &[Some(&k.to_le_bytes())], tid(k), None).unwrap();
+}
+
+fn key(k: i64) -> ScanKey {
+    ScanKey { values: vec![Some(k.to_le_bytes().to_vec())], heap_tid: None, beyond: false }
+}
+
+/// Every key a scan returns, in order.
+fn scan(engine: &Engine, index: &BTreeIndex, start: Option<&ScanKey>, backward: bool) -> Vec<i64> {
+    let mut scan = BTreeScan::begin(engine, index, start, backward).unwrap();
+    let mut keys = Vec::new();
+    while let Some(item) = scan.next_entry().unwrap() {
+        let tuple = IndexTuple::new(&item.tuple).unwrap();
+        let k = int(tuple.values(&index.desc).unwrap()[0].unwrap());
+        let extra = item.heap_tid.block == 9999; // the unique test's own entries
+        assert!(extra || item.heap_tid == tid(k), "entry points at its heap tuple");
+        keys.push(k);
+    }
+    keys
+}
+
+fn nblocks(engine: &Engine, index: &BTreeIndex) -> u32 {
+    engine.pool().nblocks(index.locator, ForkNumber::Main).unwrap()
+}
+
+/// (leaf pages, root level) of the index.
+fn shape(engine: &Engine, index: &BTreeIndex) -> (usize, u32) {
+    let mut leaves = 0;
+    for block in 1..nblocks(engine, index) {
+        let tag = BufferTag::new(index.locator, ForkNumber::Main, block);
+        let buffer = engine.pool().read_buffer(tag).unwrap();
+        leaves += Opaque::of(&buffer.read()).is_leaf() as usize;
+    }
+    let tag = BufferTag::new(index.locator, ForkNumber::Main, 0);
+    let meta = Meta::of(&engine.pool().read_buffer(tag).unwrap().read()).unwrap();
+    (leaves, meta.level)
+}
+
+#[test]
+fn random_inserts_come_back_in_order_both_ways() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let idx = index(16500, false);
+    build(&engine, &idx, &[]);
+    assert!(scan(&engine, &idx, None, false).is_empty(), "an empty index scans empty");
+    let mut keys: Vec<i64> = (0..20_000).map(|k| k * 3).collect();
+    keys.shuffle(&mut rand::rngs::StdRng::seed_from_u64(7));
+    for &k in &keys {
+        insert(&engine, &idx, k);
+    }
+    keys.sort();
+    assert_eq!(scan(&engine, &idx, None, false), keys);
+    let mut reversed = keys.clone();
+    reversed.reverse();
+    assert_eq!(scan(&engine, &idx, None, true), reversed);
+    // From a key: forward from the first ≥ 301 (= 303), backward from the last < 301.
+    assert_eq!(scan(&engine, &idx, Some(&key(301)), false)[..2], [303, 306]);
+    assert_eq!(scan(&engine, &idx, Some(&key(301)), true)[..2], [300, 297]);
+    let beyond = ScanKey { beyond: true, ..key(300) };
+    assert_eq!(scan(&engine, &idx, Some(&beyond), false)[0], 303);
+    assert_eq!(scan(&engine, &idx, Some(&beyond), true)[0], 300);
+    let (leaves, level) = shape(&engine, &idx);
+    assert!(level >= 1 && leaves > 60, "random inserts split pages: {leaves} leaves");
+}
+
+#[test]
+fn descending_columns_reverse_the_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let idx = index(16501, true);
+    build(&engine, &idx, &(0..1000).collect::<Vec<_>>());
+    for k in 1000..3000 {
+        insert(&engine, &idx, k);
+    }
+    assert_eq!(scan(&engine, &idx, None, false), (0..3000).rev().collect::<Vec<_>>());
+    assert_eq!(scan(&engine, &idx, Some(&key(10)), false), (0..=10).rev().collect::<Vec<_>>());
+}
+
+#[test]
+fn builds_match_inserts_and_postgres_page_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let built = index(16502, false);
+    let keys: Vec<i64> = (1..=100_000).collect();
+    build(&engine, &built, &keys);
+    assert_eq!(scan(&engine, &built, None, false), keys);
+    // PostgreSQL 15: 100k bigints → 276 pages (meta, root, 274 leaves).
+    let pages = nblocks(&engine, &built);
+    assert!((270..=282).contains(&pages), "built index has {pages} pages");
+    assert_eq!(shape(&engine, &built), (pages as usize - 2, 1));
+    // Ascending inserts fill pages to the same 90% (rightmost splits).
+    let inserted = index(16503, false);
+    build(&engine, &inserted, &[]);
+    for &k in &keys {
+        insert(&engine, &inserted, k);
+    }
+    assert_eq!(scan(&engine, &inserted, None, false), keys);
+    let grown = nblocks(&engine, &inserted);
+    assert!(grown.abs_diff(pages) <= 3, "inserted {grown} pages vs built {pages}");
+}
+
+#[test]
+fn readers_and_inserters_race_page_splits() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let idx = index(16504, false);
+    build(&engine, &idx, &(0..1000).map(|k| k * 8).collect::<Vec<_>>());
+    std::thread::scope(|s| {
+        for writer in 0..4i64 {
+            let (engine, idx) = (&engine, &idx);
+            s.spawn(move || {
+                let mut rng = rand::rngs::StdRng::seed_from_u64(writer as u64);
+                let mut mine: Vec<i64> = (0..6000).map(|k| k * 8 + 1 + writer).collect();
+                mine.shuffle(&mut rng);
+                for k in mine {
+                    insert(engine, idx, k);
+                }
+            });
+        }
+        for _ in 0..2 {
+            let (engine, idx) = (&engine, &idx);
+            s.spawn(move || {
+                for round in 0..15 {
+                    let seen = scan(engine, idx, None, round % 2 == 1);
+                    let mut sorted = seen.clone();
+                    sorted.sort();
+                    if round % 2 == 1 {
+                        sorted.reverse();
+                    }
+                    assert_eq!(seen, sorted, "a scan during splits stays in order");
+                    let originals = seen.iter().filter(|k| *k % 8 == 0).count();
+                    assert_eq!(originals, 1000, "no entry is missed or seen twice");
+                    let from = rand::rng().random_range(0..1000) * 8;
+                    let first = scan(engine, idx, Some(&key(from)), false)[0];
+                    assert_eq!(first, from, "a keyed search finds its key");
+                }
+            });
+        }
+    });
+    let all = scan(&engine, &idx, None, false);
+    assert_eq!(all.len(), 1000 + 4 * 6000);
+    assert!(all.windows(2).all(|w| w[0] < w[1]));
+}
+
+#[test]
+fn unique_checks_judge_the_heap_tuple_behind_an_equal_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let idx = index(16505, false);
+    build(&engine, &idx, &(0..500).collect::<Vec<_>>());
+    let be = backend(&engine);
+    let txn = be.begin(RC);
+    let never = || false;
+    let try_unique = |k: i64, status: DirtyStatus| {
+        let mut probe = |_: ItemPointer| Ok(status);
+        let check = UniqueCheck { txn: &txn, interrupted: &never, heap_status: &mut probe };
+        let other = ItemPointer::new(9999, k as u16 + 1);
+        btree_insert(&engine, &idx, &[Some(&k.to_le_bytes())], other, Some(check))
+    };
+    assert!(matches!(try_unique(42, DirtyStatus::Live), Err(AccessError::UniqueViolation)));
+    try_unique(42, DirtyStatus::Dead).unwrap();
+    // Two dead entries for 42 now; a third insert probes both.
+    try_unique(42, DirtyStatus::Dead).unwrap();
+    assert_eq!(scan(&engine, &idx, Some(&key(42)), false)[..4], [42, 42, 42, 43]);
+    try_unique(600, DirtyStatus::Live).unwrap(); // no equal key at all
+    let mut duplicate_build = vec![1, 2, 2, 3];
+    let dup = index(16506, false);
+    engine.create_relation_fork(dup.locator, ForkNumber::Main).unwrap();
+    let entries = duplicate_build
+        .drain(..)
+        .enumerate()
+        .map(|(i, k): (usize, i64)| BuildEntry {
+            values: vec![Some(k.to_le_bytes().to_vec())],
+            heap_tid: ItemPointer::new(1, i as u16 + 1),
+            live: true,
+        })
+        .collect();
+    match btree_build(&engine, &dup, entries, true) {
+        Err(AccessError::DuplicateKey(key)) => {
+            assert_eq!(key, vec![Some(2i64.to_le_bytes().to_vec())])
+        }
+        other => panic!("expected a duplicate key, got {other:?}"),
+    }
+    txn.commit().unwrap();
+}
+
+#[test]
+fn splits_survive_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = index(16507, false);
+    let mut keys: Vec<i64> = (0..30_000).collect();
+    keys.shuffle(&mut rand::rngs::StdRng::seed_from_u64(3));
+    {
+        let engine = open(dir.path());
+        build(&engine, &idx, &keys[..5000]);
+        engine.checkpoint().unwrap();
+        for &k in &keys[5000..] {
+            insert(&engine, &idx, k);
+        }
+        engine.wal().flush(engine.wal().insert_lsn()).unwrap();
+        // Dropped without a shutdown checkpoint: a crash.
+    }
+    let engine = open(dir.path());
+    assert!(engine.recovered_records() > 25_000, "the inserts were replayed");
+    keys.sort();
+    assert_eq!(scan(&engine, &idx, None, false), keys);
+    let mut reversed = keys.clone();
+    reversed.reverse();
+    assert_eq!(scan(&engine, &idx, None, true), reversed);
+    insert(&engine, &idx, 1_000_000);
+    assert_eq!(scan(&engine, &idx, Some(&key(29_999)), false), [29_999, 1_000_000]);
+}
