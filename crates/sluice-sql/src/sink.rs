@@ -81,6 +81,20 @@ pub trait QuerySink {
     /// A NOTICE or WARNING for the client.
     fn notice(&mut self, notice: &SqlError) -> Result<()>;
 
+    /// An INFO message (ANALYZE VERBOSE's progress lines). Its SQLSTATE
+    /// (00000) is a NOTICE's too, so the level needs its own call; sinks that
+    /// do not tell levels apart send it as a notice.
+    fn info(&mut self, info: &SqlError) -> Result<()> {
+        self.notice(info)
+    }
+
+    /// A WARNING whose SQLSTATE is not of a warning class (ANALYZE
+    /// SKIP_LOCKED's 55P03 "skipping ... --- lock not available"); sinks
+    /// that do not tell levels apart send it as a notice.
+    fn warning(&mut self, warning: &SqlError) -> Result<()> {
+        self.notice(warning)
+    }
+
     /// Starts COPY FROM STDIN of `columns` columns in `format`: the client is
     /// told to send, and its data comes back through the returned source,
     /// which must be read until it ends or fails.

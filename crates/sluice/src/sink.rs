@@ -210,6 +210,14 @@ impl QuerySink for WireSink<'_> {
         self::notice(self.out, notice)
     }
 
+    fn info(&mut self, info: &SqlError) -> sluice_sql::Result<()> {
+        self.out.notice(&pg_error(info, Severity::Info)).map_err(wire)
+    }
+
+    fn warning(&mut self, warning: &SqlError) -> sluice_sql::Result<()> {
+        self.out.notice(&pg_error(warning, Severity::Warning)).map_err(wire)
+    }
+
     fn copy_in(
         &mut self,
         format: CopyFormat,

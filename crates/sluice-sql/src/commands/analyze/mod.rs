@@ -1,0 +1,460 @@
+//! ANALYZE: collecting the planner's statistics (PostgreSQL's
+//! `commands/analyze.c`, and the ANALYZE half of `commands/vacuum.c`'s
+//! option and relation handling).
+//!
+//! # The idea
+//!
+//! The planner needs to know, per column, how many rows are NULL, how many
+//! distinct values there are, which values are most common and how the rest
+//! are distributed, and per table how many rows and pages it has. Reading the
+//! whole table for that would cost as much as the queries it is meant to
+//! speed up, so ANALYZE reads a fixed-size random sample — 300 rows per unit
+//! of `default_statistics_target` (30 000 by default), however big the table
+//! — and estimates from it:
+//!
+//! ```text
+//!   ANALYZE t ──► lock t (ShareUpdateExclusive)
+//!             ──► sample.rs: choose ≤ 30 000 pages (Knuth's Algorithm S),
+//!                 read their live rows through a 30 000-row reservoir
+//!                 (Vitter), count live and dead rows
+//!             ──► compute.rs: per column, null fraction, width, distinct
+//!                 count, most common values, histogram, correlation
+//!             ──► catalog/statistic.rs: replace the columns' pg_statistic rows
+//!             ──► pg_class: relpages, reltuples (the estimated live rows)
+//! ```
+//!
+//! A table with no more live rows than the sample size is read completely:
+//! its statistics are exact and do not depend on the random seed.
+//!
+//! # Locking and transactions
+//!
+//! Each table is locked ShareUpdateExclusive before it is read, as in
+//! PostgreSQL: concurrent reads and writes go on, while a second ANALYZE (or
+//! VACUUM, or DDL) of the same table waits, so two writers never replace the
+//! same `pg_statistic` rows at once. The lock is held until the transaction
+//! ends. With SKIP_LOCKED a table whose lock is not free at once is skipped
+//! with a WARNING.
+//!
+//! ANALYZE may run inside a transaction block, and all its work belongs to
+//! the caller's transaction. PostgreSQL runs a database-wide ANALYZE outside
+//! a block as one transaction per table; sluice uses the one transaction
+//! throughout (its locks are held until it ends). PostgreSQL also writes
+//! `relpages` and `reltuples` in place, outside transactional control, so a
+//! rolled-back ANALYZE keeps them; sluice writes a new `pg_class` row version
+//! in the transaction (PostgreSQL's non-inplace path), so a rollback undoes
+//! them with the statistics. Between tables the command counter advances, so
+//! `ANALYZE t, t` sees its own first pass.
+//!
+//! # What is not done (yet)
+//!
+//! No per-column `SET STATISTICS`, no extended statistics, no inheritance
+//! trees, no array-element statistics (`most_common_elems`); these need
+//! features sluice does not have. The sample is not used to refresh index
+//! statistics, because there are no indexes yet.
+//!
+//! [`analyze_relation`] is the entry for one table, for VACUUM ANALYZE.
+
+mod compute;
+mod sample;
+mod sampling;
+
+use crate::catalog::relation::{self, oid_of, RelationDesc};
+use crate::catalog::rows::deform_row_projected;
+use crate::catalog::schema::{RelKind, PG_ATTRIBUTE, PG_CLASS, PG_STATISTIC};
+use crate::catalog::statistic::{self, latest_view, ColumnStatistics};
+use crate::catalog::{replace, scan, scan_as};
+use crate::commands::tablecmds::{lock_relation_with, position, target_namespace};
+use crate::error::{Result, SqlError};
+use crate::session::{ExecParts, Session};
+use crate::sink::QuerySink;
+use compute::{compute, ColumnSample};
+use pg_query::protobuf::{DefElem, RangeVar, VacuumRelation, VacuumStmt};
+use pg_query::NodeEnum;
+use sample::{acquire_sample_rows, Sample, SampleParams};
+use sluice_common::Oid;
+use sluice_guc::Settings;
+use sluice_txn::lmgr::LockMode;
+use sluice_types::{Datum, SqlType};
+
+/// Rows sampled per unit of statistics target (PostgreSQL's std_typanalyze
+/// reasoning: a histogram of that many buckets, from this many rows, is
+/// accurate to about ±50% with 99% confidence, by Chaudhuri, Motwani and
+/// Narasayya 1998).
+const ROWS_PER_TARGET: usize = 300;
+
+/// The smallest sample ANALYZE takes, whatever the target.
+const MIN_SAMPLE_ROWS: usize = 100;
+
+/// ANALYZE's options.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AnalyzeOptions {
+    /// VERBOSE: report progress as INFO messages.
+    pub verbose: bool,
+    /// SKIP_LOCKED: skip a table whose lock is not free at once.
+    pub skip_locked: bool,
+    /// Part of VACUUM ANALYZE: VACUUM has already warned about tables it
+    /// cannot process, so ANALYZE does not warn again.
+    pub in_vacuum: bool,
+}
+
+/// A table ANALYZE was asked to process.
+struct Target {
+    /// Its OID.
+    oid: Oid,
+    /// Its name as the statement wrote it (`None` for a database-wide
+    /// ANALYZE, which skips tables without a word).
+    named: Option<String>,
+    /// The columns listed, if any (empty: all columns).
+    columns: Vec<String>,
+}
+
+/// analyze -- `ANALYZE [VERBOSE] [table [(column, ...)], ...]` and its
+/// parenthesised-options form. Every listed table is looked up before any is
+/// analysed, so a misspelt name fails the whole statement at once.
+pub fn analyze(session: &mut Session, stmt: &VacuumStmt, sink: &mut dyn QuerySink) -> Result<()> {
+    let options = parse_options(stmt)?;
+    let targets =
+        if stmt.rels.is_empty() { all_tables(session)? } else { listed_tables(session, stmt)? };
+    for target in &targets {
+        let mut parts = session.parts()?;
+        analyze_relation(
+            &mut parts,
+            target.oid,
+            target.named.as_deref(),
+            &target.columns,
+            &options,
+            sink,
+        )?;
+        // `ANALYZE t, t`: the second pass must see the first one's rows.
+        parts.txn.increment_command();
+    }
+    sink.complete("ANALYZE")
+}
+
+/// def_boolean -- a Boolean option's value (PostgreSQL's defGetBoolean): no
+/// value means true; else 0/1 or true/false/on/off in any case.
+fn def_boolean(def: &DefElem) -> Result<bool> {
+    let value = match def.arg.as_deref().and_then(|a| a.node.as_ref()) {
+        None => Some(true),
+        Some(NodeEnum::Integer(i)) => match i.ival {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        },
+        Some(_) => match def.arg.as_deref().and_then(super::node_str) {
+            Some(word) if word.eq_ignore_ascii_case("true") || word.eq_ignore_ascii_case("on") => {
+                Some(true)
+            }
+            Some(word)
+                if word.eq_ignore_ascii_case("false") || word.eq_ignore_ascii_case("off") =>
+            {
+                Some(false)
+            }
+            _ => None,
+        },
+    };
+    value.ok_or_else(|| SqlError::syntax(format!("{} requires a Boolean value", def.defname)))
+}
+
+/// parse_options -- VERBOSE and SKIP_LOCKED; anything else is refused as
+/// PostgreSQL 15 refuses it (its grammar has fewer options than the
+/// parser's, e.g. no BUFFER_USAGE_LIMIT).
+fn parse_options(stmt: &VacuumStmt) -> Result<AnalyzeOptions> {
+    let mut options = AnalyzeOptions::default();
+    for node in &stmt.options {
+        let Some(NodeEnum::DefElem(def)) = node.node.as_ref() else { continue };
+        match def.defname.as_str() {
+            "verbose" => options.verbose = def_boolean(def)?,
+            "skip_locked" => options.skip_locked = def_boolean(def)?,
+            other => {
+                return Err(SqlError::syntax(format!("unrecognized ANALYZE option \"{other}\""))
+                    .at(position(def.location)))
+            }
+        }
+    }
+    Ok(options)
+}
+
+/// all_tables -- every ordinary table of the database, catalogs included,
+/// in `pg_class` order (PostgreSQL's get_all_vacuum_rels).
+fn all_tables(session: &mut Session) -> Result<Vec<Target>> {
+    let engine = session.engine().clone();
+    let db = session.database();
+    let kind = RelKind::Table.letter();
+    let rows = scan(&engine, db, &PG_CLASS, session.txn()?, |r| r[14].as_str() == Some(kind))?;
+    Ok(rows
+        .into_iter()
+        .map(|(_, r)| Target { oid: oid_of(&r[0]), named: None, columns: Vec::new() })
+        .collect())
+}
+
+/// listed_tables -- the tables the statement names, looked up in the
+/// search path (42P01 for a missing one, without a cursor position, as
+/// PostgreSQL reports it here).
+fn listed_tables(session: &mut Session, stmt: &VacuumStmt) -> Result<Vec<Target>> {
+    let mut targets = Vec::new();
+    for node in &stmt.rels {
+        let Some(NodeEnum::VacuumRelation(vr)) = node.node.as_ref() else { continue };
+        let Some(rv) = vr.relation.as_ref() else { continue };
+        let oid = lookup_table(session, rv).map_err(|mut e| {
+            e.position = None;
+            e
+        })?;
+        targets.push(Target { oid, named: Some(rv.relname.clone()), columns: column_names(vr) });
+    }
+    Ok(targets)
+}
+
+/// The relation `rv` names. No lock yet: PostgreSQL takes and drops an
+/// AccessShareLock here; the ShareUpdateExclusiveLock taken before the
+/// table is read is what matters, and a table dropped in between is
+/// skipped then.
+fn lookup_table(session: &mut Session, rv: &RangeVar) -> Result<Oid> {
+    let namespaces = match rv.schemaname.as_str() {
+        "" => session.search_path().to_vec(),
+        _ => vec![target_namespace(rv)?],
+    };
+    let engine = session.engine().clone();
+    let db = session.database();
+    relation::find(&engine, db, session.txn()?, &namespaces, &rv.relname)?
+        .map(|id| id.oid)
+        .ok_or_else(|| {
+            SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname))
+        })
+}
+
+fn column_names(vr: &VacuumRelation) -> Vec<String> {
+    vr.va_cols.iter().filter_map(super::node_str).collect()
+}
+
+/// analyze_relation -- ANALYZE of one table (PostgreSQL's analyze_rel):
+/// locks it ShareUpdateExclusive, samples it, stores the statistics of
+/// `columns` (all when empty) and its size in `pg_class`. `named` is the
+/// name the statement used, or `None` when the table was not named (a
+/// database-wide ANALYZE): unnamed tables that cannot be processed are
+/// skipped silently. Messages go to `sink` (INFO with VERBOSE, WARNING for
+/// skipped tables). Runs in `parts`' transaction; the caller advances the
+/// command counter before analysing the same table again.
+pub(crate) fn analyze_relation(
+    parts: &mut ExecParts,
+    relid: Oid,
+    named: Option<&str>,
+    columns: &[String],
+    options: &AnalyzeOptions,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    if !lock_table(parts, relid, named, options, sink)? {
+        return Ok(());
+    }
+    // Read the table as it is now that it is locked: a TRUNCATE or DROP
+    // that committed while we waited must not be missed.
+    let ctx = latest_view(parts.txn, parts.engine.txns());
+    let Some(rel) = relation::by_oid(parts.engine, parts.env.database, &ctx, relid)? else {
+        return Ok(());
+    };
+    if rel.kind != RelKind::Table {
+        if !options.in_vacuum {
+            let message = format!(
+                "skipping \"{}\" --- cannot analyze non-tables or special system tables",
+                rel.name
+            );
+            sink.notice(&SqlError::new("01000", message))?;
+        }
+        return Ok(());
+    }
+    // Its own statistics would change under it as they are written.
+    if relid == PG_STATISTIC.oid {
+        return Ok(());
+    }
+    if options.verbose {
+        let namespaces = statistic::namespace_names(parts.engine, parts.env.database, &ctx)?;
+        let schema = namespaces.get(&rel.namespace).map_or("", String::as_str);
+        sink.info(&SqlError::new("00000", format!("analyzing \"{schema}.{}\"", rel.name)))?;
+    }
+    let attnums = attribute_numbers(parts, &rel)?;
+    let chosen = chosen_columns(&rel, columns)?;
+    let target = statistics_target(parts);
+    let sample = take_sample(parts, &rel, (ROWS_PER_TARGET * target).max(MIN_SAMPLE_ROWS))?;
+    if options.verbose {
+        sink.info(&SqlError::new("00000", sample_report(&rel.name, &sample)))?;
+    }
+    if !sample.tuples.is_empty() {
+        let stats = column_statistics(&rel, &sample, &chosen, target)?;
+        let rows: Vec<(i16, SqlType, ColumnStatistics)> =
+            stats.into_iter().map(|(i, s)| (attnums[i], rel.columns[i].ty, s)).collect();
+        statistic::store(parts.engine, parts.env.database, parts.txn, relid, &rows)?;
+    }
+    update_relstats(parts, relid, sample.total_pages, sample.total_rows)
+}
+
+/// lock_table -- takes ANALYZE's ShareUpdateExclusiveLock on `relid`.
+/// Returns false if SKIP_LOCKED found it taken (after warning about a
+/// named table).
+fn lock_table(
+    parts: &mut ExecParts,
+    relid: Oid,
+    named: Option<&str>,
+    options: &AnalyzeOptions,
+    sink: &mut dyn QuerySink,
+) -> Result<bool> {
+    let mode = LockMode::ShareUpdateExclusive;
+    match lock_relation_with(parts, relid, mode, options.skip_locked, named) {
+        Ok(()) => Ok(true),
+        Err(e) if options.skip_locked && e.code == "55P03" => {
+            if let Some(name) = named {
+                let message = format!("skipping analyze of \"{name}\" --- lock not available");
+                sink.warning(&SqlError::new("55P03", message))?;
+            }
+            Ok(false)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The `attnum` of each of `rel`'s columns, in order (the descriptor lists
+/// the live columns in attnum order but does not keep the numbers).
+fn attribute_numbers(parts: &mut ExecParts, rel: &RelationDesc) -> Result<Vec<i16>> {
+    let ctx = latest_view(parts.txn, parts.engine.txns());
+    let rows = scan_as(parts.engine, parts.env.database, &PG_ATTRIBUTE, &ctx, |r| {
+        oid_of(&r[0]) == rel.oid && !matches!(r[8], Datum::Bool(true))
+    })?;
+    let mut attnums: Vec<i16> = rows
+        .iter()
+        .filter_map(|(_, r)| match r[4] {
+            Datum::Int2(n) if n > 0 => Some(n),
+            _ => None,
+        })
+        .collect();
+    attnums.sort_unstable();
+    if attnums.len() != rel.columns.len() {
+        return Err(SqlError::internal(format!(
+            "relation \"{}\" has {} columns but {} attributes",
+            rel.name,
+            rel.columns.len(),
+            attnums.len()
+        )));
+    }
+    Ok(attnums)
+}
+
+/// chosen_columns -- the indexes of the columns to analyse: all, or those
+/// listed (42703 for an unknown one, 42701 for one listed twice).
+fn chosen_columns(rel: &RelationDesc, columns: &[String]) -> Result<Vec<usize>> {
+    if columns.is_empty() {
+        return Ok((0..rel.columns.len()).collect());
+    }
+    let mut chosen = Vec::new();
+    for name in columns {
+        let i = rel.column_index(name).ok_or_else(|| {
+            SqlError::new(
+                "42703",
+                format!("column \"{name}\" of relation \"{}\" does not exist", rel.name),
+            )
+        })?;
+        if chosen.contains(&i) {
+            return Err(SqlError::new(
+                "42701",
+                format!("column \"{name}\" of relation \"{}\" appears more than once", rel.name),
+            ));
+        }
+        chosen.push(i);
+    }
+    Ok(chosen)
+}
+
+/// The session's `default_statistics_target` (1 .. 10000).
+fn statistics_target(parts: &ExecParts) -> usize {
+    parts.env.settings.get_int("default_statistics_target").max(1) as usize
+}
+
+/// take_sample -- samples `rel` for `target_rows` rows with a fresh seed.
+fn take_sample(parts: &mut ExecParts, rel: &RelationDesc, target_rows: usize) -> Result<Sample> {
+    let interrupts = parts.env.interrupts.clone();
+    let params = SampleParams {
+        locator: rel.locator,
+        own_xid: parts.txn.xid(),
+        target_rows,
+        seed: rand::random(),
+        interrupts: &*interrupts,
+    };
+    acquire_sample_rows(parts.engine, &params)
+}
+
+/// VERBOSE's report of the sample, in PostgreSQL's words.
+fn sample_report(name: &str, sample: &Sample) -> String {
+    format!(
+        "\"{name}\": scanned {} of {} pages, containing {:.0} live rows and {:.0} dead rows; \
+         {} rows in sample, {:.0} estimated total rows",
+        sample.scanned_pages,
+        sample.total_pages,
+        sample.live_rows,
+        sample.dead_rows,
+        sample.tuples.len(),
+        sample.total_rows
+    )
+}
+
+/// column_statistics -- the statistics of the `chosen` columns of `rel`
+/// from `sample`, as (column index, statistics); columns whose sample holds
+/// nothing to go on are left out.
+fn column_statistics(
+    rel: &RelationDesc,
+    sample: &Sample,
+    chosen: &[usize],
+    target: usize,
+) -> Result<Vec<(usize, ColumnStatistics)>> {
+    let types = rel.types();
+    let desc = rel.tuple_desc();
+    let mut needed = vec![false; types.len()];
+    chosen.iter().for_each(|i| needed[*i] = true);
+    // Column-major copies of the sampled values, in the sample's order.
+    let mut values: Vec<Vec<Datum>> = vec![Vec::with_capacity(sample.tuples.len()); types.len()];
+    for tuple in &sample.tuples {
+        let mut row = deform_row_projected(&desc, &types, tuple, &needed)?;
+        for i in chosen {
+            values[*i].push(std::mem::replace(&mut row[*i], Datum::Null));
+        }
+    }
+    Ok(chosen
+        .iter()
+        .filter_map(|i| {
+            let input = ColumnSample {
+                ty: types[*i],
+                values: &values[*i],
+                total_rows: sample.total_rows,
+                target,
+            };
+            compute(&input).map(|s| (*i, s))
+        })
+        .collect())
+}
+
+/// update_relstats -- records `relpages` and `reltuples` in `relid`'s
+/// `pg_class` row, as a new row version in the caller's transaction (see
+/// the module doc); an unchanged row is left alone. The caller holds a lock
+/// that keeps DDL off the row (ShareUpdateExclusive or stronger), so
+/// VACUUM can use this too.
+pub(crate) fn update_relstats(
+    parts: &mut ExecParts,
+    relid: Oid,
+    relpages: u32,
+    reltuples: f64,
+) -> Result<()> {
+    let column = |name: &str| PG_CLASS.columns.iter().position(|c| c.0 == name);
+    let (Some(pages_at), Some(tuples_at)) = (column("relpages"), column("reltuples")) else {
+        return Err(SqlError::internal("pg_class has no relpages/reltuples"));
+    };
+    let (engine, db) = (parts.engine, parts.env.database);
+    let ctx = latest_view(parts.txn, engine.txns());
+    let rows = scan_as(engine, db, &PG_CLASS, &ctx, |r| oid_of(&r[0]) == relid)?;
+    let Some((tid, mut values)) = rows.into_iter().next() else { return Ok(()) };
+    let pages = Datum::Int4(i32::try_from(relpages).unwrap_or(i32::MAX));
+    let tuples = Datum::Float4(reltuples as f32);
+    if values[pages_at] == pages && values[tuples_at] == tuples {
+        return Ok(());
+    }
+    values[pages_at] = pages;
+    values[tuples_at] = tuples;
+    replace(engine, db, &PG_CLASS, parts.txn, tid, &values)?;
+    Ok(())
+}
