@@ -6,12 +6,13 @@ use super::rows::tuple_desc;
 use super::scan_as;
 use super::schema::*;
 use crate::error::{Result, SqlError};
-use sluice_access::common::TupleDesc;
+use sluice_access::common::{HeapTupleHeader, TupleDesc};
+use sluice_access::heap::scan::HeapScan;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::heap::HeapRelation;
 use sluice_access::Engine;
-use sluice_common::{Oid, RelFileLocator, DEFAULTTABLESPACE_OID};
-use sluice_txn::Transaction;
+use sluice_common::{Oid, RelFileLocator, Xid, DEFAULTTABLESPACE_OID};
+use sluice_txn::{Transaction, XidStatus};
 use sluice_types::{Datum, SqlType};
 
 /// One column of a relation.
@@ -177,6 +178,49 @@ pub fn attnum_as(
         Datum::Int2(n) => Some(n),
         _ => None,
     }))
+}
+
+/// class_row_xids -- the transactions that inserted and (if any) deleted or
+/// replaced the `pg_class` row of relation `oid` that `txn` sees: who last
+/// wrote the relation's description, and whether someone has since.
+pub fn class_row_xids(
+    engine: &Engine,
+    db: Oid,
+    txn: &mut Transaction,
+    oid: Oid,
+) -> Result<Option<(Xid, Option<Xid>)>> {
+    let ctx = VisibilityContext::for_transaction(txn, engine.txns());
+    let types = PG_CLASS.types();
+    let desc = tuple_desc(&types);
+    let heap = HeapRelation::new(super::catalog_locator(&PG_CLASS, db));
+    let mut scan = HeapScan::begin(engine, &heap, ctx)?;
+    while let Some((_, tuple)) = scan.next_tuple()? {
+        if super::rows::deform_row(&desc, &types, tuple)?.first() != Some(&Datum::Oid(oid)) {
+            continue;
+        }
+        let header =
+            HeapTupleHeader::new(tuple).map_err(|e| SqlError::new(e.sqlstate(), e.to_string()))?;
+        let deleted = !(header.xmax_invalid()
+            || header.xmax_is_locked_only()
+            || header.xmax_is_multi()
+            || !header.xmax().is_valid());
+        return Ok(Some((header.xmin(), deleted.then(|| header.xmax()))));
+    }
+    Ok(None)
+}
+
+/// superseded -- whether the `pg_class` row of relation `oid` that `txn`
+/// sees has since been replaced or deleted by a transaction that committed
+/// after `txn`'s snapshot was taken (a TRUNCATE's new relfilenode, a DROP,
+/// any DDL rewriting the row). A statement that looked a relation up and
+/// then waited for its lock asks this to learn whether what it read is
+/// still current (PostgreSQL learns it from invalidation messages).
+pub fn superseded(engine: &Engine, db: Oid, txn: &mut Transaction, oid: Oid) -> Result<bool> {
+    let Some((_, Some(xmax))) = class_row_xids(engine, db, txn, oid)? else { return Ok(false) };
+    if Some(xmax) == txn.xid() {
+        return Ok(false);
+    }
+    Ok(engine.txns().xid_status(xmax)? == XidStatus::Committed)
 }
 
 /// A relation's identity as its `pg_class` row records it, without its

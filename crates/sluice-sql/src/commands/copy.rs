@@ -53,10 +53,7 @@ mod options;
 mod text;
 mod to;
 
-use crate::catalog::catalog_locator;
-use crate::catalog::relation::RelationDesc;
-use crate::catalog::rows::{deform_row, tuple_desc};
-use crate::catalog::schema::PG_CLASS;
+use crate::catalog::relation::{self, RelationDesc};
 use crate::error::{Result, SqlError};
 use crate::executor::host::{ExecHost, PlanHost};
 use crate::executor::modify::{self, column_defaults};
@@ -70,11 +67,7 @@ use input::{Input, Source};
 use options::{parse_options, ColumnChoice, CopyOptions, Format};
 use pg_query::protobuf::{CopyStmt, Node, RangeVar};
 use pg_query::NodeEnum;
-use sluice_access::common::HeapTupleHeader;
-use sluice_access::heap::scan::HeapScan;
 use sluice_access::heap::visibility::VisibilityContext;
-use sluice_access::heap::HeapRelation;
-use sluice_common::Xid;
 use sluice_txn::lmgr::LockMode;
 use sluice_types::{Datum, SqlType};
 use std::path::{Path, PathBuf};
@@ -234,7 +227,11 @@ fn copy_from(parts: &mut ExecParts, stmt: &CopyStmt, sink: &mut dyn QuerySink) -
 /// truncated, i.e. whose current `pg_class` row this transaction wrote.
 fn check_freeze(parts: &mut ExecParts, rel: &RelationDesc) -> Result<()> {
     let written_here = match parts.txn.xid() {
-        Some(xid) => pg_class_xmin(parts, rel.oid)? == Some(xid),
+        Some(xid) => {
+            let db = parts.env.database;
+            let row = relation::class_row_xids(parts.engine, db, parts.txn, rel.oid)?;
+            row.is_some_and(|(xmin, _)| xmin == xid)
+        }
         None => false,
     };
     if !written_here {
@@ -244,24 +241,6 @@ fn check_freeze(parts: &mut ExecParts, rel: &RelationDesc) -> Result<()> {
         ));
     }
     Ok(())
-}
-
-/// The inserting transaction of the `pg_class` row of relation `oid`
-/// visible to the statement.
-fn pg_class_xmin(parts: &mut ExecParts, oid: sluice_common::Oid) -> Result<Option<Xid>> {
-    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
-    let locator = catalog_locator(&PG_CLASS, parts.env.database);
-    let types = PG_CLASS.types();
-    let desc = tuple_desc(&types);
-    let mut scan = HeapScan::begin(parts.engine, &HeapRelation::new(locator), ctx)?;
-    while let Some((_, tuple)) = scan.next_tuple()? {
-        if deform_row(&desc, &types, tuple)?.first() == Some(&Datum::Oid(oid)) {
-            let header = HeapTupleHeader::new(tuple)
-                .map_err(|e| SqlError::new(e.sqlstate(), e.to_string()))?;
-            return Ok(Some(header.xmin()));
-        }
-    }
-    Ok(None)
 }
 
 /// open_for_reading -- the file COPY FROM reads (relative to the data

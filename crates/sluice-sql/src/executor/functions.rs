@@ -31,6 +31,7 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
         CurrentDatabase => Datum::Text(host.env().database_name.to_string()),
         CurrentUser | SessionUser => Datum::Text(host.env().user.to_string()),
         CurrentSchema => Datum::Text("public".into()),
+        CurrentSchemas => current_schemas(args),
         PgSleep => sleep(host, args)?,
         TxidCurrent | CurrentXactId => Datum::Int8(host.assign_xid()?.0 as i64),
         RelationSize => relation_size(host, args, false)?,
@@ -51,6 +52,18 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
         GetExpr => args.first().cloned().unwrap_or(Datum::Null),
         SerialSequence => sequence::serial_sequence(host, args)?,
     })
+}
+
+/// `current_schemas(include_implicit)`: the search path's schemas, with
+/// `pg_catalog` (searched first implicitly) only if asked for. sluice's
+/// path is PostgreSQL's default (`"$user", public` with no `$user` schema).
+fn current_schemas(args: &[Datum]) -> Datum {
+    let implicit = matches!(args.first(), Some(Datum::Bool(true)));
+    let names = if implicit { &["pg_catalog", "public"][..] } else { &["public"][..] };
+    let elems = names.iter().map(|n| Datum::Text((*n).into())).collect();
+    let name =
+        sluice_types::types::ElemType::new(sluice_types::SqlType::Name).expect("name[] exists");
+    Datum::array(name, elems)
 }
 
 fn text_arg(args: &[Datum], i: usize) -> Option<&str> {

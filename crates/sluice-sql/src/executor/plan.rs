@@ -75,13 +75,19 @@ pub enum Plan {
     Rows(Vec<Vec<Datum>>),
     /// Rows of `input` for which `qual` is true.
     Filter { input: Box<Plan>, qual: Expr, agg_offset: Option<usize> },
-    /// Nested-loop join; the inner side is materialised once.
+    /// Nested-loop join. Without `params` the inner side is materialised
+    /// once. With them (a LATERAL inner side) it runs again for every outer
+    /// row, after each slot is set from the outer row (PostgreSQL's
+    /// NestLoopParam) and the WITH queries inside it (`rescan_ctes`) are
+    /// forgotten.
     NestLoop {
         outer: Box<Plan>,
         inner: Box<Plan>,
         kind: JoinKind,
         qual: Option<Expr>,
         inner_width: usize,
+        params: Vec<(usize, Expr)>,
+        rescan_ctes: Vec<usize>,
     },
     /// Grouping and aggregation; each output row is a group's first input row
     /// (NULLs, `input_width` of them, for the one group of an empty input)
@@ -143,17 +149,33 @@ pub fn open<'e>(
             qual,
             agg_offset: *agg_offset,
         }),
-        Plan::NestLoop { outer, inner, kind, qual, inner_width } => Box::new(NestLoopSource {
-            outer: open(outer, engine, ctx)?,
-            inner_plan: open(inner, engine, ctx)?,
-            inner: None,
-            kind: *kind,
-            qual: qual.as_ref(),
-            inner_width: *inner_width,
-            current: None,
-            pos: 0,
-            matched: false,
-        }),
+        Plan::NestLoop { outer, inner, kind, qual, inner_width, params, rescan_ctes } => {
+            let inner = if params.is_empty() {
+                Inner::Materialised {
+                    source: Some(open(inner, engine, ctx)?),
+                    rows: Vec::new(),
+                    pos: 0,
+                }
+            } else {
+                Inner::Rescanned {
+                    plan: inner,
+                    engine,
+                    ctx: ctx.clone(),
+                    params,
+                    ctes: rescan_ctes,
+                    source: None,
+                }
+            };
+            Box::new(NestLoopSource {
+                outer: open(outer, engine, ctx)?,
+                inner,
+                kind: *kind,
+                qual: qual.as_ref(),
+                inner_width: *inner_width,
+                current: None,
+                matched: false,
+            })
+        }
         Plan::Aggregate { input, keys, aggs, input_width } => Box::new(AggregateSource {
             input: Some(open(input, engine, ctx)?),
             keys,
@@ -407,47 +429,100 @@ impl<'e> RowSource<'e> for ProjectSource<'e> {
 
 struct NestLoopSource<'e> {
     outer: Source<'e>,
-    inner_plan: Source<'e>,
-    inner: Option<Vec<Vec<Datum>>>,
+    inner: Inner<'e>,
     kind: JoinKind,
     qual: Option<&'e Expr>,
     inner_width: usize,
+    /// The outer row being joined, while its pass over the inner side lasts.
     current: Option<Vec<Datum>>,
-    pos: usize,
+    /// Whether some inner row matched `current` (for LEFT joins).
     matched: bool,
+}
+
+/// The inner side of a nested loop.
+enum Inner<'e> {
+    /// Independent of the outer row: run once (at the first outer row), kept.
+    Materialised { source: Option<Source<'e>>, rows: Vec<Vec<Datum>>, pos: usize },
+    /// LATERAL: run again for each outer row with the slots set from it.
+    Rescanned {
+        plan: &'e Plan,
+        engine: &'e Engine,
+        ctx: VisibilityContext<'e>,
+        params: &'e [(usize, Expr)],
+        ctes: &'e [usize],
+        source: Option<Source<'e>>,
+    },
+}
+
+impl<'e> Inner<'e> {
+    /// restart -- starts a pass over the inner side for the outer row `outer`.
+    fn restart(&mut self, outer: &[Datum], host: &mut ExecHost<'e, '_>) -> Result<()> {
+        match self {
+            Inner::Materialised { source, rows, pos } => {
+                if let Some(mut input) = source.take() {
+                    while let Some(r) = input.next(host)? {
+                        rows.push(r);
+                    }
+                }
+                *pos = 0;
+            }
+            Inner::Rescanned { plan, engine, ctx, params, ctes, source } => {
+                for (slot, value) in params.iter() {
+                    let value = eval(value, outer, host)?;
+                    host.subplans.set_param(*slot, value)?;
+                }
+                host.subplans.reset_ctes(ctes);
+                *source = Some(open(plan, engine, ctx)?);
+            }
+        }
+        Ok(())
+    }
+
+    /// append_next -- appends the pass's next inner row to `joined`; false
+    /// (leaving `joined` alone) when the pass is over.
+    fn append_next(
+        &mut self,
+        joined: &mut Vec<Datum>,
+        host: &mut ExecHost<'e, '_>,
+    ) -> Result<bool> {
+        match self {
+            Inner::Materialised { rows, pos, .. } => {
+                let Some(row) = rows.get(*pos) else { return Ok(false) };
+                *pos += 1;
+                joined.extend(row.iter().cloned());
+                Ok(true)
+            }
+            Inner::Rescanned { source, .. } => {
+                let Some(row) = source.as_mut().map(|s| s.next(host)).transpose()?.flatten() else {
+                    return Ok(false);
+                };
+                joined.extend(row);
+                Ok(true)
+            }
+        }
+    }
 }
 
 impl<'e> RowSource<'e> for NestLoopSource<'e> {
     fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
-        if self.inner.is_none() {
-            let mut rows = Vec::new();
-            while let Some(r) = self.inner_plan.next(host)? {
-                rows.push(r);
-            }
-            self.inner = Some(rows);
-        }
-        let inner = self.inner.as_ref().expect("materialised");
         loop {
             if self.current.is_none() {
-                match self.outer.next(host)? {
-                    Some(r) => (self.current, self.pos, self.matched) = (Some(r), 0, false),
-                    None => return Ok(None),
-                }
+                let Some(row) = self.outer.next(host)? else { return Ok(None) };
+                self.inner.restart(&row, host)?;
+                (self.current, self.matched) = (Some(row), false);
             }
             let outer = self.current.as_ref().expect("set");
-            while self.pos < inner.len() {
-                let mut joined = outer.clone();
-                joined.extend(inner[self.pos].iter().cloned());
-                self.pos += 1;
+            let mut joined = outer.clone();
+            while self.inner.append_next(&mut joined, host)? {
                 if self.qual.map_or(Ok(true), |q| eval_qual(q, &joined, host))? {
                     self.matched = true;
                     return Ok(Some(joined));
                 }
+                joined.truncate(outer.len());
             }
             let unmatched_left = self.kind == JoinKind::Left && !self.matched;
-            let outer = self.current.take().expect("set");
+            self.current = None;
             if unmatched_left {
-                let mut joined = outer;
                 joined.extend(std::iter::repeat_n(Datum::Null, self.inner_width));
                 return Ok(Some(joined));
             }

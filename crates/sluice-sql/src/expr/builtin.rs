@@ -195,6 +195,9 @@ pub enum Builtin {
     IsFinite,
     /// `to_timestamp(double precision)`.
     ToTimestamp,
+    /// `array_position(array, value [, start])`: `integer`; not strict (a
+    /// NULL value finds a NULL element).
+    ArrayPosition,
     /// A function answered by the host.
     Session(SessionFunction),
 }
@@ -219,6 +222,7 @@ impl Builtin {
             Builtin::ConcatAny
                 | Builtin::ConcatWs
                 | Builtin::NumNulls { .. }
+                | Builtin::ArrayPosition
                 | Builtin::Session(SessionFunction::SetConfig)
         )
     }
@@ -258,9 +262,17 @@ pub(super) fn call(func: Builtin, args: &[Datum], host: &mut dyn EvalHost) -> Re
         JsonbConcat | JsonbDeleteKey | JsonbDeleteIndex | JsonbField | JsonbIndex
         | JsonbFieldText | JsonbIndexText | JsonbExists | JsonbContains | JsonbContained
         | JsonbTypeof | JsonbArrayLength => jsonb::call(func, args)?,
+        ArrayPosition => array_position(args)?,
         Session(f) => host.session_function(f, args)?,
         _ => strings::call(func, args)?,
     })
+}
+
+/// `array_position(array, value [, start])`: NULL for a NULL array.
+fn array_position(args: &[Datum]) -> Result<Datum> {
+    let Some(array) = arg(args, 0)?.as_array() else { return Ok(Datum::Null) };
+    let found = sluice_types::funcs::array::array_position(array, arg(args, 1)?, args.get(2))?;
+    Ok(found.map_or(Datum::Null, Datum::Int4))
 }
 
 /// Comparison of two values as `kind` prescribes.

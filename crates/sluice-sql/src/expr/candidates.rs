@@ -38,6 +38,12 @@ pub(super) enum ArgType {
     Any,
     /// `regclass`: a relation named by a string or given by OID.
     RegClass,
+    /// `anycompatiblearray`: an array whose element type is unified with
+    /// the call's `anycompatible` arguments (`polymorphic.rs`).
+    AnyCompatibleArray,
+    /// `anycompatible`: a value unified with the call's other polymorphic
+    /// arguments.
+    AnyCompatible,
 }
 
 /// A type's category for candidate selection; pseudo-types have their own.
@@ -54,7 +60,10 @@ impl ArgType {
     fn category(self) -> (Category, bool) {
         match self {
             ArgType::Is(t) => (Category::Real(t.category()), is_preferred(t)),
-            ArgType::AnyAsText | ArgType::Any => (Category::Pseudo, false),
+            ArgType::AnyAsText
+            | ArgType::Any
+            | ArgType::AnyCompatibleArray
+            | ArgType::AnyCompatible => (Category::Pseudo, false),
             ArgType::RegClass => (Category::Real(TypeCategory::Numeric), false),
         }
     }
@@ -63,7 +72,10 @@ impl ArgType {
     pub(super) fn accepts(self, input: SqlType) -> bool {
         match self {
             ArgType::Is(t) => can_coerce(input, t, CoercionContext::Implicit),
-            ArgType::AnyAsText | ArgType::Any => true,
+            ArgType::AnyAsText | ArgType::Any | ArgType::AnyCompatible => true,
+            ArgType::AnyCompatibleArray => {
+                matches!(input, SqlType::Array(_) | SqlType::Unknown)
+            }
             ArgType::RegClass => matches!(
                 input,
                 SqlType::Unknown

@@ -20,6 +20,7 @@ use sluice_types::{AggKind, Datum, SqlType};
 use super::analyze::Analyzer;
 use super::candidates::{choose, ArgType, Choice};
 use super::coerce::{coerce_implicit, coerce_to_target, type_name, CoercionContext};
+use super::polymorphic;
 use super::proc::{self, Imp, Proc};
 use super::tree::Expr;
 use super::typename::{position_of, string_of};
@@ -113,6 +114,9 @@ pub(super) fn func_call(a: &mut Analyzer, fc: &FuncCall) -> Result<Expr> {
         Choice::One(i) => &candidates[i],
         choice => return Err(func_error(choice, &display, &inputs).at(location)),
     };
+    let signature = &polymorphic::resolve(&inputs, signature)
+        .map_err(|e| e.at(location))?
+        .ok_or_else(|| func_error(Choice::NoMatch, &display, &inputs).at(location))?;
     match entry.imp {
         Imp::Agg(kind) => aggregate(a, fc, kind, entry.result, args, signature, location),
         Imp::Call(func) => {
@@ -220,6 +224,9 @@ pub(super) fn coerce_args(
         .map(|(arg, decl)| match decl {
             ArgType::Is(t) => coerce_implicit(host, arg, *t),
             ArgType::Any => Ok(arg),
+            ArgType::AnyCompatible | ArgType::AnyCompatibleArray => {
+                Err(SqlError::internal("polymorphic argument left unresolved"))
+            }
             ArgType::AnyAsText => {
                 let location = arg.location();
                 coerce_to_target(

@@ -88,6 +88,7 @@ mod like;
 mod math;
 mod naming;
 mod oper;
+mod polymorphic;
 mod proc;
 mod strings;
 mod tree;
@@ -180,6 +181,8 @@ pub enum SessionFunction {
     SessionUser,
     /// `current_schema()`, `current_schema`: `name`.
     CurrentSchema,
+    /// `current_schemas(include_implicit boolean)`: `name[]`.
+    CurrentSchemas,
     /// `pg_sleep(seconds float8)`: PostgreSQL's `void`, typed `text` here.
     PgSleep,
     /// `txid_current()`: `bigint`.

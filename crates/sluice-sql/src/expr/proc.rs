@@ -87,6 +87,8 @@ const INTERVAL: ArgType = ArgType::Is(Interval);
 const JSONB: ArgType = ArgType::Is(Jsonb);
 const ANY: ArgType = ArgType::Any;
 const REGCLASS: ArgType = ArgType::RegClass;
+const ANYCOMPATIBLEARRAY: ArgType = ArgType::AnyCompatibleArray;
+const ANYCOMPATIBLE: ArgType = ArgType::AnyCompatible;
 
 /// A scalar function.
 const fn f(name: &'static str, args: &'static [ArgType], result: SqlType, imp: Builtin) -> Proc {
@@ -248,6 +250,9 @@ static PROCS: &[Proc] = &[
     f("isfinite", &[TSTZ], Bool, IsFinite),
     f("isfinite", &[INTERVAL], Bool, IsFinite),
     f("to_timestamp", &[FLOAT8], TimestampTz, ToTimestamp),
+    // Arrays.
+    f("array_position", &[ANYCOMPATIBLEARRAY, ANYCOMPATIBLE], Int4, ArrayPosition),
+    f("array_position", &[ANYCOMPATIBLEARRAY, ANYCOMPATIBLE, INT4], Int4, ArrayPosition),
     // jsonb.
     f("jsonb_typeof", &[JSONB], Text, JsonbTypeof),
     f("jsonb_array_length", &[JSONB], Int4, JsonbArrayLength),
@@ -261,6 +266,7 @@ static PROCS: &[Proc] = &[
     session("set_config", &[TEXT, TEXT, BOOL], Text, S::SetConfig),
     session("current_database", &[], Name, S::CurrentDatabase),
     session("current_schema", &[], Name, S::CurrentSchema),
+    session("current_schemas", &[BOOL], SqlType::NAME_ARRAY, S::CurrentSchemas),
     session("pg_sleep", &[FLOAT8], Text, S::PgSleep),
     session("txid_current", &[], Int8, S::TxidCurrent),
     session("pg_current_xact_id", &[], Int8, S::CurrentXactId),

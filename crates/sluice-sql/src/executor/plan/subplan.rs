@@ -78,9 +78,10 @@ pub struct Registry {
 }
 
 impl Registry {
-    /// Whether the statement has neither subqueries nor WITH queries.
+    /// Whether the statement has neither subqueries nor WITH queries, nor
+    /// slots (a LATERAL item's).
     pub fn is_empty(&self) -> bool {
-        self.subplans.is_empty() && self.ctes.is_empty()
+        self.subplans.is_empty() && self.ctes.is_empty() && self.params == 0
     }
 }
 
@@ -187,10 +188,21 @@ impl<'h> SubplanState<'h> {
         self.registry.ok_or_else(|| SqlError::internal("subquery without a registry"))
     }
 
-    fn set_param(&mut self, slot: usize, value: Datum) -> Result<()> {
+    /// Sets `slot` (a subplan's arg, or a nested loop's LATERAL param).
+    pub fn set_param(&mut self, slot: usize, value: Datum) -> Result<()> {
         let p = self.params.get_mut(slot).ok_or_else(|| SqlError::internal("bad slot"))?;
         *p = value;
         Ok(())
+    }
+
+    /// reset_ctes -- forgets the rows of WITH queries `ctes`, so their next
+    /// reader computes them again (their query level is running again).
+    pub fn reset_ctes(&mut self, ctes: &[usize]) {
+        for cte in ctes {
+            if let Some(state) = self.ctes.get_mut(*cte) {
+                *state = CteState::default();
+            }
+        }
     }
 }
 
@@ -279,11 +291,7 @@ fn same_values(a: &[Datum], b: &[Datum]) -> bool {
 
 /// execute -- runs the subquery's plan as far as its kind needs.
 fn execute<'h>(host: &mut ExecHost<'h, '_>, sp: &'h SubPlan) -> Result<Outcome> {
-    for cte in &sp.ctes {
-        if let Some(state) = host.subplans.ctes.get_mut(*cte) {
-            *state = CteState::default();
-        }
-    }
+    host.subplans.reset_ctes(&sp.ctes);
     let mut source = open_plan(host, &sp.plan)?;
     Ok(match sp.kind {
         SubLinkKind::Exists => Outcome::Value(Datum::Bool(source.next(host)?.is_some())),

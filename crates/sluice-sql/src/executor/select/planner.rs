@@ -9,9 +9,19 @@
 //! innermost out (`AnalyzeHost::outer_scope`); found in level `k`, it becomes
 //! an `Expr::ExecParam` slot that level `k`'s subplan sets from its outer row
 //! (an arg), and that every subplan nested deeper reads from outside (an
-//! ext param, which decides when their kept outcomes go stale). FROM
+//! ext param, which decides when their kept outcomes go stale). Plain FROM
 //! subqueries and WITH queries push no level: they cannot see their own
-//! query's columns (there is no LATERAL), only the enclosing queries'.
+//! query's columns, only the enclosing queries'.
+//!
+//! # LATERAL
+//! A LATERAL subquery, or a function in FROM, may read the columns of the
+//! FROM items to its left. Planning it pushes a level too, whose scope is
+//! those columns ([`Planner::lateral`]): a column found there becomes a slot
+//! exactly as for a sublink, but the slots are set by the nested loop that
+//! joins the item to the items on its left, once per outer row, before it
+//! runs the item again (PostgreSQL's NestLoopParam; see `Plan::NestLoop`).
+//! WITH queries defined inside the item belong to that level and are
+//! recomputed whenever the item is.
 //!
 //! # Invariants
 //! * `levels` is exactly as deep after planning any query as before;
@@ -34,7 +44,8 @@ use crate::executor::plan::Plan;
 use crate::expr::{make_op, Expr, Scope, SubLinkKind};
 use crate::session::ExecParts;
 
-/// An enclosing query while one of its sublinks is planned.
+/// An enclosing query while one of its sublinks is planned, or the FROM
+/// items to the left of a LATERAL item while it is planned.
 struct Level {
     /// The enclosing query's columns.
     scope: Scope,
@@ -44,6 +55,16 @@ struct Level {
     ext: BTreeSet<usize>,
     /// WITH queries the subquery defines.
     ctes: Vec<usize>,
+}
+
+/// What a LATERAL FROM item reads from the FROM items to its left.
+#[derive(Debug, Default)]
+pub(crate) struct LateralRefs {
+    /// Slots to set before each run of the item: (slot, column of the
+    /// lateral scope, as `Expr::Column` indexing that scope).
+    pub args: Vec<(usize, Expr)>,
+    /// WITH queries defined inside the item, recomputed with it.
+    pub ctes: Vec<usize>,
 }
 
 /// Planning state of one statement.
@@ -120,6 +141,30 @@ impl<'p, 'a> Planner<'p, 'a> {
         let result = f(self);
         self.levels.extend(hidden);
         result
+    }
+
+    /// lateral -- runs `plan`, which plans a FROM item, with `scope` (the
+    /// columns of the FROM items to its left) visible as the nearest
+    /// enclosing level; returns its result and what it read from `scope`.
+    pub(super) fn lateral<T>(
+        &mut self,
+        scope: &Scope,
+        plan: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<(T, LateralRefs)> {
+        self.levels.push(Level {
+            scope: scope.clone(),
+            args: Vec::new(),
+            ext: BTreeSet::new(),
+            ctes: Vec::new(),
+        });
+        let planned = plan(self);
+        let level = self.levels.pop().expect("pushed above");
+        // The item also runs again whenever the query level around it does
+        // (a sublink's subplan): its WITH queries are that level's too.
+        if let Some(enclosing) = self.levels.last_mut() {
+            enclosing.ctes.extend(&level.ctes);
+        }
+        Ok((planned?, LateralRefs { args: level.args, ctes: level.ctes }))
     }
 
     fn new_slot(&mut self) -> usize {

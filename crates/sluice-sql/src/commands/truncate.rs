@@ -1,0 +1,237 @@
+//! TRUNCATE (PostgreSQL's `ExecuteTruncate` and `ExecuteTruncateGuts` in
+//! `commands/tablecmds.c`, and `ResetSequence` in `commands/sequence.c`).
+//!
+//! ```text
+//!   TRUNCATE [TABLE] [ONLY] t1 [, t2 ...] [RESTART IDENTITY | CONTINUE IDENTITY]
+//!                                          [CASCADE | RESTRICT]
+//! ```
+//!
+//! # The idea: a new relfilenode, not a delete
+//!
+//! Deleting every row would leave every version behind for VACUUM and cost a
+//! WAL record per row. TRUNCATE instead points the table's `pg_class` row at
+//! a brand-new, empty file (a new *relfilenode*) and keeps the old file:
+//!
+//! ```text
+//!   before:      pg_class(t).relfilenode = 16400  ── base/5/16400 (rows)
+//!   TRUNCATE t:  pg_class(t).relfilenode = 16411  ── base/5/16411 (empty)
+//!                old row version (16400) deleted by this transaction
+//!   COMMIT:      base/5/16400 unlinked            (Session::delete_on_commit)
+//!   ROLLBACK:    base/5/16411 unlinked, the old pg_class version is live again
+//!                                                 (Session::delete_on_abort)
+//! ```
+//!
+//! So TRUNCATE is transactional like any DDL: until commit other sessions
+//! read the old `pg_class` version and so the old file, a rollback brings the
+//! rows back, and nothing is rewritten. The new `pg_class` row version is
+//! this transaction's, which is what lets `COPY ... WITH (FREEZE)` later in
+//! the same transaction know the table was truncated here (see `copy.rs`).
+//! Owned sequences are reset the same way (RESTART IDENTITY, PostgreSQL's
+//! ResetSequence): a new file holding the START value, so a rollback also
+//! undoes the restart. Indexes would get new empty files too; that step is
+//! [`reset_indexes`], a hook the B-tree work fills in.
+//!
+//! # Invariants
+//! * A table's file is never changed in place: the old file stays intact
+//!   until the transaction's outcome is known, and exactly one of the two
+//!   files survives it.
+//! * Each table is truncated once per statement (a name listed twice counts
+//!   once, as in PostgreSQL), and its `pg_class` row is replaced by a
+//!   version this transaction wrote.
+//!
+//! # Locking
+//! Every table is locked ACCESS EXCLUSIVE, in the order the statement names
+//! them, before anything changes: nobody else may be reading the old file
+//! when its row version is replaced. Owned sequences are locked ACCESS
+//! EXCLUSIVE before they are reset. A name is looked up before its lock is
+//! granted, so a TRUNCATE or DROP may have committed while we waited: then
+//! the statement looks again under a fresh snapshot (READ COMMITTED) or
+//! fails with 40001 (REPEATABLE READ), as every statement that opens a
+//! table does (`executor::select::catalog_moved_on`). That is also what
+//! keeps an INSERT queued behind a TRUNCATE from writing into the old file:
+//! once the TRUNCATE commits, the INSERT finds the new one.
+//!
+//! # Not yet
+//! sluice has no foreign keys, inheritance, partitions or triggers, so
+//! CASCADE and RESTRICT behave alike, `ONLY` changes nothing, and there are no
+//! TRUNCATE triggers to fire.
+
+use super::sequence::{namespaces_for, owned_sequences};
+use super::tablecmds::lock_relation;
+use crate::catalog::relation::{self, oid_of, RelationId};
+use crate::catalog::schema::{RelKind, PG_CATALOG_NAMESPACE, PG_CLASS};
+use crate::catalog::{replace, scan};
+use crate::error::{Result, SqlError};
+use crate::executor::select::catalog_moved_on;
+use crate::session::Session;
+use crate::sink::QuerySink;
+use pg_query::protobuf::{RangeVar, TruncateStmt};
+use pg_query::NodeEnum;
+use sluice_access::sequence::{self as seqstore, SeqData};
+use sluice_access::Engine;
+use sluice_common::{ForkNumber, RelFileLocator};
+use sluice_txn::lmgr::LockMode;
+use sluice_types::Datum;
+
+/// `pg_class` columns a new relfilenode resets (PostgreSQL 15's
+/// RelationSetNewRelfilenode): relfilenode, relpages, reltuples, relallvisible.
+const RELFILENODE: usize = 6;
+const RELPAGES: usize = 8;
+const RELTUPLES: usize = 9;
+const RELALLVISIBLE: usize = 10;
+
+/// truncate -- TRUNCATE: locks and checks every named table, gives each a new
+/// empty relfilenode (and empty indexes), then restarts owned sequences if
+/// RESTART IDENTITY was given.
+pub fn truncate(
+    session: &mut Session,
+    stmt: &TruncateStmt,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    let tables = open_tables(session, stmt)?;
+    let sequences =
+        if stmt.restart_seqs { lock_owned_sequences(session, &tables)? } else { vec![] };
+    for table in &tables {
+        set_new_relfilenode(session, table, |engine, locator| {
+            Ok(engine.create_relation_fork(locator, ForkNumber::Main)?)
+        })?;
+        reset_indexes(session, table)?;
+    }
+    for seq in &sequences {
+        reset_sequence(session, seq)?;
+    }
+    sink.complete("TRUNCATE TABLE")
+}
+
+/// open_tables -- the tables `stmt` names, each checked (PostgreSQL's
+/// truncate_check_rel) and locked ACCESS EXCLUSIVE in the order given; a
+/// table named twice comes once.
+fn open_tables(session: &mut Session, stmt: &TruncateStmt) -> Result<Vec<RelationId>> {
+    let mut tables: Vec<RelationId> = Vec::new();
+    for node in &stmt.relations {
+        let Some(NodeEnum::RangeVar(rv)) = node.node.as_ref() else { continue };
+        let table = lock_table(session, rv)?;
+        if tables.iter().all(|t| t.oid != table.oid) {
+            tables.push(table);
+        }
+    }
+    Ok(tables)
+}
+
+/// lock_table -- finds, checks and locks the table `rv` names. The name is
+/// looked up before the lock is granted; if a transaction that committed
+/// meanwhile changed the table's `pg_class` row (another TRUNCATE, a DROP),
+/// the lookup is made again under a fresh snapshot (READ COMMITTED), or the
+/// statement fails with 40001 (REPEATABLE READ): see `catalog_moved_on`.
+fn lock_table(session: &mut Session, rv: &RangeVar) -> Result<RelationId> {
+    loop {
+        let table = find_table(session, rv)?;
+        lock_relation(session, table.oid, LockMode::AccessExclusive)?;
+        if !catalog_moved_on(&mut session.parts()?, table.oid, true)? {
+            return Ok(table);
+        }
+    }
+}
+
+/// find_table -- the relation `rv` names, which must be an ordinary table
+/// outside `pg_catalog`: 42P01 if missing, 42809 if not a table, 42501 for
+/// a system catalog. Like PostgreSQL's utility commands, the errors carry
+/// no cursor position.
+fn find_table(session: &mut Session, rv: &RangeVar) -> Result<RelationId> {
+    let without_position = |mut e: SqlError| {
+        e.position = None;
+        e
+    };
+    let namespaces = namespaces_for(session, rv).map_err(without_position)?;
+    let engine = session.engine().clone();
+    let db = session.database();
+    let rel = relation::find(&engine, db, session.txn()?, &namespaces, &rv.relname)?
+        .ok_or_else(|| missing_relation(&rv.relname))?;
+    if rel.kind != RelKind::Table {
+        return Err(SqlError::new("42809", format!("\"{}\" is not a table", rel.name)));
+    }
+    if rel.namespace == PG_CATALOG_NAMESPACE {
+        return Err(SqlError::new(
+            "42501",
+            format!("permission denied: \"{}\" is a system catalog", rel.name),
+        ));
+    }
+    Ok(rel)
+}
+
+/// 42P01 `relation "name" does not exist`.
+fn missing_relation(name: &str) -> SqlError {
+    SqlError::new("42P01", format!("relation \"{name}\" does not exist"))
+}
+
+/// lock_owned_sequences -- the sequences the tables' columns own (serial
+/// columns), locked ACCESS EXCLUSIVE for RESTART IDENTITY.
+fn lock_owned_sequences(session: &mut Session, tables: &[RelationId]) -> Result<Vec<RelationId>> {
+    let mut sequences: Vec<RelationId> = Vec::new();
+    for table in tables {
+        for seq in owned_sequences(session, table.oid)? {
+            if sequences.iter().all(|s| s.oid != seq.oid) {
+                lock_relation(session, seq.oid, LockMode::AccessExclusive)?;
+                sequences.push(seq);
+            }
+        }
+    }
+    Ok(sequences)
+}
+
+/// set_new_relfilenode -- gives `rel` a new relfilenode (PostgreSQL's
+/// RelationSetNewRelfilenode): `create` makes its file, which goes away if
+/// the transaction aborts; the old file goes once it commits; the
+/// `pg_class` row is replaced by one naming the new file, with the size
+/// statistics of an empty relation. The caller holds ACCESS EXCLUSIVE on
+/// `rel`. Returns the new file's locator.
+pub(crate) fn set_new_relfilenode(
+    session: &mut Session,
+    rel: &RelationId,
+    create: impl FnOnce(&Engine, RelFileLocator) -> Result<()>,
+) -> Result<RelFileLocator> {
+    let engine = session.engine().clone();
+    let db = session.database();
+    let filenode = engine.new_oid()?;
+    let locator = RelFileLocator { rel_number: filenode, ..rel.locator };
+    create(&engine, locator)?;
+    session.delete_on_abort(locator);
+    session.delete_on_commit(rel.locator);
+    let txn = session.txn()?;
+    let oid = rel.oid;
+    for (tid, mut row) in scan(&engine, db, &PG_CLASS, txn, |r| oid_of(&r[0]) == oid)? {
+        row[RELFILENODE] = Datum::Oid(filenode);
+        row[RELPAGES] = Datum::Int4(0);
+        row[RELTUPLES] = Datum::Float4(-1.0);
+        row[RELALLVISIBLE] = Datum::Int4(0);
+        replace(&engine, db, &PG_CLASS, txn, tid, &row)?;
+    }
+    // Later steps of the statement (and the next statements) see the new file.
+    txn.increment_command();
+    Ok(locator)
+}
+
+/// reset_indexes -- empties every index of `table`, whose heap has just been
+/// given a new relfilenode: each index must get a new, empty relfilenode the
+/// same way (PostgreSQL's reindex_relation on a truncated heap), so that a
+/// rolled-back TRUNCATE keeps the old index files with the old heap.
+///
+/// sluice has no indexes yet; this is the hook the B-tree work fills in.
+pub(crate) fn reset_indexes(_session: &mut Session, _table: &RelationId) -> Result<()> {
+    Ok(())
+}
+
+/// reset_sequence -- RESTART IDENTITY for one sequence (PostgreSQL's
+/// ResetSequence): a new relfilenode whose counter stands at the START value,
+/// not yet called. The parameters are unchanged; the session's cached values
+/// are dropped by nextval when it sees the new relfilenode, while currval
+/// keeps its value, as in PostgreSQL.
+fn reset_sequence(session: &mut Session, seq: &RelationId) -> Result<()> {
+    let mut state = seqstore::read(session.engine(), seq.locator)?;
+    state.data = SeqData { last_value: state.params.start, log_cnt: 0, is_called: false };
+    set_new_relfilenode(session, seq, |engine, locator| {
+        seqstore::create(engine, locator, &state)?;
+        Ok(())
+    })?;
+    Ok(())
+}

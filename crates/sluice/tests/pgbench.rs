@@ -1,0 +1,165 @@
+//! PostgreSQL 15's own `pgbench` (found on PATH; Debian ships it in the
+//! package postgresql-15, which tests/run installs; the tests fail if it is
+//! missing) against a real sluice server.
+//!
+//! `pgbench -i -I dtg` drops and creates the four tables, then in one
+//! transaction TRUNCATEs them, inserts branches and tellers and COPYs the
+//! accounts `WITH (FREEZE ON)`; every run first asks the catalogs (a LATERAL
+//! join over `pg_class`, `pg_namespace`, `pg_partitioned_table` and
+//! `pg_inherits`) whether `pgbench_accounts` is partitioned. Each builtin
+//! script then runs with two clients in each protocol mode (simple,
+//! extended, prepared), and must finish every transaction without a failure.
+//!
+//! Afterwards pgbench's invariant must hold: every tpcb-like transaction adds
+//! the same delta to an account, a teller, a branch and the history, so
+//! sum(abalance) = sum(delta) = sum(tbalance) = sum(bbalance); simple-update
+//! changes only accounts and history, so after it the first equality still
+//! holds and tellers still equal branches. Primary keys (`-I p`) and VACUUM
+//! (`-I v`) are left out: sluice has neither yet, so every statement scans,
+//! and the runs are short. Timings are printed, never asserted.
+
+mod common;
+
+use postgres::{Client, NoTls};
+use std::process::{Command, Output};
+use std::time::Instant;
+
+/// Transactions per client in each run.
+const TRANSACTIONS: u32 = 20;
+/// Concurrent clients in each run.
+const CLIENTS: u32 = 2;
+
+/// require_pgbench -- panics with instructions unless PostgreSQL 15's
+/// pgbench runs (Debian's `/usr/bin/pgbench` is a wrapper that exists even
+/// when the program behind it does not).
+fn require_pgbench() {
+    let version = Command::new("pgbench").arg("--version").output();
+    let found = version.as_ref().is_ok_and(|o| {
+        o.status.success() && String::from_utf8_lossy(&o.stdout).contains("PostgreSQL) 15")
+    });
+    assert!(
+        found,
+        "PostgreSQL 15's pgbench is not on PATH ({version:?}): install postgresql-15 (tests/run does)"
+    );
+}
+
+/// pgbench -- runs pgbench with `args` against `server`'s `postgres` database.
+fn pgbench(server: &common::Server, args: &[&str]) -> Output {
+    let port = server.port.to_string();
+    Command::new("pgbench")
+        .args(["-h", "127.0.0.1", "-p", &port, "-U", "postgres"])
+        .args(args)
+        .arg("postgres")
+        .output()
+        .expect("pgbench runs (see require_pgbench)")
+}
+
+/// Output of a pgbench run, for messages.
+fn describe(output: &Output) -> String {
+    format!(
+        "status {}\nstdout:\n{}\nstderr:\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// initialise -- `pgbench -i -I <steps> -s 1`, which must succeed.
+fn initialise(server: &common::Server, steps: &str) {
+    let start = Instant::now();
+    let output = pgbench(server, &["-i", "-I", steps, "-s", "1"]);
+    assert!(output.status.success(), "pgbench -i -I {steps} failed: {}", describe(&output));
+    eprintln!("pgbench -i -I {steps} -s 1: {:.1?}", start.elapsed());
+}
+
+/// run -- one builtin script in one protocol mode; every transaction must
+/// be processed and none may fail.
+fn run(server: &common::Server, script: &str, mode: &str) {
+    let (clients, transactions) = (CLIENTS.to_string(), TRANSACTIONS.to_string());
+    let start = Instant::now();
+    let output =
+        pgbench(server, &["-n", "-c", &clients, "-t", &transactions, "-M", mode, "-b", script]);
+    let report = describe(&output);
+    assert!(output.status.success(), "pgbench -b {script} -M {mode} failed: {report}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let total = CLIENTS * TRANSACTIONS;
+    let processed = format!("number of transactions actually processed: {total}/{total}");
+    assert!(stdout.contains(&processed), "-b {script} -M {mode}: not all processed: {report}");
+    assert!(
+        stdout.contains("number of failed transactions: 0 "),
+        "-b {script} -M {mode}: transactions failed: {report}"
+    );
+    eprintln!(
+        "pgbench -b {script} -M {mode} -c {CLIENTS} -t {TRANSACTIONS}: {:.1?}",
+        start.elapsed()
+    );
+}
+
+/// The four sums of pgbench's invariant: (accounts, history, tellers, branches).
+fn balances(client: &mut Client) -> (i64, i64, i64, i64) {
+    let row = client
+        .query_one(
+            "SELECT (SELECT coalesce(sum(abalance), 0) FROM pgbench_accounts), \
+                    (SELECT coalesce(sum(delta), 0) FROM pgbench_history), \
+                    (SELECT coalesce(sum(tbalance), 0) FROM pgbench_tellers), \
+                    (SELECT coalesce(sum(bbalance), 0) FROM pgbench_branches)",
+            &[],
+        )
+        .expect("sums");
+    (row.get(0), row.get(1), row.get(2), row.get(3))
+}
+
+/// The number of rows of `table`.
+fn count(client: &mut Client, table: &str) -> i64 {
+    client.query_one(&format!("SELECT count(*) FROM {table}"), &[]).expect("count").get(0)
+}
+
+/// assert_scale_one -- the tables hold what `pgbench -i -s 1` generates:
+/// one branch, ten tellers, 100,000 accounts, all balances zero, no history.
+fn assert_scale_one(client: &mut Client) {
+    let rows: Vec<i64> = ["pgbench_branches", "pgbench_tellers", "pgbench_accounts"]
+        .iter()
+        .map(|t| count(client, t))
+        .collect();
+    assert_eq!(rows, [1, 10, 100_000]);
+    assert_eq!(balances(client), (0, 0, 0, 0));
+}
+
+#[test]
+fn pgbench_initialises_and_runs_every_builtin_script_in_every_mode() {
+    require_pgbench();
+    let server = common::Server::start();
+    initialise(&server, "dtg");
+    let mut client = Client::connect(&server.conninfo(), NoTls).expect("connect");
+    assert_scale_one(&mut client);
+
+    for mode in ["simple", "extended", "prepared"] {
+        run(&server, "tpcb-like", mode);
+    }
+    let (accounts, history, tellers, branches) = balances(&mut client);
+    assert_eq!((accounts, tellers, branches), (history, history, history), "tpcb-like invariant");
+    assert_eq!(count(&mut client, "pgbench_history"), 3 * i64::from(CLIENTS * TRANSACTIONS));
+
+    for script in ["simple-update", "select-only"] {
+        for mode in ["simple", "extended", "prepared"] {
+            run(&server, script, mode);
+        }
+    }
+    let (accounts, history, tellers, branches) = balances(&mut client);
+    assert_eq!(accounts, history, "simple-update keeps accounts equal to the history");
+    assert_eq!(tellers, branches, "simple-update leaves tellers and branches alone");
+    assert_eq!(count(&mut client, "pgbench_history"), 6 * i64::from(CLIENTS * TRANSACTIONS));
+}
+
+#[test]
+fn pgbench_generates_data_on_the_server_too() {
+    require_pgbench();
+    let server = common::Server::start();
+    initialise(&server, "dtG");
+    let mut client = Client::connect(&server.conninfo(), NoTls).expect("connect");
+    assert_scale_one(&mut client);
+    // Initialising again drops the filled tables and starts over.
+    run(&server, "tpcb-like", "simple");
+    initialise(&server, "dtg");
+    assert_scale_one(&mut client);
+}
