@@ -532,6 +532,12 @@ impl Session {
             NodeEnum::DropStmt(stmt) => commands::tablecmds::drop(self, stmt, sink),
             NodeEnum::LockStmt(stmt) => commands::tablecmds::lock_table(self, stmt, sink),
             NodeEnum::CopyStmt(stmt) => commands::copy::copy(self, stmt, sink),
+            NodeEnum::IndexStmt(stmt) => commands::indexcmds::create_index(self, stmt, sink),
+            NodeEnum::AlterTableStmt(stmt) => commands::tablecmds::alter_table(self, stmt, sink),
+            NodeEnum::VacuumStmt(stmt) if !stmt.is_vacuumcmd => {
+                commands::analyze::analyze(self, stmt, sink)
+            }
+            NodeEnum::TruncateStmt(stmt) => commands::truncate::truncate(self, stmt, sink),
             NodeEnum::CreateSeqStmt(stmt) => commands::sequence::create_sequence(self, stmt, sink),
             NodeEnum::AlterSeqStmt(stmt) => commands::sequence::alter_sequence(self, stmt, sink),
             NodeEnum::CreatedbStmt(stmt) => commands::dbcommands::createdb(self, stmt, sink),

@@ -140,6 +140,18 @@ impl SqlType {
     /// `integer[]` as a constant, for tables that must be `static` (function
     /// signatures); equal to `SqlType::array_of(SqlType::Int4)`.
     pub const INT4_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[5]));
+    /// `text[]` as a constant (catalog column lists); equal to
+    /// `SqlType::array_of(SqlType::Text)`.
+    pub const TEXT_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[6]));
+    /// `real[]` as a constant (catalog column lists); equal to
+    /// `SqlType::array_of(SqlType::Float4)`.
+    pub const FLOAT4_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[8]));
+    /// `name[]` (what `current_schemas` returns).
+    pub const NAME_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[2]));
+    /// `smallint[]` (catalog columns PostgreSQL types `int2vector`).
+    pub const INT2_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[4]));
+    /// `oid[]` (catalog columns PostgreSQL types `oidvector`).
+    pub const OID_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[7]));
 }
 
 impl ElemType {

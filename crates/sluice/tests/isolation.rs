@@ -84,3 +84,13 @@ fn deadlock() {
 fn cancel() {
     check("cancel");
 }
+
+#[test]
+fn truncate() {
+    check("truncate");
+}
+
+#[test]
+fn unique_insert() {
+    check("unique_insert");
+}

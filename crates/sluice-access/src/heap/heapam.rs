@@ -375,7 +375,7 @@ pub fn heap_update(
             }
             Ok(None) => {}
         }
-        if opage.heap_free_space() >= tuple.len() {
+        if opage.heap_free_space() >= sluice_common::maxalign(tuple.len()) {
             return update_on_page(engine, rel, txn, &obuf, &mut opage, otid, &tuple, xid).map(Ok);
         }
         drop(opage);

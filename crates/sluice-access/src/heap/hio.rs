@@ -31,7 +31,8 @@ pub fn reserved_space(rel: &HeapRelation) -> usize {
 /// Whether `page` can take a tuple of `len` bytes while keeping `reserve` free.
 /// A never-initialised page qualifies (the inserter initialises it).
 pub fn page_has_room(page: &Page, len: usize, reserve: usize) -> bool {
-    page.is_new() || page.heap_free_space() >= len + reserve
+    // Items are stored MAXALIGNed, so that is the space a tuple takes.
+    page.is_new() || page.heap_free_space() >= sluice_common::maxalign(len) + reserve
 }
 
 /// get_page_for_tuple -- a pinned page of `rel` that had room for `len` bytes

@@ -39,7 +39,9 @@
 //! on the next run.
 
 use super::hints::{set_hints, TupleHint};
-use super::visibility::{satisfies_mvcc_cached, VisibilityContext, XidCache};
+use super::visibility::{
+    satisfies_index_build, satisfies_mvcc_cached, BuildStatus, VisibilityContext, XidCache,
+};
 use super::HeapRelation;
 use crate::engine::Engine;
 use crate::error::Result;
@@ -151,4 +153,36 @@ impl<'a> HeapScan<'a> {
         }
         Ok(())
     }
+}
+
+/// scan_for_index_build -- calls `found` with every tuple of `rel` an index
+/// built now must hold, and whether it is live (see
+/// [`satisfies_index_build`]). The caller's lock keeps writers out, so the
+/// page copies it judges are final.
+pub fn scan_for_index_build<E: From<crate::AccessError>>(
+    engine: &Engine,
+    rel: &HeapRelation,
+    ctx: &VisibilityContext,
+    mut found: impl FnMut(ItemPointer, &[u8], bool) -> std::result::Result<(), E>,
+) -> std::result::Result<(), E> {
+    let pool = engine.pool();
+    let horizon = ctx.mgr.horizon().xmin;
+    let mut copy = Page::new_zeroed();
+    let nblocks = pool.nblocks(rel.locator, ForkNumber::Main).map_err(crate::AccessError::from)?;
+    for block in 0..nblocks {
+        let tag = BufferTag::new(rel.locator, ForkNumber::Main, block);
+        let buffer = pool.read_buffer(tag).map_err(crate::AccessError::from)?;
+        copy.as_bytes_mut().copy_from_slice(buffer.read().as_bytes());
+        drop(buffer);
+        for offset in FIRST_OFFSET..=copy.max_offset() {
+            let Some(tuple) = copy.item(offset) else { continue };
+            match satisfies_index_build(tuple, ctx, horizon)? {
+                BuildStatus::Skip => {}
+                status => {
+                    found(ItemPointer::new(block, offset), tuple, status == BuildStatus::Live)?
+                }
+            }
+        }
+    }
+    Ok(())
 }

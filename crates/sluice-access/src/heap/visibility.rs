@@ -323,3 +323,40 @@ pub fn satisfies_dirty(tuple: &[u8], ctx: &VisibilityContext) -> Result<DirtySta
         _ => DirtyStatus::InProgress(xmax),
     })
 }
+
+/// What an index build does with a tuple (PostgreSQL's
+/// heapam_index_build_range_scan, which judges with HeapTupleSatisfiesVacuum).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuildStatus {
+    /// Never visible or dead to every snapshot: leave it out.
+    Skip,
+    /// A live row: indexed, and counted by unique checks.
+    Live,
+    /// Deleted, but some snapshot may still see it: indexed so that snapshot
+    /// finds it, but no conflict for a unique index.
+    RecentlyDead,
+}
+
+/// satisfies_index_build -- how an index build treats `tuple`, given the
+/// oldest xmin any snapshot still has (`horizon`).
+pub fn satisfies_index_build(
+    tuple: &[u8],
+    ctx: &VisibilityContext,
+    horizon: Xid,
+) -> Result<BuildStatus> {
+    let hdr = header(tuple)?;
+    Ok(match satisfies_dirty(tuple, ctx)? {
+        DirtyStatus::Live | DirtyStatus::InProgress(_) => BuildStatus::Live,
+        DirtyStatus::Dead => {
+            let xmin_aborted = hdr.xmin_invalid()
+                || (!hdr.xmin_committed()
+                    && !ctx.snapshot.is_own(hdr.xmin())
+                    && ctx.mgr.xid_status(hdr.xmin())? == XidStatus::Aborted);
+            if xmin_aborted || hdr.xmax() < horizon {
+                BuildStatus::Skip
+            } else {
+                BuildStatus::RecentlyDead
+            }
+        }
+    })
+}

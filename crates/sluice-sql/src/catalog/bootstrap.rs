@@ -109,6 +109,18 @@ fn bootstrap_database(engine: &Engine, txn: &mut Transaction, db: Oid) -> Result
     for ty in ALL_TYPES {
         insert(engine, db, &PG_TYPE, txn, &type_row(ty))?;
     }
+    for (oid, name, handler, kind) in [
+        (HEAP_AM_OID, "heap", "heap_tableam_handler", "t"),
+        (BTREE_AM_OID, "btree", "bthandler", "i"),
+    ] {
+        let row = [
+            Datum::Oid(oid),
+            Datum::Text(name.into()),
+            Datum::Text(handler.into()),
+            Datum::Text(kind.into()),
+        ];
+        insert(engine, db, &PG_AM, txn, &row)?;
+    }
     for def in ALL_CATALOGS {
         insert(engine, db, &PG_CLASS, txn, &catalog_class_row(def))?;
         for (i, (name, ty)) in def.columns.iter().enumerate() {
@@ -202,7 +214,11 @@ impl ClassRow<'_> {
     /// values -- the row, in `pg_class`'s column order.
     pub fn values(&self) -> Vec<Datum> {
         // Sequences have no access method, as in PostgreSQL.
-        let am = if self.kind == RelKind::Table { HEAP_AM_OID } else { 0 };
+        let am = match self.kind {
+            RelKind::Table => HEAP_AM_OID,
+            RelKind::Index => BTREE_AM_OID,
+            RelKind::Sequence => 0,
+        };
         let tablespace = if self.tablespace == sluice_common::DEFAULTTABLESPACE_OID {
             0
         } else {

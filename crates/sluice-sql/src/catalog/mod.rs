@@ -11,9 +11,11 @@
 
 pub mod bootstrap;
 pub mod depend;
+pub mod index;
 pub mod relation;
 pub mod rows;
 pub mod schema;
+pub mod statistic;
 
 use crate::error::Result;
 use rows::{deform_row, form_row, tuple_desc};

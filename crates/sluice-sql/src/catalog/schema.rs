@@ -185,8 +185,156 @@ pub const PG_DEPEND: CatalogDef = CatalogDef {
     ],
 };
 
+/// `pg_am`: access methods. sluice has the heap and the B-tree.
+pub const PG_AM: CatalogDef = CatalogDef {
+    oid: 2601,
+    name: "pg_am",
+    shared: false,
+    columns: &[("oid", Oid), ("amname", Name), ("amhandler", Text), ("amtype", Text)],
+};
+
+/// `pg_index`: one row per index. `int2vector`/`oidvector` columns are
+/// `int2[]`/`oid[]` and `pg_node_tree` columns hold SQL text (the predicate
+/// of a partial index as `pg_get_expr` shows it), until those types exist.
+pub const PG_INDEX: CatalogDef = CatalogDef {
+    oid: 2610,
+    name: "pg_index",
+    shared: false,
+    columns: &[
+        ("indexrelid", Oid),
+        ("indrelid", Oid),
+        ("indnatts", Int2),
+        ("indnkeyatts", Int2),
+        ("indisunique", Bool),
+        ("indnullsnotdistinct", Bool),
+        ("indisprimary", Bool),
+        ("indisexclusion", Bool),
+        ("indimmediate", Bool),
+        ("indisclustered", Bool),
+        ("indisvalid", Bool),
+        ("indcheckxmin", Bool),
+        ("indisready", Bool),
+        ("indislive", Bool),
+        ("indisreplident", Bool),
+        ("indkey", SqlType::INT2_ARRAY),
+        ("indcollation", SqlType::OID_ARRAY),
+        ("indclass", SqlType::OID_ARRAY),
+        ("indoption", SqlType::INT2_ARRAY),
+        ("indexprs", Text),
+        ("indpred", Text),
+    ],
+};
+
+/// `pg_constraint`: PRIMARY KEY and UNIQUE constraints (the kinds sluice
+/// enforces through indexes); columns as PostgreSQL 15's, `pg_node_tree` as
+/// text.
+pub const PG_CONSTRAINT: CatalogDef = CatalogDef {
+    oid: 2606,
+    name: "pg_constraint",
+    shared: false,
+    columns: &[
+        ("oid", Oid),
+        ("conname", Name),
+        ("connamespace", Oid),
+        ("contype", Text),
+        ("condeferrable", Bool),
+        ("condeferred", Bool),
+        ("convalidated", Bool),
+        ("conrelid", Oid),
+        ("contypid", Oid),
+        ("conindid", Oid),
+        ("conparentid", Oid),
+        ("confrelid", Oid),
+        ("confupdtype", Text),
+        ("confdeltype", Text),
+        ("confmatchtype", Text),
+        ("conislocal", Bool),
+        ("coninhcount", Int4),
+        ("connoinherit", Bool),
+        ("conkey", SqlType::INT2_ARRAY),
+        ("confkey", SqlType::INT2_ARRAY),
+        ("conbin", Text),
+    ],
+};
+
+/// `pg_inherits`: table inheritance and partitions (always empty: sluice
+/// has neither yet, but clients such as pgbench query it).
+pub const PG_INHERITS: CatalogDef = CatalogDef {
+    oid: 2611,
+    name: "pg_inherits",
+    shared: false,
+    columns: &[
+        ("inhrelid", Oid),
+        ("inhparent", Oid),
+        ("inhseqno", Int4),
+        ("inhdetachpending", Bool),
+    ],
+};
+
+/// `pg_partitioned_table`: partition keys (always empty, as `pg_inherits`).
+/// `int2vector` and `oidvector` columns are `int2[]` and `oid[]`, and
+/// `pg_node_tree` is `text`, until those types exist.
+pub const PG_PARTITIONED_TABLE: CatalogDef = CatalogDef {
+    oid: 3350,
+    name: "pg_partitioned_table",
+    shared: false,
+    columns: &[
+        ("partrelid", Oid),
+        ("partstrat", Text),
+        ("partnatts", Int2),
+        ("partdefid", Oid),
+        ("partattrs", SqlType::INT2_ARRAY),
+        ("partclass", SqlType::OID_ARRAY),
+        ("partcollation", SqlType::OID_ARRAY),
+        ("partexprs", Text),
+    ],
+};
+
+/// `pg_statistic`: per-column planner statistics written by ANALYZE, five
+/// "slots" of (kind, operator, collation, numbers, values) each. PostgreSQL's
+/// `stavaluesN` are `anyarray`; sluice has no such type, so they are `text[]`
+/// of the values' text forms (see `catalog/statistic.rs`).
+pub const PG_STATISTIC: CatalogDef = CatalogDef {
+    oid: 2619,
+    name: "pg_statistic",
+    shared: false,
+    columns: &[
+        ("starelid", Oid),
+        ("staattnum", Int2),
+        ("stainherit", Bool),
+        ("stanullfrac", Float4),
+        ("stawidth", Int4),
+        ("stadistinct", Float4),
+        ("stakind1", Int2),
+        ("stakind2", Int2),
+        ("stakind3", Int2),
+        ("stakind4", Int2),
+        ("stakind5", Int2),
+        ("staop1", Oid),
+        ("staop2", Oid),
+        ("staop3", Oid),
+        ("staop4", Oid),
+        ("staop5", Oid),
+        ("stacoll1", Oid),
+        ("stacoll2", Oid),
+        ("stacoll3", Oid),
+        ("stacoll4", Oid),
+        ("stacoll5", Oid),
+        ("stanumbers1", SqlType::FLOAT4_ARRAY),
+        ("stanumbers2", SqlType::FLOAT4_ARRAY),
+        ("stanumbers3", SqlType::FLOAT4_ARRAY),
+        ("stanumbers4", SqlType::FLOAT4_ARRAY),
+        ("stanumbers5", SqlType::FLOAT4_ARRAY),
+        ("stavalues1", SqlType::TEXT_ARRAY),
+        ("stavalues2", SqlType::TEXT_ARRAY),
+        ("stavalues3", SqlType::TEXT_ARRAY),
+        ("stavalues4", SqlType::TEXT_ARRAY),
+        ("stavalues5", SqlType::TEXT_ARRAY),
+    ],
+};
+
 /// Every catalog, shared ones first.
-pub const ALL_CATALOGS: [&CatalogDef; 9] = [
+pub const ALL_CATALOGS: [&CatalogDef; 15] = [
     &PG_AUTHID,
     &PG_DATABASE,
     &PG_TYPE,
@@ -196,6 +344,12 @@ pub const ALL_CATALOGS: [&CatalogDef; 9] = [
     &PG_NAMESPACE,
     &PG_SEQUENCE,
     &PG_DEPEND,
+    &PG_AM,
+    &PG_INDEX,
+    &PG_CONSTRAINT,
+    &PG_INHERITS,
+    &PG_PARTITIONED_TABLE,
+    &PG_STATISTIC,
 ];
 
 /// The catalog with this OID, if it is one.
@@ -217,6 +371,8 @@ pub const TEMPLATE0_OID: Oid = 4;
 pub const POSTGRES_DATABASE_OID: Oid = 5;
 /// The heap access method's OID.
 pub const HEAP_AM_OID: Oid = 2;
+/// The B-tree access method's OID.
+pub const BTREE_AM_OID: Oid = 403;
 
 /// What kind of relation a `pg_class` row describes (`relkind`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -225,6 +381,8 @@ pub enum RelKind {
     Table,
     /// A sequence ('S').
     Sequence,
+    /// An index ('i').
+    Index,
 }
 
 impl RelKind {
@@ -233,6 +391,7 @@ impl RelKind {
         match self {
             RelKind::Table => "r",
             RelKind::Sequence => "S",
+            RelKind::Index => "i",
         }
     }
 
@@ -241,6 +400,7 @@ impl RelKind {
         match letter {
             "r" => Some(RelKind::Table),
             "S" => Some(RelKind::Sequence),
+            "i" => Some(RelKind::Index),
             _ => None,
         }
     }

@@ -1,11 +1,14 @@
 //! Utility statements (PostgreSQL's `commands/` and `tcop/utility.c`):
 //! transaction control, settings, and table DDL.
 
+pub mod analyze;
 pub mod copy;
 pub mod dbcommands;
+pub mod indexcmds;
 pub mod sequence;
 pub mod tablecmds;
 pub mod transaction;
+pub mod truncate;
 pub mod variable;
 
 use pg_query::protobuf::{a_const, Node};

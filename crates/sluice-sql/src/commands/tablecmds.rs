@@ -13,6 +13,7 @@
 //! `nextval('<table>_<column>_seq'::regclass)` and NOT NULL; dropping the
 //! table drops the sequence (see `sequence/mod.rs` for the dependencies).
 
+use super::indexcmds::{define_index, fillfactor_option, ConstraintKind, NewIndex};
 use super::{node_str, sequence};
 use crate::catalog::bootstrap::{attribute_row, ClassRow};
 use crate::catalog::depend::{self, DepType, Dependency, ObjectAddress, ATTRDEF_CLASS};
@@ -23,9 +24,11 @@ use crate::error::{Result, SqlError};
 use crate::session::{ExecParts, Session, SessionEnv};
 use crate::sink::QuerySink;
 use pg_query::protobuf::{
-    ColumnDef, ConstrType, CreateStmt, DropStmt, LockStmt, ObjectType, RangeVar,
+    AlterTableStmt, AlterTableType, ColumnDef, ConstrType, Constraint, CreateStmt, DropStmt,
+    LockStmt, ObjectType, RangeVar,
 };
 use pg_query::NodeEnum;
+use sluice_access::nbtree::ColumnOrder;
 use sluice_common::{ForkNumber, Oid, RelFileLocator, DEFAULTTABLESPACE_OID};
 use sluice_guc::Settings;
 use sluice_txn::lmgr::{LockError, LockMode, LockTag, LockWaitParams};
@@ -43,6 +46,8 @@ struct NewColumn {
     default: Option<String>,
     /// Declared `serial`/`bigserial`/`smallserial`: gets a sequence.
     serial: bool,
+    /// PRIMARY KEY / UNIQUE declared on the column.
+    constraints: Vec<NewIndex>,
 }
 
 /// The namespace a (possibly qualified) name goes to.
@@ -68,7 +73,7 @@ pub fn create_table(
     let rv =
         stmt.relation.as_ref().ok_or_else(|| SqlError::internal("CREATE TABLE without a name"))?;
     let namespace = target_namespace(rv)?;
-    let mut columns = new_columns(stmt, &rv.relname)?;
+    let (mut columns, constraints) = new_columns(stmt, &rv.relname)?;
     let options = reloptions(stmt)?;
     let engine = session.engine().clone();
     let db = session.database();
@@ -127,7 +132,53 @@ pub fn create_table(
     }
     engine.create_relation_fork(locator, ForkNumber::Main)?;
     session.delete_on_abort(locator);
+    if !constraints.is_empty() {
+        session.txn()?.increment_command();
+        let table = relation::lookup(&engine, db, session.txn()?, &[namespace], &rv.relname)?
+            .ok_or_else(|| SqlError::internal("new table not found"))?;
+        for spec in constraints {
+            define_index(session, &table, spec, sink)?;
+        }
+    }
     sink.complete("CREATE TABLE")
+}
+
+/// ALTER TABLE t ADD [CONSTRAINT name] { PRIMARY KEY | UNIQUE } (cols), ...
+/// — the forms pgbench and the seeds use.
+pub fn alter_table(
+    session: &mut Session,
+    stmt: &AlterTableStmt,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    let rv =
+        stmt.relation.as_ref().ok_or_else(|| SqlError::internal("ALTER TABLE without table"))?;
+    let namespaces = sequence::namespaces_for(session, rv)?;
+    let engine = session.engine().clone();
+    let db = session.database();
+    let Some(table) = relation::lookup(&engine, db, session.txn()?, &namespaces, &rv.relname)?
+    else {
+        if stmt.missing_ok {
+            sink.notice(&SqlError::new(
+                "00000",
+                format!("relation \"{}\" does not exist, skipping", rv.relname),
+            ))?;
+            return sink.complete("ALTER TABLE");
+        }
+        return Err(SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname)));
+    };
+    lock_relation(session, table.oid, LockMode::AccessExclusive)?;
+    for cmd in &stmt.cmds {
+        let Some(NodeEnum::AlterTableCmd(cmd)) = cmd.node.as_ref() else { continue };
+        let constraint = match (AlterTableType::try_from(cmd.subtype), cmd.def.as_deref()) {
+            (Ok(AlterTableType::AtAddConstraint), Some(def)) => match def.node.as_ref() {
+                Some(NodeEnum::Constraint(c)) => constraint_index(c)?,
+                _ => return Err(SqlError::internal("ADD CONSTRAINT without a constraint")),
+            },
+            _ => return Err(SqlError::unsupported("this ALTER TABLE form is not supported yet")),
+        };
+        define_index(session, &table, constraint, sink)?;
+    }
+    sink.complete("ALTER TABLE")
 }
 
 /// create_serial_sequences -- creates `<table>_<column>_seq` for each serial
@@ -183,7 +234,7 @@ fn record_serial_dependencies(
 /// choose_relation_name -- `name1_name2_label`, shortened to fit 63 bytes
 /// and numbered (`label1`, `label2`, ...) past names already taken
 /// (PostgreSQL's ChooseRelationName and makeObjectName).
-fn choose_relation_name(
+pub(crate) fn choose_relation_name(
     session: &mut Session,
     name1: &str,
     name2: &str,
@@ -205,7 +256,7 @@ fn choose_relation_name(
 /// in 63 bytes (PostgreSQL's makeObjectName).
 fn make_object_name(name1: &str, name2: &str, label: &str) -> String {
     const AVAILABLE: usize = 63;
-    let overhead = 1 + label.len() + 1;
+    let overhead = 1 + label.len() + usize::from(!name2.is_empty());
     let (mut n1, mut n2) = (name1.len(), name2.len());
     while n1 + n2 > AVAILABLE - overhead {
         if n1 > n2 {
@@ -220,14 +271,54 @@ fn make_object_name(name1: &str, name2: &str, label: &str) -> String {
         }
         s[..n].to_string()
     };
+    if name2.is_empty() {
+        return format!("{}_{label}", clip(name1, n1));
+    }
     format!("{}_{}_{label}", clip(name1, n1), clip(name2, n2))
 }
 
-fn new_columns(stmt: &CreateStmt, table: &str) -> Result<Vec<NewColumn>> {
+/// constraint_index -- the index a PRIMARY KEY or UNIQUE constraint needs
+/// (its columns filled in from `keys`, which a column constraint lacks).
+pub(crate) fn constraint_index(c: &Constraint) -> Result<NewIndex> {
+    let kind = match ConstrType::try_from(c.contype).unwrap_or(ConstrType::Undefined) {
+        ConstrType::ConstrPrimary => ConstraintKind::Primary,
+        ConstrType::ConstrUnique => ConstraintKind::Unique,
+        _ => {
+            return Err(SqlError::unsupported(
+                "constraints other than PRIMARY KEY and UNIQUE are not supported yet",
+            ))
+        }
+    };
+    if c.deferrable {
+        return Err(SqlError::unsupported("deferrable constraints are not supported yet"));
+    }
+    Ok(NewIndex {
+        name: (!c.conname.is_empty()).then(|| c.conname.clone()),
+        columns: c.keys.iter().filter_map(node_str).map(|k| (k, ColumnOrder::default())).collect(),
+        unique: true,
+        constraint: Some(kind),
+        predicate: None,
+        fillfactor: fillfactor_option(&c.options)?,
+        if_not_exists: false,
+    })
+}
+
+/// Where a PRIMARY KEY constraint is written, if `c` is one.
+fn primary_location(c: &Constraint) -> Option<i32> {
+    (ConstrType::try_from(c.contype) == Ok(ConstrType::ConstrPrimary)).then_some(c.location)
+}
+
+fn new_columns(stmt: &CreateStmt, table: &str) -> Result<(Vec<NewColumn>, Vec<NewIndex>)> {
     let mut columns: Vec<NewColumn> = Vec::new();
+    let mut table_constraints = Vec::new();
+    let mut primary_keys = Vec::new();
     for element in &stmt.table_elts {
         match element.node.as_ref() {
             Some(NodeEnum::ColumnDef(def)) => {
+                primary_keys.extend(def.constraints.iter().filter_map(|n| match n.node.as_ref() {
+                    Some(NodeEnum::Constraint(c)) => primary_location(c),
+                    _ => None,
+                }));
                 let column = new_column(def, table)?;
                 if columns.iter().any(|c| c.name == column.name) {
                     return Err(SqlError::new(
@@ -237,13 +328,21 @@ fn new_columns(stmt: &CreateStmt, table: &str) -> Result<Vec<NewColumn>> {
                 }
                 columns.push(column);
             }
-            Some(NodeEnum::Constraint(_)) => {
-                return Err(SqlError::unsupported("table constraints are not supported yet"));
+            Some(NodeEnum::Constraint(c)) => {
+                table_constraints.push(constraint_index(c)?);
+                primary_keys.extend(primary_location(c));
             }
             _ => {
                 return Err(SqlError::unsupported("this CREATE TABLE element is not supported yet"))
             }
         }
+    }
+    if let Some(&location) = primary_keys.get(1) {
+        return Err(SqlError::new(
+            "42P16",
+            format!("multiple primary keys for table \"{table}\" are not allowed"),
+        )
+        .at(position(location)));
     }
     if columns.len() > MAX_COLUMNS {
         return Err(SqlError::new(
@@ -251,7 +350,23 @@ fn new_columns(stmt: &CreateStmt, table: &str) -> Result<Vec<NewColumn>> {
             format!("tables can have at most {MAX_COLUMNS} columns"),
         ));
     }
-    Ok(columns)
+    // Primary key columns are NOT NULL.
+    let mut constraints: Vec<NewIndex> =
+        columns.iter_mut().flat_map(|c| std::mem::take(&mut c.constraints)).collect();
+    for spec in &table_constraints {
+        if spec.constraint != Some(ConstraintKind::Primary) {
+            continue;
+        }
+        for (name, _) in &spec.columns {
+            if let Some(c) = columns.iter_mut().find(|c| &c.name == name) {
+                c.not_null = true;
+            }
+        }
+    }
+    constraints.extend(table_constraints);
+    // PostgreSQL builds the primary key's index first.
+    constraints.sort_by_key(|c| c.constraint != Some(ConstraintKind::Primary));
+    Ok((columns, constraints))
 }
 
 fn new_column(def: &ColumnDef, table: &str) -> Result<NewColumn> {
@@ -269,6 +384,7 @@ fn new_column(def: &ColumnDef, table: &str) -> Result<NewColumn> {
         not_null: def.is_not_null,
         default: None,
         serial: serial.is_some(),
+        constraints: Vec::new(),
     };
     for constraint in &def.constraints {
         let Some(NodeEnum::Constraint(c)) = constraint.node.as_ref() else { continue };
@@ -293,6 +409,12 @@ fn new_column(def: &ColumnDef, table: &str) -> Result<NewColumn> {
                     .as_deref()
                     .ok_or_else(|| SqlError::internal("DEFAULT without expression"))?;
                 column.default = Some(deparse_expr(expr)?);
+            }
+            ConstrType::ConstrPrimary | ConstrType::ConstrUnique => {
+                let mut spec = constraint_index(c)?;
+                spec.columns = vec![(column.name.clone(), ColumnOrder::default())];
+                column.not_null |= spec.constraint == Some(ConstraintKind::Primary);
+                column.constraints.push(spec);
             }
             _ => {
                 return Err(SqlError::unsupported(
@@ -474,6 +596,7 @@ pub fn drop(session: &mut Session, stmt: &DropStmt, sink: &mut dyn QuerySink) ->
     match ObjectType::try_from(stmt.remove_type).ok() {
         Some(ObjectType::ObjectTable) => drop_tables(session, stmt, sink),
         Some(ObjectType::ObjectSequence) => sequence::drop_sequences(session, stmt, sink),
+        Some(ObjectType::ObjectIndex) => super::indexcmds::drop_indexes(session, stmt, sink),
         _ => Err(SqlError::unsupported("only DROP TABLE and DROP SEQUENCE are supported yet")),
     }
 }
@@ -509,6 +632,7 @@ fn drop_tables(session: &mut Session, stmt: &DropStmt, sink: &mut dyn QuerySink)
                 .with_hint("Use DROP SEQUENCE to remove a sequence."));
         }
         lock_relation(session, rel.oid, LockMode::AccessExclusive)?;
+        super::indexcmds::drop_table_indexes(session, rel.oid)?;
         for seq in sequence::owned_sequences(session, rel.oid)? {
             lock_relation(session, seq.oid, LockMode::AccessExclusive)?;
             remove_relation(session, &seq)?;
@@ -519,7 +643,7 @@ fn drop_tables(session: &mut Session, stmt: &DropStmt, sink: &mut dyn QuerySink)
 }
 
 /// remove_relation -- deletes a relation's catalog rows (class, columns,
-/// defaults, sequence parameters, dependencies) and removes its file once
+/// defaults, sequence parameters, statistics, dependencies) and removes its file once
 /// the transaction commits (PostgreSQL's heap_drop_with_catalog). The caller
 /// holds AccessExclusive on it and has dealt with objects depending on it.
 pub(crate) fn remove_relation(session: &mut Session, rel: &RelationId) -> Result<()> {
@@ -532,7 +656,14 @@ pub(crate) fn remove_relation(session: &mut Session, rel: &RelationId) -> Result
         .iter()
         .map(|(_, r)| oid_of(&r[0]))
         .collect();
-    for (def, column) in [(&PG_CLASS, 0), (&PG_ATTRIBUTE, 0), (&PG_ATTRDEF, 1), (&PG_SEQUENCE, 0)] {
+    let catalogs = [
+        (&PG_CLASS, 0),
+        (&PG_ATTRIBUTE, 0),
+        (&PG_ATTRDEF, 1),
+        (&PG_SEQUENCE, 0),
+        (&PG_STATISTIC, 0),
+    ];
+    for (def, column) in catalogs {
         for (tid, _) in scan(&engine, db, def, txn, |r| is_oid(&r[column]))? {
             delete(&engine, db, def, txn, tid)?;
         }

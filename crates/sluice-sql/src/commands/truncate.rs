@@ -28,8 +28,8 @@
 //! the same transaction know the table was truncated here (see `copy.rs`).
 //! Owned sequences are reset the same way (RESTART IDENTITY, PostgreSQL's
 //! ResetSequence): a new file holding the START value, so a rollback also
-//! undoes the restart. Indexes would get new empty files too; that step is
-//! [`reset_indexes`], a hook the B-tree work fills in.
+//! undoes the restart. Each index gets a new, empty file the same way
+//! ([`reset_indexes`]).
 //!
 //! # Invariants
 //! * A table's file is never changed in place: the old file stays intact
@@ -58,6 +58,7 @@
 
 use super::sequence::{namespaces_for, owned_sequences};
 use super::tablecmds::lock_relation;
+use crate::catalog::index::indexes_of;
 use crate::catalog::relation::{self, oid_of, RelationId};
 use crate::catalog::schema::{RelKind, PG_CATALOG_NAMESPACE, PG_CLASS};
 use crate::catalog::{replace, scan};
@@ -67,6 +68,8 @@ use crate::session::Session;
 use crate::sink::QuerySink;
 use pg_query::protobuf::{RangeVar, TruncateStmt};
 use pg_query::NodeEnum;
+use sluice_access::heap::visibility::VisibilityContext;
+use sluice_access::nbtree::btree_build;
 use sluice_access::sequence::{self as seqstore, SeqData};
 use sluice_access::Engine;
 use sluice_common::{ForkNumber, RelFileLocator};
@@ -215,9 +218,21 @@ pub(crate) fn set_new_relfilenode(
 /// given a new relfilenode: each index must get a new, empty relfilenode the
 /// same way (PostgreSQL's reindex_relation on a truncated heap), so that a
 /// rolled-back TRUNCATE keeps the old index files with the old heap.
-///
-/// sluice has no indexes yet; this is the hook the B-tree work fills in.
-pub(crate) fn reset_indexes(_session: &mut Session, _table: &RelationId) -> Result<()> {
+pub(crate) fn reset_indexes(session: &mut Session, table: &RelationId) -> Result<()> {
+    let engine = session.engine().clone();
+    let db = session.database();
+    let ctx = VisibilityContext::for_transaction(session.txn()?, engine.txns());
+    let Some(desc) = relation::by_oid(&engine, db, &ctx, table.oid)? else { return Ok(()) };
+    for index in indexes_of(&engine, db, &ctx, table.oid)? {
+        let Some(id) = relation::find_by_oid_as(&engine, db, &ctx, index.oid)? else { continue };
+        let mut btree = index.btree(&desc);
+        set_new_relfilenode(session, &id, |engine, locator| {
+            engine.create_relation_fork(locator, ForkNumber::Main)?;
+            btree.locator = locator;
+            btree_build(engine, &btree, Vec::new(), false)?;
+            Ok(())
+        })?;
+    }
     Ok(())
 }
 

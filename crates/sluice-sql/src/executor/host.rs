@@ -197,6 +197,11 @@ impl<'h, 'a> ExecHost<'h, 'a> {
         self.env.engine
     }
 
+    /// The session's database.
+    pub fn database(&self) -> sluice_common::Oid {
+        self.env.database
+    }
+
     /// The session state.
     pub fn env(&mut self) -> &mut SessionEnv<'a> {
         self.env

@@ -4,6 +4,8 @@
 
 mod functions;
 pub mod host;
+pub mod indexing;
+pub mod indexscan;
 pub mod modify;
 pub mod plan;
 pub mod select;

@@ -8,8 +8,11 @@
 //! (Halloween protection).
 
 use super::host::{ExecHost, PlanHost};
+use super::indexing::IndexSet;
+use super::indexscan::{choose_index, IndexRows};
 use super::plan::subplan::Registry;
 use super::select::{open_relation, plan_select, relation_scope, Planned, Planner};
+use crate::catalog::index::indexes_of;
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::{deform_row, form_row};
 use crate::error::{Result, SqlError};
@@ -174,6 +177,7 @@ pub fn insert(
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());
     let mut host = ExecHost::new(env, params, ctx.clone());
     let mut source = super::plan::open(&plan, engine, &ctx)?;
+    let indexes = IndexSet::open(&host, &rel)?;
     let mut count = 0u64;
     while let Some(values) = source.next(&mut host)? {
         let mut row: Vec<Datum> = Vec::with_capacity(rel.columns.len());
@@ -189,7 +193,8 @@ pub fn insert(
             row.push(value);
         }
         check_not_null(&rel, &row, &host)?;
-        heap_insert(engine, &heap, txn, &form_row(&desc, &types, &row))?;
+        let tid = heap_insert(engine, &heap, txn, &form_row(&desc, &types, &row))?;
+        indexes.insert(txn, &mut host, &row, tid)?;
         count += 1;
         emit_returning(&returning, &row, &mut host, sink)?;
     }
@@ -352,6 +357,21 @@ fn emit_returning(
     sink.row(&out)
 }
 
+/// Where an UPDATE/DELETE finds its rows: every page, or an index.
+enum TableRows<'e> {
+    Seq(HeapScan<'e>),
+    Index(Box<IndexRows<'e>>),
+}
+
+impl TableRows<'_> {
+    fn next_tuple(&mut self) -> Result<Option<(sluice_common::ItemPointer, Vec<u8>)>> {
+        match self {
+            TableRows::Seq(scan) => Ok(scan.next_tuple()?.map(|(tid, t)| (tid, t.to_vec()))),
+            TableRows::Index(rows) => rows.next_tuple(),
+        }
+    }
+}
+
 /// A row an UPDATE/DELETE found: address, tuple bytes, values.
 type FoundRow = (sluice_common::ItemPointer, Vec<u8>, Vec<Datum>);
 
@@ -360,7 +380,7 @@ type FoundRow = (sluice_common::ItemPointer, Vec<u8>, Vec<Datum>);
 /// changed; the scan holds no page lock between calls, so changing them while
 /// it stays open is safe.
 fn next_batch(
-    scan: &mut HeapScan,
+    scan: &mut TableRows,
     desc: &sluice_access::common::TupleDesc,
     types: &[SqlType],
     qual: Option<&Expr>,
@@ -369,9 +389,9 @@ fn next_batch(
 ) -> Result<bool> {
     batch.clear();
     while let Some((tid, tuple)) = scan.next_tuple()? {
-        let row = deform_row(desc, types, tuple)?;
+        let row = deform_row(desc, types, &tuple)?;
         if qual.map_or(Ok(true), |q| eval_qual(q, &row, host))? {
-            batch.push((tid, tuple.to_vec(), row));
+            batch.push((tid, tuple, row));
         }
         if batch.len() >= 256 {
             return Ok(true);
@@ -435,11 +455,17 @@ fn for_each_match(
     let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
     let ExecParts { engine, txn, env } = parts;
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());
+    let path = choose_index(rel, &indexes_of(engine, env.database, &ctx, rel.oid)?, qual);
     let mut host = ExecHost::new(env, params, ctx.clone());
     host.install(registry);
     let interrupts = host.interrupts();
     let interrupted = move || interrupts().is_err();
-    let mut scan = HeapScan::begin(engine, &heap, ctx)?;
+    let mut scan = match &path {
+        Some(path) => {
+            TableRows::Index(Box::new(IndexRows::start(engine, rel, path, ctx, &mut host)?))
+        }
+        None => TableRows::Seq(HeapScan::begin(engine, &heap, ctx)?),
+    };
     let mut batch = Vec::new();
     loop {
         let more = next_batch(&mut scan, &desc, &types, qual, &mut host, &mut batch)?;
@@ -479,6 +505,7 @@ pub fn update(
     let Some(params) = params else { return Ok(()) };
     let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
     let mut count = 0u64;
+    let mut indexes: Option<IndexSet> = None;
     for_each_match(
         parts,
         &rel,
@@ -486,6 +513,9 @@ pub fn update(
         &registry,
         params,
         |engine, txn, host, (tid, tuple, _), interrupted| {
+            if indexes.is_none() {
+                indexes = Some(IndexSet::open(host, &rel)?);
+            }
             let mut new_row = None;
             let changed = update_row::<SqlError>(
                 engine,
@@ -509,7 +539,10 @@ pub fn update(
                 tuple,
                 interrupted,
             )?;
-            if let (Some(_), Some(row)) = (changed, &new_row) {
+            if let (Some(new_tid), Some(row)) = (changed, &new_row) {
+                if let Some(indexes) = &indexes {
+                    indexes.insert(txn, host, row, new_tid)?;
+                }
                 count += 1;
                 emit_returning(&returning, row, host, sink)?;
             }

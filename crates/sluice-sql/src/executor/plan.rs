@@ -5,7 +5,7 @@
 //!
 //! ```text
 //!   [Statement] ─ Limit ─ Sort ─ Project ─ [Filter(HAVING)] ─ [Aggregate] ─ [Filter(WHERE)] ─ source
-//!   source: SeqScan | GenerateSeries | Values | NestLoop(source, source) | Result
+//!   source: SeqScan | IndexScan | GenerateSeries | Values | NestLoop(source, source) | Result
 //!         | CteScan | WorkTableScan | a whole query (FROM subquery)
 //!   set operations: Append (UNION ALL) | Distinct(Append) (UNION) | SetOp (INTERSECT, EXCEPT)
 //! ```
@@ -27,6 +27,7 @@ pub mod subplan;
 pub use setops::SetOpKind;
 
 use super::host::{AggCall, ExecHost};
+use super::indexscan::{IndexPath, IndexRows};
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::{deform_row, deform_row_projected};
 use crate::error::{Result, SqlError};
@@ -67,6 +68,8 @@ pub enum Plan {
     /// Every visible row of a table; columns not `needed` are left NULL
     /// (not decoded), which keeps `count(*)` from converting every value.
     SeqScan { rel: Box<RelationDesc>, needed: Option<Vec<bool>> },
+    /// The rows of a table an index finds (the WHERE clause stays above).
+    IndexScan { rel: Box<RelationDesc>, path: Box<IndexPath> },
     /// generate_series(start, stop, step) of one numeric type.
     GenerateSeries { start: Expr, stop: Expr, step: Option<Expr>, ty: SqlType },
     /// Literal rows.
@@ -138,6 +141,9 @@ pub fn open<'e>(
         Plan::Result => Box::new(Rows::new(vec![Vec::new()])),
         Plan::SeqScan { rel, needed } => {
             Box::new(SeqScan::new(engine, rel, needed.clone(), ctx.clone())?)
+        }
+        Plan::IndexScan { rel, path } => {
+            Box::new(IndexScan { engine, rel, path, ctx: ctx.clone(), rows: None })
         }
         Plan::GenerateSeries { start, stop, step, ty } => {
             Box::new(Series::new(start, stop, step.as_ref(), *ty))
@@ -255,6 +261,28 @@ impl<'e> RowSource<'e> for Rows {
 }
 
 /// A sequential scan producing decoded rows.
+/// An index scan, started at its first row (its bounds may be parameters,
+/// which only the host can evaluate).
+struct IndexScan<'e> {
+    engine: &'e Engine,
+    rel: &'e RelationDesc,
+    path: &'e IndexPath,
+    ctx: VisibilityContext<'e>,
+    rows: Option<IndexRows<'e>>,
+}
+
+impl<'e> RowSource<'e> for IndexScan<'e> {
+    fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
+        use crate::expr::EvalHost;
+        host.check_interrupts()?;
+        if self.rows.is_none() {
+            let ctx = self.ctx.clone();
+            self.rows = Some(IndexRows::start(self.engine, self.rel, self.path, ctx, host)?);
+        }
+        self.rows.as_mut().expect("started").next_row()
+    }
+}
+
 struct SeqScan<'e> {
     scan: HeapScan<'e>,
     desc: TupleDesc,

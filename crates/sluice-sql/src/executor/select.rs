@@ -11,7 +11,11 @@ mod cte;
 mod planner;
 mod setop;
 
+use super::indexscan::choose_index;
+use crate::catalog::index::{indexes_of, IndexDesc};
+use planner::LateralRefs;
 pub(crate) use planner::Planner;
+use sluice_access::heap::visibility::VisibilityContext;
 
 use super::host::PlanHost;
 use super::plan::{prune_scan_columns, JoinKind, Plan, SortKey};
@@ -26,7 +30,9 @@ use crate::session::ExecParts;
 use crate::sink::OutputColumn;
 use pg_query::protobuf::{self, Node, SelectStmt, SortBy, SortByDir, SortByNulls};
 use pg_query::NodeEnum;
+use sluice_common::Oid;
 use sluice_txn::lmgr::LockMode;
+use sluice_txn::IsolationLevel;
 use sluice_types::SqlType;
 
 /// A planned query: the plan and the columns it returns.
@@ -95,10 +101,16 @@ fn plan_simple(
     resolve_unknowns: bool,
 ) -> Result<Planned> {
     let (mut plan, scope) = plan_from(pl, &stmt.from_clause, params)?;
+    let indexes = table_indexes(pl, &plan)?;
     let mut host = PlanHost::with_planner(params, pl, &scope);
     if let Some(where_clause) = stmt.where_clause.as_deref() {
         host.agg_clause = Some("WHERE");
         let qual = check_boolean(analyze(where_clause, &scope, &mut host)?, "WHERE")?;
+        if let Plan::SeqScan { rel, .. } = &plan {
+            if let Some(path) = choose_index(rel, &indexes, Some(&qual)) {
+                plan = Plan::IndexScan { rel: rel.clone(), path: Box::new(path) };
+            }
+        }
         plan = Plan::Filter { input: Box::new(plan), qual, agg_offset: None };
     }
     host.agg_clause = None;
@@ -317,44 +329,121 @@ fn output_reference(node: &Node, targets: &[OutputColumn], clause: &str) -> Resu
     }
 }
 
-/// Plans the FROM list (a cross join of its items).
+/// The indexes of the table `plan` scans, if it is a sequential scan (the
+/// candidates for replacing it with an index scan).
+fn table_indexes(pl: &mut Planner, plan: &Plan) -> Result<Vec<IndexDesc>> {
+    let Plan::SeqScan { rel, .. } = plan else { return Ok(Vec::new()) };
+    let parts = pl.parts();
+    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
+    indexes_of(parts.engine, parts.env.database, &ctx, rel.oid)
+}
+
+/// A planned FROM item: its plan, its columns, and what it reads from the
+/// FROM items to its left (only a LATERAL item, or a join containing one,
+/// reads anything there).
+struct FromItem {
+    plan: Plan,
+    scope: Scope,
+    lateral: LateralRefs,
+}
+
+impl FromItem {
+    /// An item that reads nothing from its left.
+    fn plain(plan: Plan, scope: Scope) -> FromItem {
+        FromItem { plan, scope, lateral: LateralRefs::default() }
+    }
+}
+
+/// Plans the FROM list (a cross join of its items; each item may read the
+/// columns of those before it if it is LATERAL).
 fn plan_from(
     pl: &mut Planner,
     from: &[Node],
     params: &mut Vec<Option<SqlType>>,
 ) -> Result<(Plan, Scope)> {
-    let mut result: Option<(Plan, Scope)> = None;
+    let mut result: Option<FromItem> = None;
     for item in from {
-        let (plan, scope) = plan_from_item(pl, item, params)?;
+        let left_scope = result.as_ref().map(|r| r.scope.clone()).unwrap_or_default();
+        let right = plan_from_item(pl, item, params, &left_scope)?;
         result = Some(match result {
-            None => (plan, scope),
-            Some((left, mut left_scope)) => {
-                let inner_width = scope.columns.len();
-                left_scope.columns.extend(scope.columns);
-                let join = Plan::NestLoop {
-                    outer: Box::new(left),
-                    inner: Box::new(plan),
-                    kind: JoinKind::Inner,
-                    qual: None,
-                    inner_width,
-                };
-                (join, left_scope)
-            }
+            None => right,
+            Some(left) => join_items(left, right, JoinKind::Inner, None, 0),
         });
     }
-    Ok(result.unwrap_or((Plan::Result, Scope { columns: Vec::new() })))
+    Ok(result.map_or((Plan::Result, Scope { columns: Vec::new() }), |r| (r.plan, r.scope)))
 }
 
+/// join_items -- the nested loop joining `left` (outer) and `right` (inner).
+/// `lateral_width` is how many columns of the lateral scope lie before
+/// `left`'s (those of the FROM items left of the whole join): what `right`
+/// reads from `left` becomes the loop's params, what it reads from further
+/// left is passed on, with `left`'s own reads, for an enclosing loop to set.
+fn join_items(
+    left: FromItem,
+    right: FromItem,
+    kind: JoinKind,
+    qual: Option<Expr>,
+    lateral_width: usize,
+) -> FromItem {
+    let inner_width = right.scope.columns.len();
+    let mut scope = left.scope;
+    scope.columns.extend(right.scope.columns);
+    let (own, further): (Vec<_>, Vec<_>) =
+        right.lateral.args.into_iter().partition(|(_, e)| column_index(e) >= lateral_width);
+    let params: Vec<(usize, Expr)> =
+        own.into_iter().map(|(slot, e)| (slot, shift_column(e, lateral_width))).collect();
+    let rescan_ctes = if params.is_empty() { Vec::new() } else { right.lateral.ctes.clone() };
+    let mut lateral = left.lateral;
+    if !further.is_empty() {
+        lateral.ctes.extend(right.lateral.ctes);
+    }
+    lateral.args.extend(further);
+    let plan = Plan::NestLoop {
+        outer: Box::new(left.plan),
+        inner: Box::new(right.plan),
+        kind,
+        qual,
+        inner_width,
+        params,
+        rescan_ctes,
+    };
+    FromItem { plan, scope, lateral }
+}
+
+/// The column a lateral reference reads (a [`LateralRefs`] arg).
+fn column_index(e: &Expr) -> usize {
+    match e {
+        Expr::Column { index, .. } => *index,
+        _ => usize::MAX,
+    }
+}
+
+/// A lateral reference to column `index` read, from a row that starts at
+/// lateral scope column `by`, as column `index - by`.
+fn shift_column(e: Expr, by: usize) -> Expr {
+    match e {
+        Expr::Column { index, ty, typmod, location } => {
+            Expr::Column { index: index - by, ty, typmod, location }
+        }
+        other => other,
+    }
+}
+
+/// plan_from_item -- one FROM item; `lateral` holds the columns of the FROM
+/// items to its left, which a LATERAL subquery or a function may read.
 fn plan_from_item(
     pl: &mut Planner,
     item: &Node,
     params: &mut Vec<Option<SqlType>>,
-) -> Result<(Plan, Scope)> {
+    lateral: &Scope,
+) -> Result<FromItem> {
     match item.node.as_ref() {
-        Some(NodeEnum::RangeVar(rv)) => plan_range_var(pl, rv, params),
-        Some(NodeEnum::RangeFunction(rf)) => plan_function(rf, params),
-        Some(NodeEnum::JoinExpr(join)) => plan_join(pl, join, params),
-        Some(NodeEnum::RangeSubselect(sub)) => plan_subselect(pl, sub, params),
+        Some(NodeEnum::RangeVar(rv)) => {
+            plan_range_var(pl, rv, params).map(|(plan, scope)| FromItem::plain(plan, scope))
+        }
+        Some(NodeEnum::RangeFunction(rf)) => plan_function(pl, rf, params, lateral),
+        Some(NodeEnum::JoinExpr(join)) => plan_join(pl, join, params, lateral),
+        Some(NodeEnum::RangeSubselect(sub)) => plan_subselect(pl, sub, params, lateral),
         _ => Err(SqlError::unsupported("this kind of FROM item is not supported yet")),
     }
 }
@@ -378,7 +467,7 @@ fn plan_range_var(
     }
     if is_system_view(rv) {
         let parts = pl.parts();
-        let view = super::sysviews::lookup(&rv.relname, &parts.env, parts.engine).expect("checked");
+        let view = super::sysviews::lookup(&rv.relname, parts)?.expect("checked");
         let scope = alias_scope(view.columns, rv.alias.as_ref(), &rv.relname)?;
         return Ok((Plan::Rows(view.rows), scope));
     }
@@ -390,15 +479,14 @@ fn plan_range_var(
     Ok((Plan::SeqScan { rel: Box::new(rel), needed: None }, scope))
 }
 
-/// `(SELECT ...) AS alias(columns)`.
+/// `[LATERAL] (SELECT ...) AS alias(columns)`; only a LATERAL one sees the
+/// columns in `lateral`.
 fn plan_subselect(
     pl: &mut Planner,
     sub: &protobuf::RangeSubselect,
     params: &mut Vec<Option<SqlType>>,
-) -> Result<(Plan, Scope)> {
-    if sub.lateral {
-        return Err(SqlError::unsupported("LATERAL subqueries are not supported yet"));
-    }
+    lateral: &Scope,
+) -> Result<FromItem> {
     let Some(NodeEnum::SelectStmt(select)) = sub.subquery.as_deref().and_then(|n| n.node.as_ref())
     else {
         return Err(SqlError::unsupported("this subquery is not supported yet"));
@@ -408,9 +496,14 @@ fn plan_subselect(
         SqlError::syntax("subquery in FROM must have an alias")
             .with_hint("For example, FROM (SELECT ...) [AS] foo.")
     })?;
-    let planned = plan_query(pl, params, select, true)?;
+    let (planned, refs) = if sub.lateral {
+        pl.lateral(lateral, |pl| plan_query(pl, params, select, true))?
+    } else {
+        (plan_query(pl, params, select, true)?, LateralRefs::default())
+    };
     let columns = planned.columns.iter().map(|c| scope_column(None, c)).collect();
-    Ok((planned.plan, alias_scope(columns, Some(alias), &alias.aliasname)?))
+    let scope = alias_scope(columns, Some(alias), &alias.aliasname)?;
+    Ok(FromItem { plan: planned.plan, scope, lateral: refs })
 }
 
 /// A scope column for an output column, qualified by `table`.
@@ -475,12 +568,51 @@ pub fn relation_scope(rel: &RelationDesc, alias: &str) -> Scope {
     }
 }
 
-/// open_relation -- looks up a table named in a query and locks it in `mode`.
+/// open_relation -- looks up a table named in a query and locks it in
+/// `mode`. The name is looked up before the lock is granted; if a
+/// transaction that held a conflicting lock meanwhile committed a change to
+/// the table's catalog row (a TRUNCATE's new file, a DROP), the lookup is
+/// repeated with a fresh snapshot (see [`catalog_moved_on`]), so rows are
+/// never read from, or written to, a file the table no longer has.
 pub fn open_relation(
     parts: &mut ExecParts,
     rv: &protobuf::RangeVar,
     mode: LockMode,
 ) -> Result<RelationDesc> {
+    loop {
+        let rel = lookup_relation(parts, rv)?;
+        lock_relation_in(parts, rel.oid, mode)?;
+        if !catalog_moved_on(parts, rel.oid, mode >= LockMode::RowExclusive)? {
+            return Ok(rel);
+        }
+    }
+}
+
+/// catalog_moved_on -- after locking relation `oid`: whether its `pg_class`
+/// row as this statement read it was replaced by a transaction that
+/// committed since the statement's snapshot (PostgreSQL would have received
+/// an invalidation). Under READ COMMITTED the statement then drops its
+/// snapshot, so that looking the relation up again finds the current row
+/// (and later reads use the newer snapshot, as PostgreSQL's would, taken
+/// after locking) — the caller looks it up again. Under REPEATABLE READ the
+/// snapshot cannot move: a statement about to write (`writing`) fails with
+/// 40001 rather than write through a stale description; a reader carries on.
+pub(crate) fn catalog_moved_on(parts: &mut ExecParts, oid: Oid, writing: bool) -> Result<bool> {
+    if !relation::superseded(parts.engine, parts.env.database, parts.txn, oid)? {
+        return Ok(false);
+    }
+    if parts.txn.isolation() == IsolationLevel::ReadCommitted {
+        parts.txn.end_statement();
+        return Ok(true);
+    }
+    if writing {
+        return Err(SqlError::new("40001", "could not serialize access due to concurrent update"));
+    }
+    Ok(false)
+}
+
+/// The table `rv` names, as the statement's snapshot sees the catalogs.
+fn lookup_relation(parts: &mut ExecParts, rv: &protobuf::RangeVar) -> Result<RelationDesc> {
     let namespaces = match rv.schemaname.as_str() {
         "" => vec![
             crate::catalog::schema::PG_CATALOG_NAMESPACE,
@@ -493,20 +625,22 @@ pub fn open_relation(
                 .at(position(rv.location)))
         }
     };
-    let rel =
-        relation::lookup(parts.engine, parts.env.database, parts.txn, &namespaces, &rv.relname)?
-            .ok_or_else(|| {
-                SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname))
-                    .at(position(rv.location))
-            })?;
-    lock_relation_in(parts, rel.oid, mode)?;
-    Ok(rel)
+    relation::lookup(parts.engine, parts.env.database, parts.txn, &namespaces, &rv.relname)?
+        .ok_or_else(|| {
+            SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname))
+                .at(position(rv.location))
+        })
 }
 
+/// A function in FROM (so far generate_series). Like PostgreSQL's, its
+/// arguments may read the columns of the FROM items to its left (`lateral`)
+/// with or without the LATERAL keyword.
 fn plan_function(
+    pl: &mut Planner,
     rf: &protobuf::RangeFunction,
     params: &mut Vec<Option<SqlType>>,
-) -> Result<(Plan, Scope)> {
+    lateral: &Scope,
+) -> Result<FromItem> {
     let call = rf
         .functions
         .first()
@@ -523,10 +657,11 @@ fn plan_function(
     if name != "generate_series" || !(2..=3).contains(&call.args.len()) {
         return Err(SqlError::unsupported(format!("function {name} in FROM is not supported yet")));
     }
-    let empty = Scope { columns: Vec::new() };
-    let mut host = PlanHost::new(params);
-    let args =
-        call.args.iter().map(|a| analyze(a, &empty, &mut host)).collect::<Result<Vec<_>>>()?;
+    let (args, refs) = pl.lateral(lateral, |pl| {
+        let empty = Scope { columns: Vec::new() };
+        let mut host = PlanHost::with_planner(params, pl, &empty);
+        call.args.iter().map(|a| analyze(a, &empty, &mut host)).collect::<Result<Vec<_>>>()
+    })?;
     let ty = match select_common_type(&args, "generate_series")? {
         SqlType::Int2 | SqlType::Int4 | SqlType::Unknown => SqlType::Int4,
         SqlType::Int8 => SqlType::Int8,
@@ -561,14 +696,17 @@ fn plan_function(
     };
     let scope =
         Scope { columns: vec![ScopeColumn { table: Some(table), name: column, ty, typmod: -1 }] };
-    Ok((Plan::GenerateSeries { start, stop, step, ty }, scope))
+    Ok(FromItem { plan: Plan::GenerateSeries { start, stop, step, ty }, scope, lateral: refs })
 }
 
+/// `left [INNER|LEFT] JOIN right ON ...`: `right` may also read `left`'s
+/// columns if it is LATERAL, after those of `lateral`.
 fn plan_join(
     pl: &mut Planner,
     join: &protobuf::JoinExpr,
     params: &mut Vec<Option<SqlType>>,
-) -> Result<(Plan, Scope)> {
+    lateral: &Scope,
+) -> Result<FromItem> {
     let kind = match protobuf::JoinType::try_from(join.jointype)
         .unwrap_or(protobuf::JoinType::Undefined)
     {
@@ -582,10 +720,12 @@ fn plan_join(
     let left = join.larg.as_deref().ok_or_else(|| SqlError::internal("join without left side"))?;
     let right =
         join.rarg.as_deref().ok_or_else(|| SqlError::internal("join without right side"))?;
-    let (outer, mut scope) = plan_from_item(pl, left, params)?;
-    let (inner, inner_scope) = plan_from_item(pl, right, params)?;
-    let inner_width = inner_scope.columns.len();
-    scope.columns.extend(inner_scope.columns);
+    let outer = plan_from_item(pl, left, params, lateral)?;
+    let mut right_lateral = lateral.clone();
+    right_lateral.columns.extend(outer.scope.columns.iter().cloned());
+    let inner = plan_from_item(pl, right, params, &right_lateral)?;
+    let mut scope = outer.scope.clone();
+    scope.columns.extend(inner.scope.columns.iter().cloned());
     let qual = match join.quals.as_deref() {
         Some(q) => {
             let mut host = PlanHost::with_planner(params, pl, &scope);
@@ -594,10 +734,7 @@ fn plan_join(
         }
         None => None,
     };
-    Ok((
-        Plan::NestLoop { outer: Box::new(outer), inner: Box::new(inner), kind, qual, inner_width },
-        scope,
-    ))
+    Ok(join_items(outer, inner, kind, qual, lateral.columns.len()))
 }
 
 /// VALUES (...), (...): every row coerced to the columns' common types.

@@ -3,10 +3,14 @@
 //! `pg_stat_get_activity`; here the planner materialises their rows when a
 //! query names them).
 
+use crate::error::Result;
 use crate::expr::ScopeColumn;
-use crate::session::SessionEnv;
+use crate::session::{ExecParts, SessionEnv};
+use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::Engine;
-use sluice_types::{Datum, SqlType};
+use sluice_guc::Settings;
+use sluice_types::datetime::TimeZone;
+use sluice_types::{Context, Datum, SqlType};
 
 /// A system view's columns and current rows.
 pub struct ViewRows {
@@ -16,18 +20,32 @@ pub struct ViewRows {
     pub rows: Vec<Vec<Datum>>,
 }
 
-/// The rows of system view `name`, if it is one.
-pub fn lookup(name: &str, env: &SessionEnv, engine: &Engine) -> Option<ViewRows> {
-    match name {
+/// The rows of system view `name`, if it is one (views over catalogs read
+/// them under the statement's snapshot).
+pub fn lookup(name: &str, parts: &mut ExecParts) -> Result<Option<ViewRows>> {
+    let (env, engine) = (&parts.env, &**parts.engine);
+    Ok(match name {
         "pg_stat_activity" => Some(pg_stat_activity(env, engine)),
         "pg_locks" => Some(pg_locks(engine)),
         "pg_settings" => Some(pg_settings(env)),
+        "pg_stats" => Some(pg_stats(parts)?),
         _ => None,
-    }
+    })
 }
 
 /// The names `lookup` answers for.
-pub const SYSTEM_VIEWS: [&str; 3] = ["pg_stat_activity", "pg_locks", "pg_settings"];
+pub const SYSTEM_VIEWS: [&str; 4] = ["pg_stat_activity", "pg_locks", "pg_settings", "pg_stats"];
+
+/// `pg_stats`: `pg_statistic` made readable (`catalog/statistic.rs` builds
+/// the rows), values printed in the session's time zone.
+fn pg_stats(parts: &mut ExecParts) -> Result<ViewRows> {
+    use crate::catalog::statistic::{pg_stats_rows, PG_STATS_COLUMNS};
+    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
+    let zone = parts.env.settings.get_str("TimeZone").to_string();
+    let session = Context::new(TimeZone::named(&zone).unwrap_or_default(), parts.env.txn_start);
+    let rows = pg_stats_rows(parts.engine, parts.env.database, &ctx, &session)?;
+    Ok(ViewRows { columns: columns("pg_stats", &PG_STATS_COLUMNS), rows })
+}
 
 fn opt_oid(v: Option<u32>) -> Datum {
     v.map_or(Datum::Null, Datum::Oid)

@@ -31,6 +31,7 @@ use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::form_row;
 use crate::error::{Result, SqlError};
 use crate::executor::host::ExecHost;
+use crate::executor::indexing::IndexSet;
 use crate::executor::modify::check_not_null;
 use crate::expr::{eval, eval_qual, EvalHost, Expr};
 use crate::session::ExecParts;
@@ -109,6 +110,7 @@ pub(crate) fn insert_rows(
     let ExecParts { engine, txn, env } = parts;
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());
     let mut host = ExecHost::new(env, Vec::new(), ctx);
+    let indexes = IndexSet::open(&host, rel)?;
     let mut row = vec![Datum::Null; rel.columns.len()];
     let mut count = 0u64;
     if let Reader::Text(text) = &mut reader {
@@ -139,7 +141,8 @@ pub(crate) fn insert_rows(
                 }
             }
             check_not_null(rel, &row, &host)?;
-            heap_insert(engine, &heap, txn, &form_row(&desc, &types, &row))?;
+            let tid = heap_insert(engine, &heap, txn, &form_row(&desc, &types, &row))?;
+            indexes.insert(txn, &mut host, &row, tid)?;
             Ok(true)
         };
         if finish().map_err(|e| e.with_context(line_context(&rel.name, lineno, line)))? {

@@ -1,0 +1,607 @@
+//! CREATE INDEX, DROP INDEX and the indexes behind PRIMARY KEY and UNIQUE
+//! constraints (PostgreSQL's `commands/indexcmds.c` and `catalog/index.c`).
+//!
+//! Defining an index writes its `pg_class` row (relkind 'i', access method
+//! btree), one `pg_attribute` row per key column, its `pg_index` row and, for
+//! a constraint, a `pg_constraint` row; marks the table `relhasindex`; creates
+//! the file; and builds it by sorting every tuple an index must hold
+//! (`heap::scan::scan_for_index_build`) and writing pages bottom-up
+//! (`nbtree::btree_build`). The table is locked SHARE, so no writer changes it
+//! meanwhile; everything is transactional like other DDL.
+//!
+//! CONCURRENTLY is accepted with PostgreSQL's restrictions (not in a
+//! transaction block) but builds like the plain form: writers wait for the
+//! build instead of running beside it. See docs/architecture.md.
+
+use super::tablecmds::{choose_relation_name, lock_relation};
+use crate::catalog::bootstrap::{attribute_row, ClassRow};
+use crate::catalog::index::{indexes_of, indoption};
+use crate::catalog::relation::{self, oid_of, RelationDesc};
+use crate::catalog::rows::deform_row;
+use crate::catalog::schema::*;
+use crate::catalog::{delete, insert, replace, scan};
+use crate::error::{Result, SqlError};
+use crate::executor::host::ExecHost;
+use crate::executor::indexing::{analyze_predicate, render_key};
+use crate::session::Session;
+use crate::sink::QuerySink;
+use pg_query::protobuf::{IndexStmt, Node, SortByDir, SortByNulls};
+use pg_query::NodeEnum;
+use sluice_access::heap::scan::scan_for_index_build;
+use sluice_access::heap::visibility::VisibilityContext;
+use sluice_access::nbtree::{btree_build, BuildEntry, ColumnOrder};
+use sluice_access::AccessError;
+use sluice_common::{ForkNumber, Oid, RelFileLocator, DEFAULTTABLESPACE_OID};
+use sluice_txn::lmgr::LockMode;
+use sluice_types::array::Array;
+use sluice_types::storage::to_storage;
+use sluice_types::{Datum, SqlType};
+
+/// What kind of constraint an index implements, if any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConstraintKind {
+    /// PRIMARY KEY ('p').
+    Primary,
+    /// UNIQUE ('u').
+    Unique,
+}
+
+/// An index to define.
+#[derive(Clone, Debug, Default)]
+pub struct NewIndex {
+    /// The name given, if any.
+    pub name: Option<String>,
+    /// Key columns by name, with their order options.
+    pub columns: Vec<(String, ColumnOrder)>,
+    /// UNIQUE.
+    pub unique: bool,
+    /// The constraint it implements.
+    pub constraint: Option<ConstraintKind>,
+    /// WHERE clause of a partial index.
+    pub predicate: Option<Node>,
+    /// `WITH (fillfactor = n)`.
+    pub fillfactor: Option<u8>,
+    /// IF NOT EXISTS.
+    pub if_not_exists: bool,
+}
+
+/// CREATE [UNIQUE] INDEX [CONCURRENTLY] [IF NOT EXISTS] name ON t (...) [WHERE ...].
+pub fn create_index(
+    session: &mut Session,
+    stmt: &IndexStmt,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    if stmt.concurrent {
+        session.prevent_transaction_block("CREATE INDEX CONCURRENTLY")?;
+    }
+    if !matches!(stmt.access_method.as_str(), "" | "btree") {
+        return Err(SqlError::new(
+            "0A000",
+            format!("access method \"{}\" is not supported", stmt.access_method),
+        ));
+    }
+    let rv = stmt.relation.as_ref().ok_or_else(|| SqlError::internal("index without table"))?;
+    let table = open_table(session, rv)?;
+    let spec = NewIndex {
+        name: (!stmt.idxname.is_empty()).then(|| stmt.idxname.clone()),
+        columns: index_columns(&stmt.index_params)?,
+        unique: stmt.unique,
+        constraint: None,
+        predicate: stmt.where_clause.as_deref().cloned(),
+        fillfactor: fillfactor_option(&stmt.options)?,
+        if_not_exists: stmt.if_not_exists,
+    };
+    define_index(session, &table, spec, sink)?;
+    sink.complete("CREATE INDEX")
+}
+
+fn open_table(session: &mut Session, rv: &pg_query::protobuf::RangeVar) -> Result<RelationDesc> {
+    let namespaces = super::sequence::namespaces_for(session, rv)?;
+    let engine = session.engine().clone();
+    let db = session.database();
+    let table = relation::lookup(&engine, db, session.txn()?, &namespaces, &rv.relname)?
+        .ok_or_else(|| {
+            SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname))
+        })?;
+    if table.kind != RelKind::Table {
+        return Err(SqlError::new(
+            "42809",
+            format!("cannot create index on relation \"{}\"", table.name),
+        )
+        .with_detail(format!("This operation is not supported for {}.", kind_plural(table.kind))));
+    }
+    Ok(table)
+}
+
+fn kind_plural(kind: RelKind) -> &'static str {
+    match kind {
+        RelKind::Table => "tables",
+        RelKind::Sequence => "sequences",
+        RelKind::Index => "indexes",
+    }
+}
+
+/// The key columns of `CREATE INDEX ... (a DESC, b NULLS FIRST)`.
+fn index_columns(params: &[Node]) -> Result<Vec<(String, ColumnOrder)>> {
+    params
+        .iter()
+        .map(|p| {
+            let Some(NodeEnum::IndexElem(elem)) = p.node.as_ref() else {
+                return Err(SqlError::internal("index parameter is not an IndexElem"));
+            };
+            if elem.name.is_empty() {
+                return Err(SqlError::unsupported("indexes on expressions are not supported yet"));
+            }
+            let descending = elem.ordering == SortByDir::SortbyDesc as i32;
+            let nulls_first = match SortByNulls::try_from(elem.nulls_ordering) {
+                Ok(SortByNulls::SortbyNullsFirst) => true,
+                Ok(SortByNulls::SortbyNullsLast) => false,
+                _ => descending,
+            };
+            Ok((elem.name.clone(), ColumnOrder { descending, nulls_first }))
+        })
+        .collect()
+}
+
+/// `WITH (fillfactor = n)` among index options (10..=100).
+pub fn fillfactor_option(options: &[Node]) -> Result<Option<u8>> {
+    let mut fillfactor = None;
+    for option in options {
+        let Some(NodeEnum::DefElem(def)) = option.node.as_ref() else { continue };
+        if def.defname != "fillfactor" {
+            return Err(SqlError::new(
+                "22023",
+                format!("unrecognized parameter \"{}\"", def.defname),
+            ));
+        }
+        let value = def.arg.as_deref().and_then(super::node_str).unwrap_or_default();
+        let n: i64 = value.parse().map_err(|_| {
+            SqlError::new(
+                "22023",
+                format!("invalid value for integer option \"fillfactor\": {value}"),
+            )
+        })?;
+        if !(10..=100).contains(&n) {
+            return Err(SqlError::new(
+                "22023",
+                format!("value {n} out of bounds for option \"fillfactor\""),
+            )
+            .with_detail("Valid values are between \"10\" and \"100\"."));
+        }
+        fillfactor = Some(n as u8);
+    }
+    Ok(fillfactor)
+}
+
+/// define_index -- creates and builds an index on `table` (PostgreSQL's
+/// DefineIndex + index_create + index_build). Returns its OID, or `None` if
+/// IF NOT EXISTS found the name taken.
+pub fn define_index(
+    session: &mut Session,
+    table: &RelationDesc,
+    spec: NewIndex,
+    sink: &mut dyn QuerySink,
+) -> Result<Option<Oid>> {
+    lock_relation(session, table.oid, LockMode::Share)?;
+    let keys = key_attnums(table, &spec.columns)?;
+    let name = match &spec.name {
+        Some(name) => name.clone(),
+        None => default_name(session, table, &spec)?,
+    };
+    if super::sequence::relation_exists(session, table.namespace, &name)? {
+        if spec.if_not_exists {
+            sink.notice(&SqlError::new(
+                "42P07",
+                format!("relation \"{name}\" already exists, skipping"),
+            ))?;
+            return Ok(None);
+        }
+        return Err(SqlError::new("42P07", format!("relation \"{name}\" already exists")));
+    }
+    let primary = spec.constraint == Some(ConstraintKind::Primary);
+    if primary {
+        check_single_primary_key(session, table)?;
+    }
+    let oid = write_catalog_rows(session, table, &spec, &name, &keys)?;
+    let engine = session.engine().clone();
+    let locator = RelFileLocator {
+        spc_oid: DEFAULTTABLESPACE_OID,
+        db_oid: session.database(),
+        rel_number: oid,
+    };
+    engine.create_relation_fork(locator, ForkNumber::Main)?;
+    session.delete_on_abort(locator);
+    session.txn()?.increment_command();
+    build_index(session, table, oid, &name)?;
+    if primary {
+        // As in PostgreSQL, duplicates are reported before NULLs.
+        require_not_null(session, table, &keys)?;
+    }
+    Ok(Some(oid))
+}
+
+fn key_attnums(table: &RelationDesc, columns: &[(String, ColumnOrder)]) -> Result<Vec<i16>> {
+    columns
+        .iter()
+        .map(|(name, _)| {
+            table
+                .column_index(name)
+                .map(|i| i as i16 + 1)
+                .ok_or_else(|| SqlError::new("42703", format!("column \"{name}\" does not exist")))
+        })
+        .collect()
+}
+
+/// PostgreSQL's ChooseIndexName: `t_pkey`, `t_a_b_key`, `t_a_idx`.
+fn default_name(session: &mut Session, table: &RelationDesc, spec: &NewIndex) -> Result<String> {
+    let columns: Vec<&str> = spec.columns.iter().map(|(c, _)| c.as_str()).collect();
+    match spec.constraint {
+        Some(ConstraintKind::Primary) => {
+            choose_relation_name(session, &table.name, "", "pkey", table.namespace)
+        }
+        Some(ConstraintKind::Unique) => {
+            choose_relation_name(session, &table.name, &columns.join("_"), "key", table.namespace)
+        }
+        None => {
+            choose_relation_name(session, &table.name, &columns.join("_"), "idx", table.namespace)
+        }
+    }
+}
+
+/// A table has at most one primary key.
+fn check_single_primary_key(session: &mut Session, table: &RelationDesc) -> Result<()> {
+    let engine = session.engine().clone();
+    let db = session.database();
+    let ctx = VisibilityContext::for_transaction(session.txn()?, engine.txns());
+    if indexes_of(&engine, db, &ctx, table.oid)?.iter().any(|i| i.primary) {
+        return Err(SqlError::new(
+            "42P16",
+            format!("multiple primary keys for table \"{}\" are not allowed", table.name),
+        ));
+    }
+    Ok(())
+}
+
+/// A primary key's columns become NOT NULL, which every existing row must
+/// already satisfy.
+fn require_not_null(session: &mut Session, table: &RelationDesc, keys: &[i16]) -> Result<()> {
+    let engine = session.engine().clone();
+    let ctx = VisibilityContext::for_transaction(session.txn()?, engine.txns());
+    let mut has_null = vec![false; keys.len()];
+    let (desc, types) = (table.tuple_desc(), table.types());
+    scan_for_index_build(&engine, &table.heap(), &ctx, |_, tuple, live| -> Result<()> {
+        if live {
+            let row = deform_row(&desc, &types, tuple)?;
+            for (flag, &k) in has_null.iter_mut().zip(keys) {
+                *flag |= row[k as usize - 1].is_null();
+            }
+        }
+        Ok(())
+    })?;
+    if let Some(i) = has_null.iter().position(|&n| n) {
+        let column = &table.columns[keys[i] as usize - 1].name;
+        return Err(SqlError::new(
+            "23502",
+            format!("column \"{column}\" of relation \"{}\" contains null values", table.name),
+        ));
+    }
+    set_not_null(session, table.oid, keys)
+}
+
+/// The stored form of a partial index's WHERE clause: SQL text, with the
+/// parentheses PostgreSQL's deparser puts around an operator or boolean
+/// expression, so `pg_get_expr` shows `(b > 0)` as PostgreSQL does.
+fn predicate_text(node: &Node) -> Result<String> {
+    let text = super::tablecmds::deparse_expr(node)?;
+    Ok(match node.node.as_ref() {
+        Some(NodeEnum::AExpr(_) | NodeEnum::BoolExpr(_) | NodeEnum::NullTest(_)) => {
+            format!("({text})")
+        }
+        _ => text,
+    })
+}
+
+/// Marks columns NOT NULL in `pg_attribute`.
+fn set_not_null(session: &mut Session, table: Oid, keys: &[i16]) -> Result<()> {
+    let engine = session.engine().clone();
+    let db = session.database();
+    let txn = session.txn()?;
+    let rows = scan(&engine, db, &PG_ATTRIBUTE, txn, |r| {
+        oid_of(&r[0]) == table && matches!(r[4], Datum::Int2(n) if keys.contains(&n))
+    })?;
+    for (tid, mut row) in rows {
+        if !matches!(row[6], Datum::Bool(true)) {
+            row[6] = Datum::Bool(true);
+            replace(&engine, db, &PG_ATTRIBUTE, txn, tid, &row)?;
+        }
+    }
+    Ok(())
+}
+
+fn int2_array(values: impl IntoIterator<Item = i16>) -> Datum {
+    let elems = values.into_iter().map(Datum::Int2).collect();
+    let elem = SqlType::INT2_ARRAY.element().and_then(sluice_types::types::ElemType::new);
+    Datum::Array(Box::new(Array::new(elem.expect("int2 arrays exist"), elems)))
+}
+
+fn oid_array(values: impl IntoIterator<Item = Oid>) -> Datum {
+    let elems = values.into_iter().map(Datum::Oid).collect();
+    let elem = SqlType::OID_ARRAY.element().and_then(sluice_types::types::ElemType::new);
+    Datum::Array(Box::new(Array::new(elem.expect("oid arrays exist"), elems)))
+}
+
+/// Writes the index's pg_class, pg_attribute, pg_index (and pg_constraint)
+/// rows and sets the table's relhasindex. Returns the index OID.
+fn write_catalog_rows(
+    session: &mut Session,
+    table: &RelationDesc,
+    spec: &NewIndex,
+    name: &str,
+    keys: &[i16],
+) -> Result<Oid> {
+    let engine = session.engine().clone();
+    let db = session.database();
+    let predicate = match &spec.predicate {
+        Some(node) => Some(predicate_text(node)?),
+        None => None,
+    };
+    if let Some(text) = &predicate {
+        analyze_predicate(table, text)?; // refuse a bad WHERE before writing anything
+    }
+    let oid = engine.new_oid()?;
+    lock_relation(session, oid, LockMode::AccessExclusive)?;
+    let txn = session.txn()?;
+    let class = ClassRow {
+        oid,
+        name,
+        namespace: table.namespace,
+        relfilenode: oid,
+        tablespace: DEFAULTTABLESPACE_OID,
+        shared: false,
+        kind: RelKind::Index,
+        natts: keys.len() as i16,
+        options: spec.fillfactor.map(|f| format!("{{fillfactor={f}}}")),
+    };
+    insert(&engine, db, &PG_CLASS, txn, &class.values())?;
+    for (i, &k) in keys.iter().enumerate() {
+        let column = &table.columns[k as usize - 1];
+        let row =
+            attribute_row(oid, &column.name, column.ty, column.typmod, i as i16 + 1, false, false);
+        insert(&engine, db, &PG_ATTRIBUTE, txn, &row)?;
+    }
+    let b = Datum::Bool;
+    let primary = spec.constraint == Some(ConstraintKind::Primary);
+    let unique = spec.unique || spec.constraint.is_some();
+    let n = Datum::Int2(keys.len() as i16);
+    let index_row = vec![
+        Datum::Oid(oid),
+        Datum::Oid(table.oid),
+        n.clone(),
+        n,
+        b(unique),
+        b(false),
+        b(primary),
+        b(false),
+        b(true),
+        b(false),
+        b(true),
+        b(false),
+        b(true),
+        b(true),
+        b(false),
+        int2_array(keys.iter().copied()),
+        oid_array(keys.iter().map(|_| 0)),
+        oid_array(keys.iter().map(|_| 0)),
+        int2_array(spec.columns.iter().map(|(_, o)| indoption(*o))),
+        Datum::Null,
+        predicate.map_or(Datum::Null, Datum::Text),
+    ];
+    insert(&engine, db, &PG_INDEX, txn, &index_row)?;
+    if let Some(kind) = spec.constraint {
+        insert_constraint(session, table, oid, name, kind, keys)?;
+    }
+    set_has_index(session, table.oid)?;
+    Ok(oid)
+}
+
+fn insert_constraint(
+    session: &mut Session,
+    table: &RelationDesc,
+    index: Oid,
+    name: &str,
+    kind: ConstraintKind,
+    keys: &[i16],
+) -> Result<()> {
+    let engine = session.engine().clone();
+    let db = session.database();
+    let oid = engine.new_oid()?;
+    let letter = if kind == ConstraintKind::Primary { "p" } else { "u" };
+    let (b, t) = (Datum::Bool, |s: &str| Datum::Text(s.into()));
+    let row = vec![
+        Datum::Oid(oid),
+        t(name),
+        Datum::Oid(table.namespace),
+        t(letter),
+        b(false),
+        b(false),
+        b(true),
+        Datum::Oid(table.oid),
+        Datum::Oid(0),
+        Datum::Oid(index),
+        Datum::Oid(0),
+        Datum::Oid(0),
+        t(" "),
+        t(" "),
+        t(" "),
+        b(true),
+        Datum::Int4(0),
+        b(true),
+        int2_array(keys.iter().copied()),
+        Datum::Null,
+        Datum::Null,
+    ];
+    insert(&engine, db, &PG_CONSTRAINT, session.txn()?, &row)?;
+    Ok(())
+}
+
+/// Sets (or clears) `pg_class.relhasindex` of `table`; psql's `\d` looks
+/// for indexes only when it is set.
+fn set_has_index(session: &mut Session, table: Oid) -> Result<()> {
+    let engine = session.engine().clone();
+    let db = session.database();
+    let txn = session.txn()?;
+    for (tid, mut row) in scan(&engine, db, &PG_CLASS, txn, |r| oid_of(&r[0]) == table)? {
+        if !matches!(row[11], Datum::Bool(true)) {
+            row[11] = Datum::Bool(true);
+            replace(&engine, db, &PG_CLASS, txn, tid, &row)?;
+        }
+    }
+    Ok(())
+}
+
+/// build_index -- fills the new index `oid` of `table` from the heap.
+fn build_index(session: &mut Session, table: &RelationDesc, oid: Oid, name: &str) -> Result<()> {
+    let mut parts = session.parts()?;
+    let engine = parts.engine.clone();
+    let db = parts.env.database;
+    let ctx = VisibilityContext::for_transaction(parts.txn, engine.txns());
+    let index = indexes_of(&engine, db, &ctx, table.oid)?
+        .into_iter()
+        .find(|i| i.oid == oid)
+        .ok_or_else(|| SqlError::internal("new index not found"))?;
+    let predicate = index.predicate.as_deref().map(|p| analyze_predicate(table, p)).transpose()?;
+    let mut host = ExecHost::new(&mut parts.env, Vec::new(), ctx.clone());
+    let (desc, types, key_types) = (table.tuple_desc(), table.types(), index.key_types(table));
+    let mut entries = Vec::new();
+    scan_for_index_build(&engine, &table.heap(), &ctx, |tid, tuple, live| -> Result<()> {
+        let row = deform_row(&desc, &types, tuple)?;
+        if let Some(p) = &predicate {
+            if !crate::expr::eval_qual(p, &row, &mut host)? {
+                return Ok(());
+            }
+        }
+        let values = index
+            .keys
+            .iter()
+            .zip(&key_types)
+            .map(|(&k, ty)| {
+                let v = &row[k as usize - 1];
+                (!v.is_null()).then(|| to_storage(*ty, v))
+            })
+            .collect();
+        entries.push(BuildEntry { values, heap_tid: tid, live });
+        Ok(())
+    })?;
+    let btree = index.btree(table);
+    match btree_build(&engine, &btree, entries, index.unique) {
+        Err(AccessError::DuplicateKey(values)) => {
+            let datums = values
+                .iter()
+                .zip(&key_types)
+                .map(|(v, ty)| match v {
+                    Some(bytes) => {
+                        sluice_types::storage::from_storage(*ty, bytes).map_err(SqlError::from)
+                    }
+                    None => Ok(Datum::Null),
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let (columns, shown) = render_key(&index, table, &datums, &host);
+            Err(SqlError::new("23505", format!("could not create unique index \"{name}\""))
+                .with_detail(format!("Key ({columns})=({shown}) is duplicated.")))
+        }
+        other => Ok(other?),
+    }
+}
+
+/// DROP INDEX [CONCURRENTLY] [IF EXISTS] name, ...
+pub fn drop_indexes(
+    session: &mut Session,
+    stmt: &pg_query::protobuf::DropStmt,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    if stmt.concurrent {
+        session.prevent_transaction_block("DROP INDEX CONCURRENTLY")?;
+    }
+    for object in &stmt.objects {
+        let Some(NodeEnum::List(list)) = object.node.as_ref() else { continue };
+        let names: Vec<String> = list.items.iter().filter_map(super::node_str).collect();
+        let rv = super::sequence::range_var(&names)?;
+        let namespaces = super::sequence::namespaces_for(session, &rv)?;
+        let engine = session.engine().clone();
+        let db = session.database();
+        let name = rv.relname;
+        let found = relation::find(&engine, db, session.txn()?, &namespaces, &name)?;
+        match found {
+            Some(rel) if rel.kind == RelKind::Index => {
+                let table = table_of_index(session, rel.oid)?;
+                lock_relation(session, table, LockMode::AccessExclusive)?;
+                if let Some(constraint) = constraint_of_index(session, rel.oid)? {
+                    let table_name = relation::find_by_oid(&engine, db, session.txn()?, table)?
+                        .map(|t| t.name)
+                        .unwrap_or_default();
+                    return Err(SqlError::new(
+                        "2BP01",
+                        format!("cannot drop index {name} because constraint {constraint} on table {table_name} requires it"),
+                    )
+                    .with_hint(format!("You can drop constraint {constraint} on table {table_name} instead.")));
+                }
+                remove_index(session, rel.oid)?;
+            }
+            Some(_) => {
+                return Err(SqlError::new("42809", format!("\"{name}\" is not an index"))
+                    .with_hint("Use DROP TABLE to remove a table."))
+            }
+            None if stmt.missing_ok => sink.notice(&SqlError::new(
+                "00000",
+                format!("index \"{name}\" does not exist, skipping"),
+            ))?,
+            None => return Err(SqlError::new("42704", format!("index \"{name}\" does not exist"))),
+        }
+    }
+    sink.complete("DROP INDEX")
+}
+
+fn table_of_index(session: &mut Session, index: Oid) -> Result<Oid> {
+    let engine = session.engine().clone();
+    let db = session.database();
+    let rows = scan(&engine, db, &PG_INDEX, session.txn()?, |r| oid_of(&r[0]) == index)?;
+    rows.first()
+        .map(|(_, r)| oid_of(&r[1]))
+        .ok_or_else(|| SqlError::internal("index without table"))
+}
+
+fn constraint_of_index(session: &mut Session, index: Oid) -> Result<Option<String>> {
+    let engine = session.engine().clone();
+    let db = session.database();
+    let rows = scan(&engine, db, &PG_CONSTRAINT, session.txn()?, |r| oid_of(&r[9]) == index)?;
+    Ok(rows.first().and_then(|(_, r)| r[1].as_str().map(str::to_string)))
+}
+
+/// remove_index -- deletes an index's catalog rows (and its constraint's)
+/// and removes its file at commit.
+pub fn remove_index(session: &mut Session, index: Oid) -> Result<()> {
+    let engine = session.engine().clone();
+    let db = session.database();
+    let txn = session.txn()?;
+    let Some(rel) = relation::find_by_oid(&engine, db, txn, index)? else { return Ok(()) };
+    let is = |d: &Datum| matches!(d, Datum::Oid(o) if *o == index);
+    for (def, column) in [(&PG_CLASS, 0), (&PG_ATTRIBUTE, 0), (&PG_INDEX, 0), (&PG_CONSTRAINT, 9)] {
+        for (tid, _) in scan(&engine, db, def, txn, |r| is(&r[column]))? {
+            delete(&engine, db, def, txn, tid)?;
+        }
+    }
+    txn.increment_command();
+    session.delete_on_commit(rel.locator);
+    Ok(())
+}
+
+/// drop_table_indexes -- removes every index of `table` (DROP TABLE).
+pub fn drop_table_indexes(session: &mut Session, table: Oid) -> Result<()> {
+    let engine = session.engine().clone();
+    let db = session.database();
+    let ctx = VisibilityContext::for_transaction(session.txn()?, engine.txns());
+    for index in indexes_of(&engine, db, &ctx, table)? {
+        remove_index(session, index.oid)?;
+    }
+    Ok(())
+}

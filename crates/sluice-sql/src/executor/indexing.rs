@@ -1,0 +1,172 @@
+//! Keeping a table's indexes current as rows are written (PostgreSQL's
+//! `execIndexing.c`).
+//!
+//! INSERT, UPDATE and COPY open the table's index set once per statement;
+//! after each new heap version is placed, every index whose predicate the row
+//! satisfies gets an entry pointing at it. A unique index checks the key
+//! first (`nbtree::btree_insert`): a live duplicate raises 23505 with the key
+//! in the DETAIL; a duplicate whose inserter or deleter is still running
+//! makes the writer wait for that transaction and look again, as PostgreSQL
+//! does. Every UPDATE inserts entries for the new version in every index —
+//! there are no heap-only tuples yet.
+
+use super::host::{ExecHost, PlanHost};
+use crate::catalog::index::{indexes_of, IndexDesc};
+use crate::catalog::relation::RelationDesc;
+use crate::error::{Result, SqlError};
+use crate::expr::{analyze, coerce, eval_qual, CoercionContext, EvalHost, Expr};
+use sluice_access::heap::heapam::heap_dirty_status;
+use sluice_access::nbtree::{btree_insert, BTreeIndex, UniqueCheck};
+use sluice_access::AccessError;
+use sluice_common::ItemPointer;
+use sluice_txn::Transaction;
+use sluice_types::storage::to_storage;
+use sluice_types::{Datum, SqlType};
+
+/// analyze_predicate -- the WHERE clause of a partial index (stored as SQL
+/// text) as an expression over the table's columns.
+pub fn analyze_predicate(table: &RelationDesc, text: &str) -> Result<Expr> {
+    let parsed = crate::parser::parse(&format!("SELECT 1 WHERE {text}"))?;
+    let Some(pg_query::NodeEnum::SelectStmt(select)) = parsed.first().map(|s| &s.node) else {
+        return Err(SqlError::internal("invalid index predicate"));
+    };
+    let node =
+        select.where_clause.as_deref().ok_or_else(|| SqlError::internal("invalid predicate"))?;
+    let scope = super::select::relation_scope(table, &table.name);
+    let mut params = Vec::new();
+    let expr = analyze(node, &scope, &mut PlanHost::new(&mut params))?;
+    coerce(expr, SqlType::Bool, -1, CoercionContext::Assignment)
+}
+
+/// render_key -- `(a, b)` and `(1, x)` for a DETAIL line about `values` of
+/// `index`'s key.
+pub fn render_key(
+    index: &IndexDesc,
+    table: &RelationDesc,
+    values: &[Datum],
+    host: &dyn EvalHost,
+) -> (String, String) {
+    let shown: Vec<String> = values
+        .iter()
+        .map(|v| sluice_types::io::output(v, host.context()).unwrap_or_else(|| "null".into()))
+        .collect();
+    (index.key_names(table).join(", "), shown.join(", "))
+}
+
+/// One index, ready for inserts.
+struct OpenIndex {
+    desc: IndexDesc,
+    btree: BTreeIndex,
+    key_types: Vec<SqlType>,
+    predicate: Option<Expr>,
+}
+
+/// A table's indexes, opened for one statement.
+pub struct IndexSet {
+    table: RelationDesc,
+    indexes: Vec<OpenIndex>,
+}
+
+impl IndexSet {
+    /// open -- the indexes of `table` as the statement's snapshot sees them.
+    pub fn open(host: &ExecHost, table: &RelationDesc) -> Result<IndexSet> {
+        let engine = host.engine();
+        let db = host.database();
+        let indexes = indexes_of(engine, db, host.visibility(), table.oid)?
+            .into_iter()
+            .map(|desc| {
+                let predicate =
+                    desc.predicate.as_deref().map(|p| analyze_predicate(table, p)).transpose()?;
+                Ok(OpenIndex {
+                    btree: desc.btree(table),
+                    key_types: desc.key_types(table),
+                    desc,
+                    predicate,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(IndexSet { table: table.clone(), indexes })
+    }
+
+    /// insert -- adds entries for `row`, stored at `tid`, to every index
+    /// whose predicate it satisfies.
+    pub fn insert(
+        &self,
+        txn: &Transaction,
+        host: &mut ExecHost,
+        row: &[Datum],
+        tid: ItemPointer,
+    ) -> Result<()> {
+        for index in &self.indexes {
+            if let Some(p) = &index.predicate {
+                if !eval_qual(p, row, host)? {
+                    continue;
+                }
+            }
+            self.insert_one(index, txn, host, row, tid)?;
+        }
+        Ok(())
+    }
+
+    fn insert_one(
+        &self,
+        index: &OpenIndex,
+        txn: &Transaction,
+        host: &mut ExecHost,
+        row: &[Datum],
+        tid: ItemPointer,
+    ) -> Result<()> {
+        let keys: Vec<Datum> =
+            index.desc.keys.iter().map(|&k| row[k as usize - 1].clone()).collect();
+        let stored: Vec<Option<Vec<u8>>> = keys
+            .iter()
+            .zip(&index.key_types)
+            .map(|(v, ty)| (!v.is_null()).then(|| to_storage(*ty, v)))
+            .collect();
+        let values: Vec<Option<&[u8]>> = stored.iter().map(Option::as_deref).collect();
+        let engine = host.engine();
+        let heap = self.table.heap();
+        let mut ctx = host.visibility().clone();
+        // The statement's snapshot may predate the xid its first write took;
+        // our own rows must still count as ours.
+        ctx.snapshot.own_xid = txn.xid();
+        let interrupts = host.interrupts();
+        let interrupted = move || interrupts().is_err();
+        let mut probe = |t: ItemPointer| heap_dirty_status(engine, &heap, t, &ctx);
+        let unique = index.desc.unique.then_some(UniqueCheck {
+            txn,
+            interrupted: &interrupted,
+            heap_status: &mut probe,
+        });
+        match btree_insert(engine, &index.btree, &values, tid, unique) {
+            Ok(()) => Ok(()),
+            Err(AccessError::UniqueViolation) => {
+                let (columns, shown) = render_key(&index.desc, &self.table, &keys, host);
+                Err(SqlError::new(
+                    "23505",
+                    format!(
+                        "duplicate key value violates unique constraint \"{}\"",
+                        index.desc.name
+                    ),
+                )
+                .with_detail(format!("Key ({columns})=({shown}) already exists.")))
+            }
+            Err(AccessError::IndexRowTooBig { size, max }) => Err(SqlError::new(
+                "54000",
+                format!(
+                    "index row size {size} exceeds btree version 4 maximum {max} for index \"{}\"",
+                    index.desc.name
+                ),
+            )
+            .with_detail(format!(
+                "Index row references tuple ({},{}) in relation \"{}\".",
+                tid.block, tid.offset, self.table.name
+            ))
+            .with_hint(
+                "Values larger than 1/3 of a buffer page cannot be indexed.\n\
+                 Consider a function index of an MD5 hash of the value, or use full text indexing.",
+            )),
+            Err(e) => Err(e.into()),
+        }
+    }
+}

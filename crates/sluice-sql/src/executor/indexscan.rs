@@ -1,0 +1,232 @@
+//! Index scans (PostgreSQL's `nodeIndexscan.c`) and, until the cost-based
+//! planner arrives, the rule that picks one.
+//!
+//! A scan qualifies when the statement's WHERE clause, split at its top-level
+//! ANDs, compares the leading column of an ascending B-tree index with a
+//! value that does not depend on the row (a constant or a parameter): `=`
+//! bounds both ends, `>`/`>=` the start and `<`/`<=` the end. An index with
+//! an equality wins over one with only a range, and a unique one over one
+//! that is not. The scan descends to the start, walks the leaves until the
+//! end bound is passed, and fetches each entry's heap tuple under the
+//! statement's snapshot; the whole WHERE clause is still evaluated on every
+//! row returned, so the bounds only have to be conservative.
+
+use super::host::ExecHost;
+use crate::catalog::index::IndexDesc;
+use crate::catalog::relation::RelationDesc;
+use crate::catalog::rows::deform_row;
+use crate::error::Result;
+use crate::expr::{eval, BoolOp, Builtin, Expr};
+use sluice_access::common::IndexTuple;
+use sluice_access::heap::heapam::heap_fetch;
+use sluice_access::heap::visibility::VisibilityContext;
+use sluice_access::nbtree::{BTreeIndex, BTreeScan, ScanKey};
+use sluice_access::Engine;
+use sluice_common::ItemPointer;
+use sluice_types::ops::CmpOp;
+use sluice_types::storage::to_storage;
+use sluice_types::{Datum, SqlType};
+use std::cmp::Ordering;
+
+/// A comparison of an index's leading column with a row-independent value.
+#[derive(Clone, Debug)]
+pub struct IndexQual {
+    /// `=`, `<`, `<=`, `>` or `>=` (column on the left).
+    pub op: CmpOp,
+    /// The value compared with.
+    pub value: Expr,
+}
+
+/// An index chosen for a scan, and the conditions bounding it.
+#[derive(Clone, Debug)]
+pub struct IndexPath {
+    /// The index.
+    pub index: IndexDesc,
+    /// Conditions on its leading column.
+    pub quals: Vec<IndexQual>,
+}
+
+/// The top-level AND-ed conditions of `qual`.
+fn conjuncts(qual: &Expr) -> Vec<&Expr> {
+    match qual {
+        Expr::Bool { op: BoolOp::And, args, .. } => args.iter().flat_map(conjuncts).collect(),
+        other => vec![other],
+    }
+}
+
+/// Whether `e` has the same value for every row (constants, parameters).
+fn row_independent(e: &Expr) -> bool {
+    match e {
+        Expr::Const { .. } | Expr::Param { .. } => true,
+        Expr::Cast { arg, .. } => row_independent(arg),
+        _ => false,
+    }
+}
+
+/// The operator seen from the other side (`5 < x` is `x > 5`).
+fn commute(op: CmpOp) -> CmpOp {
+    match op {
+        CmpOp::Lt => CmpOp::Gt,
+        CmpOp::Le => CmpOp::Ge,
+        CmpOp::Gt => CmpOp::Lt,
+        CmpOp::Ge => CmpOp::Le,
+        other => other,
+    }
+}
+
+/// index_qual -- `cond` as a condition on column `column` (of type `ty`).
+fn index_qual(cond: &Expr, column: usize, ty: SqlType) -> Option<IndexQual> {
+    let Expr::Call { func: Builtin::Compare(op, _), args, .. } = cond else { return None };
+    if op == &CmpOp::Ne || args.len() != 2 {
+        return None;
+    }
+    let is_key =
+        |e: &Expr| matches!(e, Expr::Column { index, ty: t, .. } if *index == column && *t == ty);
+    let same_type = |e: &Expr| e.ty() == ty;
+    if is_key(&args[0]) && row_independent(&args[1]) && same_type(&args[1]) {
+        return Some(IndexQual { op: *op, value: args[1].clone() });
+    }
+    if is_key(&args[1]) && row_independent(&args[0]) && same_type(&args[0]) {
+        return Some(IndexQual { op: commute(*op), value: args[0].clone() });
+    }
+    None
+}
+
+/// choose_index -- the index a scan of `rel` filtered by `qual` should use,
+/// if any (see the module doc for the rule).
+pub fn choose_index(
+    rel: &RelationDesc,
+    indexes: &[IndexDesc],
+    qual: Option<&Expr>,
+) -> Option<IndexPath> {
+    let conds = conjuncts(qual?);
+    let mut best: Option<(u8, IndexPath)> = None;
+    for index in indexes.iter().filter(|i| i.predicate.is_none()) {
+        let (Some(&first), Some(order)) = (index.keys.first(), index.orders.first()) else {
+            continue;
+        };
+        if order.descending {
+            continue;
+        }
+        let column = first as usize - 1;
+        let ty = rel.columns[column].ty;
+        let quals: Vec<IndexQual> =
+            conds.iter().filter_map(|c| index_qual(c, column, ty)).collect();
+        if quals.is_empty() {
+            continue;
+        }
+        let has_eq = quals.iter().any(|q| q.op == CmpOp::Eq);
+        let rank = u8::from(has_eq) * 2 + u8::from(index.unique && index.keys.len() == 1);
+        if best.as_ref().is_none_or(|(r, _)| rank > *r) {
+            best = Some((rank, IndexPath { index: index.clone(), quals }));
+        }
+    }
+    best.map(|(_, path)| path)
+}
+
+/// Rows of a table, found through an index.
+pub struct IndexRows<'e> {
+    engine: &'e Engine,
+    rel: RelationDesc,
+    ctx: VisibilityContext<'e>,
+    btree: BTreeIndex,
+    scan: Option<BTreeScan<'e>>,
+    /// Where the scan ends: the bound's stored value, and whether an entry
+    /// equal to it is still inside.
+    end: Option<(Vec<u8>, bool)>,
+}
+
+impl<'e> IndexRows<'e> {
+    /// start -- evaluates the bounds of `path` and positions the scan. A NULL
+    /// bound matches nothing, as the comparison would.
+    pub fn start(
+        engine: &'e Engine,
+        rel: &RelationDesc,
+        path: &IndexPath,
+        ctx: VisibilityContext<'e>,
+        host: &mut ExecHost,
+    ) -> Result<IndexRows<'e>> {
+        let btree = path.index.btree(rel);
+        let ty = path.index.key_types(rel)[0];
+        let mut rows = IndexRows { engine, rel: rel.clone(), ctx, btree, scan: None, end: None };
+        let mut start: Option<(Vec<u8>, bool)> = None;
+        for q in &path.quals {
+            let value = eval(&q.value, &[], host)?;
+            if value.is_null() {
+                return Ok(rows);
+            }
+            let stored = to_storage(ty, &value);
+            let (lower, upper) = match q.op {
+                CmpOp::Eq => (Some(true), Some(true)),
+                CmpOp::Gt => (Some(false), None),
+                CmpOp::Ge => (Some(true), None),
+                CmpOp::Lt => (None, Some(false)),
+                CmpOp::Le => (None, Some(true)),
+                CmpOp::Ne => (None, None),
+            };
+            if let Some(inclusive) = lower {
+                start = tighter(&rows.btree, start, (stored.clone(), inclusive), Ordering::Greater);
+            }
+            if let Some(inclusive) = upper {
+                rows.end =
+                    tighter(&rows.btree, rows.end.take(), (stored, inclusive), Ordering::Less);
+            }
+        }
+        let key = start.map(|(value, inclusive)| ScanKey {
+            values: vec![Some(value)],
+            heap_tid: None,
+            beyond: !inclusive,
+        });
+        rows.scan = Some(BTreeScan::begin(engine, &rows.btree, key.as_ref(), false)?);
+        Ok(rows)
+    }
+
+    /// next_tuple -- the next visible heap tuple in index order and its address.
+    pub fn next_tuple(&mut self) -> Result<Option<(ItemPointer, Vec<u8>)>> {
+        let Some(scan) = self.scan.as_mut() else { return Ok(None) };
+        while let Some(item) = scan.next_entry()? {
+            let entry = IndexTuple::new(&item.tuple).map_err(sluice_access::AccessError::from)?;
+            let key = entry.values(&self.btree.desc).map_err(sluice_access::AccessError::from)?;
+            if past_end(&self.btree, key[0], self.end.as_ref()) {
+                break;
+            }
+            let heap = self.rel.heap();
+            if let Some(tuple) = heap_fetch(self.engine, &heap, item.heap_tid, &self.ctx)? {
+                return Ok(Some((item.heap_tid, tuple)));
+            }
+        }
+        self.scan = None;
+        Ok(None)
+    }
+
+    /// next_row -- like [`IndexRows::next_tuple`], decoded.
+    pub fn next_row(&mut self) -> Result<Option<Vec<Datum>>> {
+        let Some((_, tuple)) = self.next_tuple()? else { return Ok(None) };
+        Ok(Some(deform_row(&self.rel.tuple_desc(), &self.rel.types(), &tuple)?))
+    }
+}
+
+/// Of two bounds, the one that admits less: the greater start
+/// (`keep = Greater`) or the smaller end (`keep = Less`); at equal values the
+/// exclusive one.
+fn tighter(
+    btree: &BTreeIndex,
+    current: Option<(Vec<u8>, bool)>,
+    new: (Vec<u8>, bool),
+    keep: Ordering,
+) -> Option<(Vec<u8>, bool)> {
+    let Some(current) = current else { return Some(new) };
+    let order = btree.order.compare(0, &new.0, &current.0);
+    Some(if order == keep || (order.is_eq() && !new.1) { new } else { current })
+}
+
+/// Whether an entry with leading key `key` lies beyond the end bound.
+fn past_end(btree: &BTreeIndex, key: Option<&[u8]>, end: Option<&(Vec<u8>, bool)>) -> bool {
+    let Some(key) = key else { return true }; // NULLs sort last in an ASC index
+    let Some((bound, inclusive)) = end else { return false };
+    match btree.order.compare(0, key, bound) {
+        Ordering::Greater => true,
+        Ordering::Equal => !inclusive,
+        Ordering::Less => false,
+    }
+}
