@@ -5,6 +5,7 @@
 //! * [`catalog`] — the system catalogs as heap tables, bootstrap, relation lookup.
 //! * [`expr`] — typed expressions: analysis from parse trees, coercion, evaluation.
 //! * `executor` — planning and running SELECT/INSERT/UPDATE/DELETE.
+//! * `optimizer` — the cost model: scan sizes, selectivities, path choice.
 //! * `commands` — utility statements: transactions, SET/SHOW/ALTER SYSTEM,
 //!   CREATE/DROP TABLE, sequences, databases, COPY, LOCK.
 //! * [`session`] — a client session and its transaction block state machine.
@@ -15,6 +16,7 @@ mod commands;
 mod error;
 mod executor;
 pub mod expr;
+mod optimizer;
 pub mod parser;
 pub mod session;
 pub mod sink;

@@ -49,6 +49,10 @@ pub struct RelationDesc {
     pub options: Option<String>,
     /// Table or sequence (`relkind`).
     pub kind: RelKind,
+    /// `relpages` as VACUUM/ANALYZE last counted (0 if never).
+    pub pages: i32,
+    /// `reltuples` as ANALYZE last estimated (-1 if never).
+    pub tuples: f32,
 }
 
 impl RelationDesc {
@@ -337,6 +341,14 @@ fn describe(
         fillfactor: fillfactor_of(options.as_deref()),
         options,
         kind: id.kind,
+        pages: match class[8] {
+            Datum::Int4(n) => n,
+            _ => 0,
+        },
+        tuples: match class[9] {
+            Datum::Float4(n) => n,
+            _ => -1.0,
+        },
     })
 }
 

@@ -1,15 +1,15 @@
-//! Index scans (PostgreSQL's `nodeIndexscan.c`) and, until the cost-based
-//! planner arrives, the rule that picks one.
+//! Index scans (PostgreSQL's `nodeIndexscan.c`) and the conditions that can
+//! bound one (`indxpath.c`'s match_clause_to_indexcol).
 //!
-//! A scan qualifies when the statement's WHERE clause, split at its top-level
-//! ANDs, compares the leading column of an ascending B-tree index with a
-//! value that does not depend on the row (a constant or a parameter): `=`
-//! bounds both ends, `>`/`>=` the start and `<`/`<=` the end. An index with
-//! an equality wins over one with only a range, and a unique one over one
-//! that is not. The scan descends to the start, walks the leaves until the
-//! end bound is passed, and fetches each entry's heap tuple under the
-//! statement's snapshot; the whole WHERE clause is still evaluated on every
-//! row returned, so the bounds only have to be conservative.
+//! A condition bounds a scan when it is one of the WHERE clause's top-level
+//! AND-ed terms and compares the leading column of an ascending B-tree with
+//! a value that does not depend on the row (a constant or a parameter): `=`
+//! bounds both ends, `>`/`>=` the start and `<`/`<=` the end. Whether to use
+//! the index at all is the optimizer's call (`optimizer::choose_scan`). The
+//! scan descends to the start, walks the leaves until the end bound is
+//! passed, and fetches each entry's heap tuple under the statement's
+//! snapshot; the whole WHERE clause is still evaluated on every row returned,
+//! so the bounds only have to be conservative.
 
 use super::host::ExecHost;
 use crate::catalog::index::IndexDesc;
@@ -92,36 +92,24 @@ fn index_qual(cond: &Expr, column: usize, ty: SqlType) -> Option<IndexQual> {
     None
 }
 
-/// choose_index -- the index a scan of `rel` filtered by `qual` should use,
-/// if any (see the module doc for the rule).
-pub fn choose_index(
+/// index_quals -- the conditions of `qual` that bound `index`'s leading
+/// column, or `None` if the index cannot serve a plain scan (a partial index,
+/// or a DESC leading column). An empty list means a scan of the whole index.
+pub fn index_quals(
     rel: &RelationDesc,
-    indexes: &[IndexDesc],
+    index: &IndexDesc,
     qual: Option<&Expr>,
-) -> Option<IndexPath> {
-    let conds = conjuncts(qual?);
-    let mut best: Option<(u8, IndexPath)> = None;
-    for index in indexes.iter().filter(|i| i.predicate.is_none()) {
-        let (Some(&first), Some(order)) = (index.keys.first(), index.orders.first()) else {
-            continue;
-        };
-        if order.descending {
-            continue;
-        }
-        let column = first as usize - 1;
-        let ty = rel.columns[column].ty;
-        let quals: Vec<IndexQual> =
-            conds.iter().filter_map(|c| index_qual(c, column, ty)).collect();
-        if quals.is_empty() {
-            continue;
-        }
-        let has_eq = quals.iter().any(|q| q.op == CmpOp::Eq);
-        let rank = u8::from(has_eq) * 2 + u8::from(index.unique && index.keys.len() == 1);
-        if best.as_ref().is_none_or(|(r, _)| rank > *r) {
-            best = Some((rank, IndexPath { index: index.clone(), quals }));
-        }
+) -> Option<Vec<IndexQual>> {
+    let (Some(&first), Some(order)) = (index.keys.first(), index.orders.first()) else {
+        return None;
+    };
+    if index.predicate.is_some() || order.descending {
+        return None;
     }
-    best.map(|(_, path)| path)
+    let column = first as usize - 1;
+    let ty = rel.columns[column].ty;
+    let conds = qual.map(conjuncts).unwrap_or_default();
+    Some(conds.iter().filter_map(|c| index_qual(c, column, ty)).collect())
 }
 
 /// Rows of a table, found through an index.

@@ -9,7 +9,7 @@
 
 use super::host::{ExecHost, PlanHost};
 use super::indexing::IndexSet;
-use super::indexscan::{choose_index, IndexRows};
+use super::indexscan::IndexRows;
 use super::plan::subplan::Registry;
 use super::select::{open_relation, plan_select, relation_scope, Planned, Planner};
 use crate::catalog::index::indexes_of;
@@ -20,6 +20,8 @@ use crate::expr::{
     analyze, check_boolean, coerce, coerce_to_column, column_name, eval, eval_qual,
     CoercionContext, EvalHost, Expr, Scope,
 };
+use crate::optimizer::costsize::CostParams;
+use crate::optimizer::{choose_scan, ScanContext};
 use crate::session::ExecParts;
 use crate::sink::{OutputColumn, QuerySink};
 use pg_query::protobuf::{DeleteStmt, InsertStmt, Node, RangeVar, UpdateStmt};
@@ -455,7 +457,13 @@ fn for_each_match(
     let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
     let ExecParts { engine, txn, env } = parts;
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());
-    let path = choose_index(rel, &indexes_of(engine, env.database, &ctx, rel.oid)?, qual);
+    let sc = ScanContext {
+        engine,
+        db: env.database,
+        ctx: &ctx,
+        params: CostParams::from_settings(&*env.settings),
+    };
+    let path = choose_scan(&sc, rel, &indexes_of(engine, env.database, &ctx, rel.oid)?, qual)?;
     let mut host = ExecHost::new(env, params, ctx.clone());
     host.install(registry);
     let interrupts = host.interrupts();

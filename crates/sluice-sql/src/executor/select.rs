@@ -11,8 +11,9 @@ mod cte;
 mod planner;
 mod setop;
 
-use super::indexscan::choose_index;
-use crate::catalog::index::{indexes_of, IndexDesc};
+use crate::catalog::index::indexes_of;
+use crate::optimizer::costsize::CostParams;
+use crate::optimizer::{choose_scan, ScanContext};
 use planner::LateralRefs;
 pub(crate) use planner::Planner;
 use sluice_access::heap::visibility::VisibilityContext;
@@ -101,16 +102,16 @@ fn plan_simple(
     resolve_unknowns: bool,
 ) -> Result<Planned> {
     let (mut plan, scope) = plan_from(pl, &stmt.from_clause, params)?;
-    let indexes = table_indexes(pl, &plan)?;
     let mut host = PlanHost::with_planner(params, pl, &scope);
+    let mut qual = None;
     if let Some(where_clause) = stmt.where_clause.as_deref() {
         host.agg_clause = Some("WHERE");
-        let qual = check_boolean(analyze(where_clause, &scope, &mut host)?, "WHERE")?;
-        if let Plan::SeqScan { rel, .. } = &plan {
-            if let Some(path) = choose_index(rel, &indexes, Some(&qual)) {
-                plan = Plan::IndexScan { rel: rel.clone(), path: Box::new(path) };
-            }
-        }
+        qual = Some(check_boolean(analyze(where_clause, &scope, &mut host)?, "WHERE")?);
+    }
+    drop(host);
+    plan = choose_table_scan(pl, plan, qual.as_ref())?;
+    let mut host = PlanHost::with_planner(params, pl, &scope);
+    if let Some(qual) = qual {
         plan = Plan::Filter { input: Box::new(plan), qual, agg_offset: None };
     }
     host.agg_clause = None;
@@ -329,13 +330,24 @@ fn output_reference(node: &Node, targets: &[OutputColumn], clause: &str) -> Resu
     }
 }
 
-/// The indexes of the table `plan` scans, if it is a sequential scan (the
-/// candidates for replacing it with an index scan).
-fn table_indexes(pl: &mut Planner, plan: &Plan) -> Result<Vec<IndexDesc>> {
-    let Plan::SeqScan { rel, .. } = plan else { return Ok(Vec::new()) };
+/// choose_table_scan -- `plan` read through an index instead, if it is a
+/// sequential scan and the optimizer prices an index scan cheaper for
+/// `qual`.
+fn choose_table_scan(pl: &mut Planner, plan: Plan, qual: Option<&Expr>) -> Result<Plan> {
+    let Plan::SeqScan { rel, needed } = plan else { return Ok(plan) };
     let parts = pl.parts();
     let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
-    indexes_of(parts.engine, parts.env.database, &ctx, rel.oid)
+    let indexes = indexes_of(parts.engine, parts.env.database, &ctx, rel.oid)?;
+    let sc = ScanContext {
+        engine: parts.engine,
+        db: parts.env.database,
+        ctx: &ctx,
+        params: CostParams::from_settings(&*parts.env.settings),
+    };
+    Ok(match choose_scan(&sc, &rel, &indexes, qual)? {
+        Some(path) => Plan::IndexScan { rel, path: Box::new(path) },
+        None => Plan::SeqScan { rel, needed },
+    })
 }
 
 /// A planned FROM item: its plan, its columns, and what it reads from the
