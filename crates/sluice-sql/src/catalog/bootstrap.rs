@@ -121,6 +121,7 @@ fn bootstrap_database(engine: &Engine, txn: &mut Transaction, db: Oid) -> Result
         ];
         insert(engine, db, &PG_AM, txn, &row)?;
     }
+    insert_collations(engine, txn, db)?;
     for def in ALL_CATALOGS {
         insert(engine, db, &PG_CLASS, txn, &catalog_class_row(def))?;
         for (i, (name, ty)) in def.columns.iter().enumerate() {
@@ -169,7 +170,57 @@ fn type_row(ty: SqlType) -> Vec<Datum> {
         Datum::Text(category.into()),
         Datum::Oid(0),
         Datum::Text(align_letter(ty).into()),
+        Datum::Oid(type_collation(ty)),
     ]
+}
+
+/// `pg_type.typcollation`: the collation a type's values compare under by
+/// default (0 for types without one). `name` is always "C".
+pub fn type_collation(ty: SqlType) -> Oid {
+    match ty {
+        SqlType::Name => C_COLLATION_OID,
+        SqlType::Text | SqlType::Varchar | SqlType::Bpchar => DEFAULT_COLLATION_OID,
+        _ => 0,
+    }
+}
+
+/// `pg_attribute.attstorage`: PostgreSQL's TOAST strategy letter of the
+/// type (plain for fixed-width types, main for numeric, extended otherwise).
+fn storage_letter(ty: SqlType) -> &'static str {
+    match ty {
+        SqlType::Numeric => "m",
+        _ if ty.typlen() > 0 || ty == SqlType::Unknown => "p",
+        _ => "x",
+    }
+}
+
+/// The rows of `pg_collation`: the libc collations of a PostgreSQL 15
+/// cluster initialised with `--no-locale`, without the ICU ones.
+fn insert_collations(engine: &Engine, txn: &mut Transaction, db: Oid) -> Result<()> {
+    let collations = [
+        (DEFAULT_COLLATION_OID, "default", "d", -1, None),
+        (C_COLLATION_OID, "C", "c", -1, Some("C")),
+        (951, "POSIX", "c", -1, Some("POSIX")),
+        (12340, "ucs_basic", "c", 6, Some("C")),
+    ];
+    for (oid, name, provider, encoding, locale) in collations {
+        let locale = locale.map_or(Datum::Null, |l: &str| Datum::Text(l.into()));
+        let row = [
+            Datum::Oid(oid),
+            Datum::Text(name.into()),
+            Datum::Oid(PG_CATALOG_NAMESPACE),
+            Datum::Oid(BOOTSTRAP_SUPERUSER),
+            Datum::Text(provider.into()),
+            Datum::Bool(true),
+            Datum::Int4(encoding),
+            locale.clone(),
+            locale,
+            Datum::Null,
+            Datum::Null,
+        ];
+        insert(engine, db, &PG_COLLATION, txn, &row)?;
+    }
+    Ok(())
 }
 
 fn catalog_class_row(def: &CatalogDef) -> Vec<Datum> {
@@ -242,6 +293,19 @@ impl ClassRow<'_> {
             Datum::Text(self.kind.letter().into()),
             Datum::Int2(self.natts),
             self.options.clone().map_or(Datum::Null, Datum::Text),
+            Datum::Oid(0),
+            Datum::Oid(0),
+            Datum::Int2(0),
+            Datum::Bool(false),
+            Datum::Bool(false),
+            Datum::Bool(false),
+            Datum::Bool(false),
+            Datum::Bool(false),
+            Datum::Bool(true),
+            // Replica identity: "default" for tables, "nothing" for the rest.
+            Datum::Text(if self.kind == RelKind::Table { "d" } else { "n" }.into()),
+            Datum::Bool(false),
+            Datum::Null,
         ]
     }
 }
@@ -266,5 +330,10 @@ pub fn attribute_row(
         Datum::Bool(not_null),
         Datum::Bool(has_default),
         Datum::Bool(false),
+        Datum::Text(String::new()),
+        Datum::Text(String::new()),
+        Datum::Oid(type_collation(ty.element().unwrap_or(ty))),
+        Datum::Text(storage_letter(ty).into()),
+        Datum::Text(String::new()),
     ]
 }

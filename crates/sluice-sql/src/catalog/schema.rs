@@ -49,6 +49,9 @@ pub const PG_TYPE: CatalogDef = CatalogDef {
         ("typcategory", Text),
         ("typrelid", Oid),
         ("typalign", Text),
+        // Out of PostgreSQL's order (it sits near the end there): appended so
+        // that code reading rows by position stays valid.
+        ("typcollation", Oid),
     ],
 };
 
@@ -67,6 +70,14 @@ pub const PG_ATTRIBUTE: CatalogDef = CatalogDef {
         ("attnotnull", Bool),
         ("atthasdef", Bool),
         ("attisdropped", Bool),
+        // PostgreSQL has these between `atthasdef` and `attisdropped` (and
+        // `attcollation` later); appended here, in PostgreSQL's relative
+        // order, so that code reading rows by position stays valid.
+        ("attidentity", Text),
+        ("attgenerated", Text),
+        ("attcollation", Oid),
+        ("attstorage", Text),
+        ("attcompression", Text),
     ],
 };
 
@@ -93,6 +104,23 @@ pub const PG_CLASS: CatalogDef = CatalogDef {
         ("relkind", Text),
         ("relnatts", Int2),
         ("reloptions", Text),
+        // The columns psql's `\d` reads that sluice does not use itself,
+        // appended (in PostgreSQL's relative order) so that code reading rows
+        // by position stays valid; their values are constant until the
+        // features behind them exist (typed tables, TOAST, CHECK constraints,
+        // rules, triggers, inheritance, row security, partitions).
+        ("reloftype", Oid),
+        ("reltoastrelid", Oid),
+        ("relchecks", Int2),
+        ("relhasrules", Bool),
+        ("relhastriggers", Bool),
+        ("relhassubclass", Bool),
+        ("relrowsecurity", Bool),
+        ("relforcerowsecurity", Bool),
+        ("relispopulated", Bool),
+        ("relreplident", Text),
+        ("relispartition", Bool),
+        ("relpartbound", Text),
     ],
 };
 
@@ -333,8 +361,107 @@ pub const PG_STATISTIC: CatalogDef = CatalogDef {
     ],
 };
 
+/// `pg_collation`: the collations sluice accepts, all of which compare
+/// bytewise (PostgreSQL's built-in libc ones; no ICU).
+pub const PG_COLLATION: CatalogDef = CatalogDef {
+    oid: 3456,
+    name: "pg_collation",
+    shared: false,
+    columns: &[
+        ("oid", Oid),
+        ("collname", Name),
+        ("collnamespace", Oid),
+        ("collowner", Oid),
+        ("collprovider", Text),
+        ("collisdeterministic", Bool),
+        ("collencoding", Int4),
+        ("collcollate", Text),
+        ("collctype", Text),
+        ("colliculocale", Text),
+        ("collversion", Text),
+    ],
+};
+
+/// `pg_policy`: row-security policies (always empty: sluice has no row
+/// security yet, but psql's `\d` reads it).
+pub const PG_POLICY: CatalogDef = CatalogDef {
+    oid: 3256,
+    name: "pg_policy",
+    shared: false,
+    columns: &[
+        ("oid", Oid),
+        ("polname", Name),
+        ("polrelid", Oid),
+        ("polcmd", Text),
+        ("polpermissive", Bool),
+        ("polroles", SqlType::OID_ARRAY),
+        ("polqual", Text),
+        ("polwithcheck", Text),
+    ],
+};
+
+/// `pg_statistic_ext`: extended statistics objects (always empty, read by
+/// psql's `\d`); `"char"[]` is `text[]` and `int2vector` `int2[]` here.
+pub const PG_STATISTIC_EXT: CatalogDef = CatalogDef {
+    oid: 3381,
+    name: "pg_statistic_ext",
+    shared: false,
+    columns: &[
+        ("oid", Oid),
+        ("stxrelid", Oid),
+        ("stxname", Name),
+        ("stxnamespace", Oid),
+        ("stxowner", Oid),
+        ("stxstattarget", Int4),
+        ("stxkeys", SqlType::INT2_ARRAY),
+        ("stxkind", SqlType::TEXT_ARRAY),
+        ("stxexprs", Text),
+    ],
+};
+
+/// `pg_publication`: logical replication publications (always empty until
+/// logical replication exists; psql's `\d` reads it).
+pub const PG_PUBLICATION: CatalogDef = CatalogDef {
+    oid: 6104,
+    name: "pg_publication",
+    shared: false,
+    columns: &[
+        ("oid", Oid),
+        ("pubname", Name),
+        ("pubowner", Oid),
+        ("puballtables", Bool),
+        ("pubinsert", Bool),
+        ("pubupdate", Bool),
+        ("pubdelete", Bool),
+        ("pubtruncate", Bool),
+        ("pubviaroot", Bool),
+    ],
+};
+
+/// `pg_publication_namespace`: schemas in publications (always empty).
+pub const PG_PUBLICATION_NAMESPACE: CatalogDef = CatalogDef {
+    oid: 6237,
+    name: "pg_publication_namespace",
+    shared: false,
+    columns: &[("oid", Oid), ("pnpubid", Oid), ("pnnspid", Oid)],
+};
+
+/// `pg_publication_rel`: tables in publications (always empty).
+pub const PG_PUBLICATION_REL: CatalogDef = CatalogDef {
+    oid: 6106,
+    name: "pg_publication_rel",
+    shared: false,
+    columns: &[
+        ("oid", Oid),
+        ("prpubid", Oid),
+        ("prrelid", Oid),
+        ("prqual", Text),
+        ("prattrs", SqlType::INT2_ARRAY),
+    ],
+};
+
 /// Every catalog, shared ones first.
-pub const ALL_CATALOGS: [&CatalogDef; 15] = [
+pub const ALL_CATALOGS: [&CatalogDef; 21] = [
     &PG_AUTHID,
     &PG_DATABASE,
     &PG_TYPE,
@@ -350,6 +477,12 @@ pub const ALL_CATALOGS: [&CatalogDef; 15] = [
     &PG_INHERITS,
     &PG_PARTITIONED_TABLE,
     &PG_STATISTIC,
+    &PG_COLLATION,
+    &PG_POLICY,
+    &PG_STATISTIC_EXT,
+    &PG_PUBLICATION,
+    &PG_PUBLICATION_NAMESPACE,
+    &PG_PUBLICATION_REL,
 ];
 
 /// The catalog with this OID, if it is one.
@@ -373,6 +506,10 @@ pub const POSTGRES_DATABASE_OID: Oid = 5;
 pub const HEAP_AM_OID: Oid = 2;
 /// The B-tree access method's OID.
 pub const BTREE_AM_OID: Oid = 403;
+/// The database's default collation (`pg_collation` "default").
+pub const DEFAULT_COLLATION_OID: Oid = 100;
+/// The "C" collation (`name` columns use it).
+pub const C_COLLATION_OID: Oid = 950;
 
 /// What kind of relation a `pg_class` row describes (`relkind`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

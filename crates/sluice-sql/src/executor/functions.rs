@@ -1,7 +1,12 @@
 //! Functions whose value comes from the session, the transaction or the
 //! engine rather than from their arguments (the `SessionFunction`s expression
 //! analysis recognises): clocks, identity, settings, transaction ids, sizes,
-//! and the sequence functions (`commands::sequence::functions`).
+//! and the sequence functions (`commands::sequence::functions`); the
+//! catalog lookups of clients' describe queries live in `regproc.rs` (names
+//! and OIDs) and `ruleutils.rs` (definitions as SQL text).
+
+mod regproc;
+mod ruleutils;
 
 use super::host::ExecHost;
 use crate::activity::Signal;
@@ -49,8 +54,17 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
         Setval => sequence::setval(host, args)?,
         Lastval => sequence::lastval(host)?,
         // Catalogs store expressions as the SQL text PostgreSQL would print.
-        GetExpr => args.first().cloned().unwrap_or(Datum::Null),
+        GetExpr => ruleutils::get_expr(args),
         SerialSequence => sequence::serial_sequence(host, args)?,
+        GetUserById => regproc::user_by_id(host, args)?,
+        TableIsVisible => regproc::table_is_visible(host, args)?,
+        GetIndexDef => ruleutils::index_def(host, args)?,
+        GetConstraintDef => ruleutils::constraint_def(host, args)?,
+        // Neither comments nor extended statistics exist yet.
+        ObjDescription | StatisticsObjDefColumns => Datum::Null,
+        RelationIsPublishable => regproc::relation_is_publishable(host, args)?,
+        RegIn(kind) => regproc::reg_in(host, kind, args.first().unwrap_or(&Datum::Null))?,
+        RegOut(kind) => regproc::reg_out(host, kind, args.first().unwrap_or(&Datum::Null))?,
     })
 }
 

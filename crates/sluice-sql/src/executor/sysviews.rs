@@ -29,12 +29,54 @@ pub fn lookup(name: &str, parts: &mut ExecParts) -> Result<Option<ViewRows>> {
         "pg_locks" => Some(pg_locks(engine)),
         "pg_settings" => Some(pg_settings(env)),
         "pg_stats" => Some(pg_stats(parts)?),
+        "pg_roles" => Some(pg_roles(parts)?),
         _ => None,
     })
 }
 
 /// The names `lookup` answers for.
-pub const SYSTEM_VIEWS: [&str; 4] = ["pg_stat_activity", "pg_locks", "pg_settings", "pg_stats"];
+pub const SYSTEM_VIEWS: [&str; 5] =
+    ["pg_stat_activity", "pg_locks", "pg_settings", "pg_stats", "pg_roles"];
+
+/// `pg_roles`: `pg_authid` without the password (PostgreSQL shows
+/// `********`; sluice stores none, so the column is NULL as for roles
+/// without one).
+fn pg_roles(parts: &mut ExecParts) -> Result<ViewRows> {
+    use crate::catalog::schema::PG_AUTHID;
+    use SqlType::*;
+    let cols = columns(
+        "pg_roles",
+        &[
+            ("rolname", Name),
+            ("rolsuper", Bool),
+            ("rolinherit", Bool),
+            ("rolcreaterole", Bool),
+            ("rolcreatedb", Bool),
+            ("rolcanlogin", Bool),
+            ("rolreplication", Bool),
+            ("rolconnlimit", Int4),
+            ("rolpassword", Text),
+            ("rolvaliduntil", TimestampTz),
+            ("rolbypassrls", Bool),
+            ("rolconfig", SqlType::TEXT_ARRAY),
+            ("oid", Oid),
+        ],
+    );
+    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
+    let authid = crate::catalog::scan_as(parts.engine, 0, &PG_AUTHID, &ctx, |_| true)?;
+    // pg_authid: oid, rolname, rolsuper, rolinherit, rolcreaterole,
+    // rolcreatedb, rolcanlogin, rolreplication, rolbypassrls, rolconnlimit.
+    let rows = authid
+        .into_iter()
+        .map(|(_, r)| {
+            let mut row: Vec<Datum> = r[1..8].to_vec();
+            row.extend([r[9].clone(), Datum::Null, Datum::Null, r[8].clone(), Datum::Null]);
+            row.push(r[0].clone());
+            row
+        })
+        .collect();
+    Ok(ViewRows { columns: cols, rows })
+}
 
 /// `pg_stats`: `pg_statistic` made readable (`catalog/statistic.rs` builds
 /// the rows), values printed in the session's time zone.

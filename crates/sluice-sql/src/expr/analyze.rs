@@ -14,19 +14,20 @@
 
 use pg_query::protobuf::node::Node as NodeEnum;
 use pg_query::protobuf::{
-    a_const, AConst, AExpr, AExprKind, BoolExpr, BoolExprType, BoolTestType, BooleanTest,
-    CollateClause, ColumnRef, Node, NullTest, NullTestType, ParamRef, SqlValueFunction,
-    SqlValueFunctionOp, SubLink, SubLinkType, TypeCast,
+    a_const, AConst, AExpr, AExprKind, AIndirection, BoolExpr, BoolExprType, BoolTestType,
+    BooleanTest, CollateClause, ColumnRef, Node, NullTest, NullTestType, ParamRef,
+    SqlValueFunction, SqlValueFunctionOp, SubLink, SubLinkType, TypeCast,
 };
 use sluice_types::{io, Context, Datum, SqlType};
 
+use super::array_sublink::array_sublink;
 use super::builtin::Builtin;
 use super::coerce::{cannot_cast, coerce_to_boolean, coerce_to_target, type_name, CoercionContext};
 use super::column::column_ref;
-use super::oper::make_op_in;
+use super::oper::{make_array_op, make_op_in};
 use super::tree::{BoolOp, BoolTestKind, Expr};
 use super::typename::{position_of, string_of, type_from_name};
-use super::{conditional, func, AnalyzeHost, Scope, SessionFunction, SubLinkKind};
+use super::{conditional, func, regtypes, AnalyzeHost, Scope, SessionFunction, SubLinkKind};
 use crate::{Result, SqlError};
 
 /// Largest parameter number (PostgreSQL's protocol limit).
@@ -72,9 +73,7 @@ impl Analyzer<'_> {
             NodeEnum::SqlvalueFunction(f) => sql_value_function(f),
             NodeEnum::CollateClause(c) => self.collate(c),
             NodeEnum::AArrayExpr(a) => Err(unsupported("arrays", a.location)),
-            NodeEnum::AIndirection(_) => {
-                Err(SqlError::unsupported("subscripts and field selection are not supported"))
-            }
+            NodeEnum::AIndirection(i) => self.indirection(i),
             NodeEnum::RowExpr(r) => Err(unsupported("row expressions", r.location)),
             NodeEnum::SetToDefault(d) => {
                 Err(SqlError::syntax("DEFAULT is not allowed in this context")
@@ -151,9 +150,63 @@ impl Analyzer<'_> {
             | AExprKind::AexprNotBetween
             | AExprKind::AexprBetweenSym
             | AExprKind::AexprNotBetweenSym => conditional::between(self, a),
-            AExprKind::AexprOpAny | AExprKind::AexprOpAll => Err(unsupported("arrays", a.location)),
+            AExprKind::AexprOpAny | AExprKind::AexprOpAll => {
+                let all = AExprKind::try_from(a.kind) == Ok(AExprKind::AexprOpAll);
+                let left = self.child(a.lexpr.as_deref())?;
+                let right = self.child(a.rexpr.as_deref())?;
+                make_array_op(self.host, &name, all, left, right, location)
+            }
             AExprKind::Undefined => Err(SqlError::internal("undefined A_Expr kind")),
         }
+    }
+
+    /// `array[i]` (repeated subscripts index the same single dimension
+    /// again, as sluice's arrays have one). Slices and field selection are
+    /// not supported.
+    fn indirection(&mut self, ind: &AIndirection) -> Result<Expr> {
+        let mut expr = self.child(ind.arg.as_deref())?;
+        for step in &ind.indirection {
+            let Some(NodeEnum::AIndices(indices)) = step.node.as_ref() else {
+                return Err(SqlError::unsupported("field selection is not supported"));
+            };
+            if indices.is_slice {
+                return Err(SqlError::unsupported("array slices are not supported"));
+            }
+            expr = self.subscript(expr, indices.uidx.as_deref())?;
+        }
+        Ok(expr)
+    }
+
+    /// One subscript of an array-typed expression.
+    fn subscript(&mut self, array: Expr, index: Option<&Node>) -> Result<Expr> {
+        let location = array.location();
+        let Some(element) = array.ty().element() else {
+            return Err(SqlError::new(
+                "42804",
+                format!(
+                    "cannot subscript type {} because it does not support subscripting",
+                    type_name(array.ty())
+                ),
+            )
+            .at(location));
+        };
+        let index = self.child(index)?;
+        let index_location = index.location();
+        let from = index.ty();
+        let index = coerce_to_target(
+            self.host,
+            index,
+            SqlType::Int4,
+            -1,
+            CoercionContext::Assignment,
+            false,
+            None,
+        )?
+        .ok_or_else(|| {
+            SqlError::new("42804", "array subscript must have type integer").at(index_location)
+        })?;
+        let _ = from;
+        Ok(Expr::Call { func: Builtin::Subscript, args: vec![array, index], ty: element, location })
     }
 
     /// AND, OR, NOT.
@@ -176,9 +229,16 @@ impl Analyzer<'_> {
     fn type_cast(&mut self, t: &TypeCast) -> Result<Expr> {
         let type_name_node =
             t.type_name.as_ref().ok_or_else(|| SqlError::internal("cast without type"))?;
+        let location = position_of(t.location).or(position_of(type_name_node.location));
+        if let Some(kind) = regtypes::reg_kind(type_name_node) {
+            let arg = self.child(t.arg.as_deref())?;
+            return regtypes::cast_to_reg(self.host, arg, kind, location);
+        }
         let (ty, typmod) = type_from_name(type_name_node)?;
         let arg = self.child(t.arg.as_deref())?;
-        let location = position_of(t.location).or(position_of(type_name_node.location));
+        if let Some(name) = regtypes::cast_from_reg(&arg, ty, location) {
+            return Ok(name);
+        }
         let from = arg.ty();
         coerce_to_target(self.host, arg, ty, typmod, CoercionContext::Explicit, true, location)?
             .ok_or_else(|| cannot_cast(from, ty).at(location))
@@ -219,6 +279,13 @@ impl Analyzer<'_> {
             Ok(SubLinkType::ExprSublink) => SubLinkKind::Scalar,
             Ok(SubLinkType::AnySublink) => SubLinkKind::Any { operator: operator() },
             Ok(SubLinkType::AllSublink) => SubLinkKind::All { operator: operator() },
+            Ok(SubLinkType::ArraySublink) => {
+                let query = s
+                    .subselect
+                    .as_deref()
+                    .ok_or_else(|| SqlError::internal("sublink without query"))?;
+                return array_sublink(self.host, query, location).map_err(|e| e.at(location));
+            }
             _ => return Err(unsupported("this kind of subquery", s.location)),
         };
         let testexpr = s.testexpr.as_deref().map(|t| self.expr(t)).transpose()?;

@@ -19,7 +19,9 @@ use sluice_types::funcs::string::TrimSide;
 use sluice_types::ops::{self, ArithOp, CmpOp};
 use sluice_types::{compare, Datum, SqlType};
 
-use super::{datetime, jsonb, like, math, strings, EvalHost, SessionFunction};
+pub use super::arrays::Dimension;
+use super::{arrays, datetime, jsonb, like, math, regex, strings, typeinfo};
+use super::{EvalHost, SessionFunction};
 use crate::{Result, SqlError};
 
 /// A built-in operator or function implementation.
@@ -84,6 +86,13 @@ pub enum Builtin {
         /// ILIKE.
         case_insensitive: bool,
         /// NOT LIKE.
+        negated: bool,
+    },
+    /// `~` (POSIX regular expression match) and its variants.
+    Regex {
+        /// `~*`.
+        case_insensitive: bool,
+        /// `!~`.
         negated: bool,
     },
     /// `like_escape(pattern, escape)`: rewrites a pattern for `LIKE ... ESCAPE`.
@@ -198,6 +207,29 @@ pub enum Builtin {
     /// `array_position(array, value [, start])`: `integer`; not strict (a
     /// NULL value finds a NULL element).
     ArrayPosition,
+    /// `array[i]`: the element, NULL outside the bounds.
+    Subscript,
+    /// `left op ANY (array)` (`all` false) or `left op ALL (array)`: the
+    /// boolean operator `op` applied to `left` and each element. Not strict.
+    AnyAll {
+        /// The element operator, from the operator catalog.
+        op: &'static Builtin,
+        /// ALL instead of ANY.
+        all: bool,
+    },
+    /// `array_to_string(array, delimiter [, null_string])`; not strict.
+    ArrayToString,
+    /// The last step of `string_agg(value, delimiter)`: the array of the
+    /// group's values joined, NULL if none is non-NULL; not strict.
+    StringAggJoin,
+    /// `array_lower`, `array_upper`, `array_length`.
+    ArrayDimension(Dimension),
+    /// `cardinality(array)`.
+    Cardinality,
+    /// `format_type(oid, typmod)`; not strict.
+    FormatType,
+    /// `pg_encoding_to_char(integer)`.
+    EncodingToChar,
     /// A function answered by the host.
     Session(SessionFunction),
 }
@@ -223,6 +255,10 @@ impl Builtin {
                 | Builtin::ConcatWs
                 | Builtin::NumNulls { .. }
                 | Builtin::ArrayPosition
+                | Builtin::AnyAll { .. }
+                | Builtin::ArrayToString
+                | Builtin::StringAggJoin
+                | Builtin::FormatType
                 | Builtin::Session(SessionFunction::SetConfig)
         )
     }
@@ -248,6 +284,9 @@ pub(super) fn call(func: Builtin, args: &[Datum], host: &mut dyn EvalHost) -> Re
         Like { case_insensitive, negated } => {
             Datum::Bool(like::like(arg(args, 0)?, arg(args, 1)?, case_insensitive)? != negated)
         }
+        Regex { case_insensitive, negated } => Datum::Bool(
+            regex::regex_match(text(args, 0)?, text(args, 1)?, case_insensitive)? != negated,
+        ),
         LikeEscape => Datum::Text(like::like_escape(text(args, 0)?, text(args, 1)?)?),
         StartsWith => Datum::Bool(text(args, 0)?.starts_with(text(args, 1)?)),
         ConcatAny | ConcatWs => strings::concat(func, args, host.context())?,
@@ -263,6 +302,14 @@ pub(super) fn call(func: Builtin, args: &[Datum], host: &mut dyn EvalHost) -> Re
         | JsonbFieldText | JsonbIndexText | JsonbExists | JsonbContains | JsonbContained
         | JsonbTypeof | JsonbArrayLength => jsonb::call(func, args)?,
         ArrayPosition => array_position(args)?,
+        Subscript => arrays::subscript(args)?,
+        AnyAll { op, all } => arrays::any_all(*op, all, args, host)?,
+        ArrayToString => arrays::array_to_string(args, host.context())?,
+        StringAggJoin => arrays::string_agg_join(args),
+        ArrayDimension(which) => arrays::dimension(which, args)?,
+        Cardinality => arrays::cardinality(args)?,
+        FormatType => typeinfo::format_type(args),
+        EncodingToChar => typeinfo::encoding_name(args),
         Session(f) => host.session_function(f, args)?,
         _ => strings::call(func, args)?,
     })

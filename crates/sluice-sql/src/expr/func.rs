@@ -18,6 +18,7 @@ use pg_query::protobuf::{FuncCall, Node};
 use sluice_types::{AggKind, Datum, SqlType};
 
 use super::analyze::Analyzer;
+use super::builtin::Builtin;
 use super::candidates::{choose, ArgType, Choice};
 use super::coerce::{coerce_implicit, coerce_to_target, type_name, CoercionContext};
 use super::polymorphic;
@@ -30,8 +31,6 @@ use crate::{Result, SqlError};
 /// Functions PostgreSQL has that sluice lacks and that users commonly reach
 /// for: a clear 0A000 instead of "does not exist".
 const UNSUPPORTED: &[&str] = &[
-    "array_agg",
-    "string_agg",
     "bool_and",
     "bool_or",
     "every",
@@ -117,8 +116,14 @@ pub(super) fn func_call(a: &mut Analyzer, fc: &FuncCall) -> Result<Expr> {
     let signature = &polymorphic::resolve(&inputs, signature)
         .map_err(|e| e.at(location))?
         .ok_or_else(|| func_error(Choice::NoMatch, &display, &inputs).at(location))?;
+    let result = match (entry.array_result, signature.first()) {
+        (true, Some(ArgType::Is(element))) => SqlType::array_of(*element)
+            .ok_or_else(|| func_error(Choice::NoMatch, &display, &inputs).at(location))?,
+        _ => entry.result,
+    };
     match entry.imp {
-        Imp::Agg(kind) => aggregate(a, fc, kind, entry.result, args, signature, location),
+        Imp::Agg(_) if entry.name == "string_agg" => string_agg(a, fc, args, location),
+        Imp::Agg(kind) => aggregate(a, fc, kind, result, args, signature, location),
         Imp::Call(func) => {
             reject_aggregate_syntax(fc, name, location)?;
             let args = coerce_args(a.host, args, signature)?;
@@ -181,6 +186,38 @@ fn aggregate(
     let index =
         a.host.aggregate(kind, arg, fc.agg_distinct, location).map_err(|e| e.at(location))?;
     Ok(Expr::AggRef { index, ty: result, location })
+}
+
+/// `string_agg(value, delimiter)`: the non-NULL values joined, which is
+/// `array_agg(value)` and a final join ([`Builtin::StringAggJoin`]). The
+/// delimiter is evaluated once per group, so it may not read the rows
+/// (PostgreSQL takes each row's own delimiter).
+fn string_agg(
+    a: &mut Analyzer,
+    fc: &FuncCall,
+    args: Vec<Expr>,
+    location: Option<u32>,
+) -> Result<Expr> {
+    let text = [ArgType::Is(SqlType::Text)];
+    let mut args = args.into_iter();
+    let (Some(value), Some(delimiter)) = (args.next(), args.next()) else {
+        return Err(SqlError::internal("string_agg takes two arguments"));
+    };
+    let delimiter = coerce_args(a.host, vec![delimiter], &text)?.remove(0);
+    if delimiter.contains_column() || delimiter.find_aggregate().is_some() {
+        return Err(SqlError::unsupported(
+            "string_agg with a delimiter that varies by row is not supported",
+        )
+        .at(delimiter.location()));
+    }
+    let array = SqlType::TEXT_ARRAY;
+    let values = aggregate(a, fc, AggKind::ArrayAgg, array, vec![value], &text, location)?;
+    Ok(Expr::Call {
+        func: Builtin::StringAggJoin,
+        args: vec![values, delimiter],
+        ty: SqlType::Text,
+        location,
+    })
 }
 
 /// PostgreSQL's errors for aggregate syntax on a plain function.

@@ -61,20 +61,27 @@
 //!
 //! # What is not here
 //! `*` expansion is the target list's business ([`expand_star`] helps);
-//! set-returning functions, window functions, arrays, row values, regular
-//! expressions and user-defined functions are rejected with `0A000`.
+//! set-returning functions in expressions, window functions, array
+//! constructors and slices, row values and user-defined functions are
+//! rejected with `0A000`.
 //!
 //! # Files
 //! * `tree.rs` — the typed tree [`Expr`];
 //! * `analyze.rs`, `conditional.rs`, `column.rs`, `typename.rs` — analysis;
+//!   `array_sublink.rs` — `ARRAY(SELECT ...)`; `regtypes.rs` — casts to and
+//!   from `regclass`, `regtype` and `regnamespace`;
 //! * `candidates.rs`, `oper.rs`, `func.rs`, `proc.rs` — operator and function
 //!   resolution over the built-in catalogs;
 //! * `coerce.rs` — coercion and common types; `naming.rs` — output names;
 //! * `eval.rs` — evaluation; `builtin.rs` — the built-ins and their dispatch,
-//!   with `strings.rs`, `math.rs`, `datetime.rs`, `jsonb.rs` and `like.rs`
+//!   with `strings.rs`, `math.rs`, `datetime.rs`, `jsonb.rs`, `like.rs`,
+//!   `regex.rs` (POSIX regular expressions), `arrays.rs` (subscripts,
+//!   `ANY/ALL (array)`, array functions) and `typeinfo.rs` (`format_type`)
 //!   computing each family.
 
 mod analyze;
+mod array_sublink;
+mod arrays;
 mod builtin;
 mod candidates;
 mod coerce;
@@ -90,8 +97,11 @@ mod naming;
 mod oper;
 mod polymorphic;
 mod proc;
+mod regex;
+mod regtypes;
 mod strings;
 mod tree;
+mod typeinfo;
 mod typename;
 
 #[cfg(test)]
@@ -218,6 +228,39 @@ pub enum SessionFunction {
     GetExpr,
     /// `pg_get_serial_sequence(table text, column text)`: `text`.
     SerialSequence,
+    /// `pg_get_userbyid(role oid)`: `name`.
+    GetUserById,
+    /// `pg_table_is_visible(relation oid)`: `boolean`.
+    TableIsVisible,
+    /// `pg_get_indexdef(index oid [, column integer, pretty boolean])`: `text`.
+    GetIndexDef,
+    /// `pg_get_constraintdef(constraint oid [, pretty boolean])`: `text`.
+    GetConstraintDef,
+    /// `obj_description(object oid [, catalog name])`: `text`.
+    ObjDescription,
+    /// `pg_relation_is_publishable(regclass)`: `boolean`.
+    RelationIsPublishable,
+    /// `pg_get_statisticsobjdef_columns(statistics oid)`: `text`.
+    StatisticsObjDefColumns,
+    /// The input of a `reg*` type: a name (text) or an OID to an OID.
+    RegIn(RegKind),
+    /// The output of a `reg*` type: an OID to the name it stands for.
+    RegOut(RegKind),
+}
+
+/// The object-identifier types whose values print as names (`regclass`,
+/// `regtype`, `regnamespace`). sluice has no such types: a cast to one
+/// becomes a [`SessionFunction::RegIn`] call of type `oid`, and a cast of
+/// that call to a string type a [`SessionFunction::RegOut`] call
+/// (`regtypes.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RegKind {
+    /// `regclass`: a relation.
+    Class,
+    /// `regtype`: a type.
+    Type,
+    /// `regnamespace`: a schema.
+    Namespace,
 }
 
 /// What analysis needs from its caller.

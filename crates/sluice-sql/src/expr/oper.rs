@@ -5,8 +5,7 @@
 //! types — including the cross-type ones (`int4 + int8`, `date < timestamptz`,
 //! `name = text`) — because resolution depends on the whole candidate set:
 //! leaving one out would change which operator `'1' + 1` picks or whether
-//! `x + y` is ambiguous. Regular-expression operators are listed so that
-//! `text ~ unknown` resolves as in PostgreSQL, then reports 0A000.
+//! `x + y` is ambiguous.
 
 use std::sync::OnceLock;
 
@@ -108,33 +107,86 @@ pub(super) fn make_op_in(
     right: Expr,
     location: Option<u32>,
 ) -> Result<Expr> {
+    let (op, imp, declared) =
+        resolve(name, left.as_ref().map(Expr::ty), right.ty()).map_err(|e| e.at(location))?;
+    let args: Vec<Expr> = left.into_iter().chain([right]).collect();
+    let args = coerce_args(host, args, &declared)?;
+    Ok(Expr::Call { func: *imp, args, ty: op.result, location })
+}
+
+/// make_array_op -- `left op ANY (right)` (or ALL), `right` an array
+/// (PostgreSQL's `make_scalar_array_op`): the operator is resolved for
+/// `left` and the array's element type and must yield boolean.
+pub(super) fn make_array_op(
+    host: &mut dyn AnalyzeHost,
+    name: &str,
+    all: bool,
+    left: Expr,
+    right: Expr,
+    location: Option<u32>,
+) -> Result<Expr> {
+    let kind = if all { "ALL" } else { "ANY" };
+    // An untyped right side is an array of the left side's type.
+    let right_ty = match right.ty() {
+        SqlType::Unknown => SqlType::array_of(left.ty()).unwrap_or(SqlType::TEXT_ARRAY),
+        t => t,
+    };
+    let Some(element) = right_ty.element() else {
+        return Err(SqlError::new(
+            "42809",
+            format!("op {kind} (array) requires array on right side"),
+        )
+        .at(location));
+    };
+    let (op, imp, declared) =
+        resolve(name, Some(left.ty()), element).map_err(|e| e.at(location))?;
+    if op.result != Bool {
+        return Err(SqlError::new(
+            "42809",
+            format!("op {kind} (array) requires operator to yield boolean"),
+        )
+        .at(location));
+    }
+    let Some(ArgType::Is(element)) = declared.get(1).copied() else {
+        return Err(SqlError::internal("array operator without a concrete element type"));
+    };
+    let array = SqlType::array_of(element).ok_or_else(|| SqlError::internal("no array type"))?;
+    let left = coerce_args(host, vec![left], &declared[..1])?;
+    let right = coerce_args(host, vec![right], &[ArgType::Is(array)])?;
+    let args = left.into_iter().chain(right).collect();
+    Ok(Expr::Call { func: Builtin::AnyAll { op: imp, all }, args, ty: Bool, location })
+}
+
+/// resolve -- the operator `name` (possibly `pg_catalog.`-qualified) for
+/// operands of types `left` (`None`: prefix) and `right`, its
+/// implementation and its declared operand types.
+fn resolve(
+    name: &str,
+    left: Option<SqlType>,
+    right: SqlType,
+) -> Result<(&'static Operator, &'static Builtin, Vec<ArgType>)> {
     let bare = match name.rsplit_once('.') {
         Some(("pg_catalog", op)) => op,
         Some(_) => "",
         None => name,
     };
-    let candidates: Vec<&Operator> =
+    let candidates: Vec<&'static Operator> =
         catalog().iter().filter(|o| o.name == bare && o.left.is_some() == left.is_some()).collect();
-    let signatures: Vec<Vec<ArgType>> =
+    let mut signatures: Vec<Vec<ArgType>> =
         candidates.iter().map(|o| o.left.into_iter().chain([o.right]).collect()).collect();
-    let inputs: Vec<SqlType> = left.iter().map(Expr::ty).chain([right.ty()]).collect();
+    let inputs: Vec<SqlType> = left.into_iter().chain([right]).collect();
     let chosen = match choose(&inputs, &signatures, left.is_some()) {
         Choice::One(i) => i,
-        choice => {
-            return Err(op_error(choice, name, left.as_ref().map(Expr::ty), right.ty()).at(location))
-        }
+        choice => return Err(op_error(choice, name, left, right)),
     };
     let op = candidates[chosen];
-    let Some(imp) = op.imp else {
+    let Some(imp) = op.imp.as_ref() else {
         return Err(SqlError::unsupported(format!(
             "operator is not supported: {}",
-            signature(name, left.as_ref().map(Expr::ty), right.ty())
-        ))
-        .at(location));
+            signature(name, left, right)
+        )));
     };
-    let args: Vec<Expr> = left.into_iter().chain([right]).collect();
-    let args = coerce_args(host, args, &signatures[chosen])?;
-    Ok(Expr::Call { func: imp, args, ty: op.result, location })
+    Ok((op, imp, signatures.swap_remove(chosen)))
 }
 
 /// PostgreSQL's `op_error`.
@@ -189,7 +241,9 @@ fn comparisons(ops: &mut Vec<Operator>) {
         .iter()
         .flat_map(|l| INTS.iter().map(move |r| (*l, *r)))
         .chain(FLOATS.iter().flat_map(|l| FLOATS.iter().map(move |r| (*l, *r))));
-    let pairs: Vec<(SqlType, SqlType)> = COMPARABLE.iter().copied().chain(numeric_pairs).collect();
+    let arrays = SqlType::array_types().map(|a| (a, a));
+    let pairs: Vec<(SqlType, SqlType)> =
+        COMPARABLE.iter().copied().chain(numeric_pairs).chain(arrays).collect();
     let symbols = [
         ("=", CmpOp::Eq),
         ("<>", CmpOp::Ne),
@@ -284,7 +338,7 @@ fn bitwise(ops: &mut Vec<Operator>) {
     }
 }
 
-/// `||`, `^@`, LIKE and the (unsupported) regular-expression operators.
+/// `||`, `^@`, LIKE and the regular-expression operators.
 fn strings(ops: &mut Vec<Operator>) {
     ops.push(binary("||", Text, Text, Text, Builtin::Concat));
     ops.push(binary("||", Bytea, Bytea, Bytea, Builtin::Concat));
@@ -306,10 +360,11 @@ fn strings(ops: &mut Vec<Operator>) {
         ops.push(binary("!~~", l, Text, Bool, like(false, true)));
         ops.push(binary("~~*", l, Text, Bool, like(true, false)));
         ops.push(binary("!~~*", l, Text, Bool, like(true, true)));
-        for name in ["~", "~*", "!~", "!~*"] {
-            let left = Some(ArgType::Is(l));
-            ops.push(Operator { name, left, right: ArgType::Is(Text), result: Bool, imp: None });
-        }
+        let regex = |case_insensitive, negated| Builtin::Regex { case_insensitive, negated };
+        ops.push(binary("~", l, Text, Bool, regex(false, false)));
+        ops.push(binary("!~", l, Text, Bool, regex(false, true)));
+        ops.push(binary("~*", l, Text, Bool, regex(true, false)));
+        ops.push(binary("!~*", l, Text, Bool, regex(true, true)));
     }
 }
 

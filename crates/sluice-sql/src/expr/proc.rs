@@ -14,6 +14,7 @@ use sluice_types::AggKind;
 use sluice_types::SqlType::{self, *};
 
 use super::builtin::Builtin::{self, *};
+use super::builtin::Dimension;
 use super::candidates::ArgType;
 use super::SessionFunction as S;
 
@@ -28,6 +29,9 @@ pub(super) struct Proc {
     pub variadic: Option<ArgType>,
     /// Result type.
     pub result: SqlType,
+    /// The result is the array of the call's resolved `anycompatible`
+    /// type instead of `result` (`array_agg`'s `anyarray`).
+    pub array_result: bool,
     /// What a call runs.
     pub imp: Imp,
 }
@@ -85,6 +89,7 @@ const TS: ArgType = ArgType::Is(Timestamp);
 const TSTZ: ArgType = ArgType::Is(TimestampTz);
 const INTERVAL: ArgType = ArgType::Is(Interval);
 const JSONB: ArgType = ArgType::Is(Jsonb);
+const NAME: ArgType = ArgType::Is(Name);
 const ANY: ArgType = ArgType::Any;
 const REGCLASS: ArgType = ArgType::RegClass;
 const ANYCOMPATIBLEARRAY: ArgType = ArgType::AnyCompatibleArray;
@@ -92,7 +97,7 @@ const ANYCOMPATIBLE: ArgType = ArgType::AnyCompatible;
 
 /// A scalar function.
 const fn f(name: &'static str, args: &'static [ArgType], result: SqlType, imp: Builtin) -> Proc {
-    Proc { name, args, variadic: None, result, imp: Imp::Call(imp) }
+    Proc { name, args, variadic: None, result, array_result: false, imp: Imp::Call(imp) }
 }
 
 /// A function with a `VARIADIC "any"` tail.
@@ -102,22 +107,28 @@ const fn variadic(
     result: SqlType,
     imp: Builtin,
 ) -> Proc {
-    Proc { name, args, variadic: Some(ANY), result, imp: Imp::Call(imp) }
+    Proc { name, args, variadic: Some(ANY), result, array_result: false, imp: Imp::Call(imp) }
 }
 
 /// An aggregate.
 const fn agg(name: &'static str, args: &'static [ArgType], result: SqlType, kind: AggKind) -> Proc {
-    Proc { name, args, variadic: None, result, imp: Imp::Agg(kind) }
+    Proc { name, args, variadic: None, result, array_result: false, imp: Imp::Agg(kind) }
+}
+
+/// An aggregate of `anycompatible` values whose result is their array.
+const fn agg_array(name: &'static str, kind: AggKind) -> Proc {
+    let args = &[ANYCOMPATIBLE];
+    Proc { name, args, variadic: None, result: Unknown, array_result: true, imp: Imp::Agg(kind) }
 }
 
 /// A function answered by the host.
 const fn session(name: &'static str, args: &'static [ArgType], result: SqlType, func: S) -> Proc {
-    Proc { name, args, variadic: None, result, imp: Imp::Call(Session(func)) }
+    Proc { name, args, variadic: None, result, array_result: false, imp: Imp::Call(Session(func)) }
 }
 
 /// A function resolution must know but sluice does not implement.
 const fn unsupported(name: &'static str, args: &'static [ArgType], result: SqlType) -> Proc {
-    Proc { name, args, variadic: None, result, imp: Imp::Unsupported }
+    Proc { name, args, variadic: None, result, array_result: false, imp: Imp::Unsupported }
 }
 
 /// The catalog.
@@ -293,7 +304,30 @@ static PROCS: &[Proc] = &[
     session("pg_get_expr", &[TEXT, OID], Text, S::GetExpr),
     session("pg_get_expr", &[TEXT, OID, BOOL], Text, S::GetExpr),
     session("pg_get_serial_sequence", &[TEXT, TEXT], Text, S::SerialSequence),
+    // System information for clients' catalog queries (psql's \d family).
+    f("format_type", &[OID, INT4], Text, FormatType),
+    f("pg_encoding_to_char", &[INT4], Name, EncodingToChar),
+    session("pg_get_userbyid", &[OID], Name, S::GetUserById),
+    session("pg_table_is_visible", &[OID], Bool, S::TableIsVisible),
+    session("pg_get_indexdef", &[OID], Text, S::GetIndexDef),
+    session("pg_get_indexdef", &[OID, INT4, BOOL], Text, S::GetIndexDef),
+    session("pg_get_constraintdef", &[OID], Text, S::GetConstraintDef),
+    session("pg_get_constraintdef", &[OID, BOOL], Text, S::GetConstraintDef),
+    session("obj_description", &[OID], Text, S::ObjDescription),
+    session("obj_description", &[OID, NAME], Text, S::ObjDescription),
+    session("pg_relation_is_publishable", &[REGCLASS], Bool, S::RelationIsPublishable),
+    session("pg_get_statisticsobjdef_columns", &[OID], Text, S::StatisticsObjDefColumns),
+    // Arrays.
+    f("array_to_string", &[ANYCOMPATIBLEARRAY, TEXT], Text, ArrayToString),
+    f("array_to_string", &[ANYCOMPATIBLEARRAY, TEXT, TEXT], Text, ArrayToString),
+    f("array_lower", &[ANYCOMPATIBLEARRAY, INT4], Int4, ArrayDimension(Dimension::Lower)),
+    f("array_upper", &[ANYCOMPATIBLEARRAY, INT4], Int4, ArrayDimension(Dimension::Upper)),
+    f("array_length", &[ANYCOMPATIBLEARRAY, INT4], Int4, ArrayDimension(Dimension::Length)),
+    f("cardinality", &[ANYCOMPATIBLEARRAY], Int4, Cardinality),
     // Aggregates.
+    agg_array("array_agg", AggKind::ArrayAgg),
+    // string_agg(text, text) is array_agg plus a final join (`func.rs`).
+    agg("string_agg", &[TEXT, TEXT], Text, AggKind::ArrayAgg),
     agg("count", &[], Int8, AggKind::CountStar),
     agg("count", &[ANY], Int8, AggKind::Count),
     agg("sum", &[INT2], Int8, AggKind::Sum),

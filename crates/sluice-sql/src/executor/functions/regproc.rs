@@ -1,0 +1,193 @@
+//! Names and OIDs of catalog objects for clients' catalog queries:
+//! the `reg*` casts (PostgreSQL's `regproc.c`), `pg_get_userbyid`,
+//! `pg_table_is_visible` (`namespace.c`) and `pg_relation_is_publishable`.
+//!
+//! Every lookup reads the catalogs under the statement's snapshot, like the
+//! rest of the statement. The search path is sluice's fixed one,
+//! `pg_catalog, public` (see `current_schemas`): a relation is *visible*
+//! when it is the first of its name along that path, and a visible
+//! relation's name is printed unqualified, any other schema-qualified.
+
+use super::ExecHost;
+use crate::catalog::relation::{find_as, find_by_oid_as, oid_of, RelationId};
+use crate::catalog::scan_as;
+use crate::catalog::schema::{
+    RelKind, PG_AUTHID, PG_CATALOG_NAMESPACE, PG_NAMESPACE, PUBLIC_NAMESPACE,
+};
+use crate::commands::quote_identifier;
+use crate::error::{Result, SqlError};
+use crate::expr::RegKind;
+use sluice_common::Oid;
+use sluice_types::{Datum, SqlType};
+
+/// The namespaces searched for unqualified names, in order.
+const SEARCH_PATH: [Oid; 2] = [PG_CATALOG_NAMESPACE, PUBLIC_NAMESPACE];
+
+/// reg_in -- the OID a `reg*` value stands for: an OID as given, a name
+/// looked up (42P01/42704/3F000 if there is no such object).
+pub(super) fn reg_in(host: &mut ExecHost, kind: RegKind, arg: &Datum) -> Result<Datum> {
+    let name = match arg {
+        Datum::Oid(oid) => return Ok(Datum::Oid(*oid)),
+        Datum::Text(name) => name.trim(),
+        _ => return Ok(Datum::Null),
+    };
+    // PostgreSQL's input functions also take a number for an OID.
+    if let Ok(oid) = name.parse::<Oid>() {
+        return Ok(Datum::Oid(oid));
+    }
+    let oid = match kind {
+        RegKind::Class => relation_oid(host, name)?,
+        RegKind::Type => SqlType::from_name(name)
+            .map(SqlType::oid)
+            .ok_or_else(|| SqlError::new("42704", format!("type \"{name}\" does not exist")))?,
+        RegKind::Namespace => namespace_oid(host, &unquote(name))?
+            .ok_or_else(|| SqlError::new("3F000", format!("schema \"{name}\" does not exist")))?,
+    };
+    Ok(Datum::Oid(oid))
+}
+
+/// reg_out -- the name a `reg*` OID stands for; `-` for 0 and the number
+/// itself when no object has it, as PostgreSQL's output functions print.
+pub(super) fn reg_out(host: &mut ExecHost, kind: RegKind, arg: &Datum) -> Result<Datum> {
+    let Datum::Oid(oid) = arg else { return Ok(Datum::Null) };
+    if *oid == 0 {
+        return Ok(Datum::Text("-".into()));
+    }
+    let name = match kind {
+        RegKind::Class => {
+            relation(host, *oid)?.map(|r| qualified_if_hidden(host, &r)).transpose()?
+        }
+        RegKind::Type => SqlType::from_oid(*oid).map(|t| match t {
+            SqlType::Bpchar => "character".to_string(),
+            t => sluice_types::format_type(t, -1),
+        }),
+        RegKind::Namespace => namespace_name(host, *oid)?.map(|n| quote_identifier(&n)),
+    };
+    Ok(Datum::Text(name.unwrap_or_else(|| oid.to_string())))
+}
+
+/// `pg_get_userbyid(oid)`: the role's name, or `unknown (OID=n)`.
+pub(super) fn user_by_id(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
+    let Some(Datum::Oid(oid)) = args.first() else { return Ok(Datum::Null) };
+    let engine = host.env().engine.clone();
+    let rows = scan_as(&engine, 0, &PG_AUTHID, host.visibility(), |r| oid_of(&r[0]) == *oid)?;
+    let name = rows.first().and_then(|(_, r)| r[1].as_str().map(str::to_string));
+    Ok(Datum::Text(name.unwrap_or_else(|| format!("unknown (OID={oid})"))))
+}
+
+/// `pg_table_is_visible(oid)`: whether the relation is the first of its
+/// name along the search path; NULL if there is no such relation.
+pub(super) fn table_is_visible(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
+    let Some(Datum::Oid(oid)) = args.first() else { return Ok(Datum::Null) };
+    let Some(rel) = relation(host, *oid)? else { return Ok(Datum::Null) };
+    Ok(Datum::Bool(is_visible(host, &rel)?))
+}
+
+/// `pg_relation_is_publishable(regclass)`: whether logical replication
+/// could publish the relation — an ordinary table outside `pg_catalog`.
+pub(super) fn relation_is_publishable(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
+    let oid = match args.first() {
+        Some(arg @ Datum::Text(_)) => reg_in(host, RegKind::Class, arg)?,
+        Some(arg) => arg.clone(),
+        None => Datum::Null,
+    };
+    let Datum::Oid(oid) = oid else { return Ok(Datum::Null) };
+    let Some(rel) = relation(host, oid)? else { return Ok(Datum::Null) };
+    Ok(Datum::Bool(rel.kind == RelKind::Table && rel.namespace != PG_CATALOG_NAMESPACE))
+}
+
+/// The relation with OID `oid`, if the statement can see it.
+pub(super) fn relation(host: &mut ExecHost, oid: Oid) -> Result<Option<RelationId>> {
+    let (engine, db) = (host.env().engine.clone(), host.env().database);
+    find_by_oid_as(&engine, db, host.visibility(), oid)
+}
+
+/// A relation's name as SQL must spell it to reach it from the search path.
+pub(super) fn qualified_if_hidden(host: &mut ExecHost, rel: &RelationId) -> Result<String> {
+    if is_visible(host, rel)? {
+        return Ok(quote_identifier(&rel.name));
+    }
+    qualified_name(host, rel)
+}
+
+/// `schema.relation`, each part quoted as needed.
+pub(super) fn qualified_name(host: &mut ExecHost, rel: &RelationId) -> Result<String> {
+    let schema = namespace_name(host, rel.namespace)?.unwrap_or_default();
+    Ok(format!("{}.{}", quote_identifier(&schema), quote_identifier(&rel.name)))
+}
+
+/// Whether `rel` is what its bare name finds along the search path.
+fn is_visible(host: &mut ExecHost, rel: &RelationId) -> Result<bool> {
+    if !SEARCH_PATH.contains(&rel.namespace) {
+        return Ok(false);
+    }
+    let (engine, db) = (host.env().engine.clone(), host.env().database);
+    let first = find_as(&engine, db, host.visibility(), &SEARCH_PATH, &rel.name)?;
+    Ok(first.is_some_and(|f| f.oid == rel.oid))
+}
+
+/// The OID of the relation a possibly qualified, possibly quoted name
+/// (`t`, `public.t`, `"My Table"`) names.
+fn relation_oid(host: &mut ExecHost, name: &str) -> Result<Oid> {
+    let parts = split_qualified(name);
+    let (namespaces, relname) = match parts.as_slice() {
+        [rel] => (SEARCH_PATH.to_vec(), rel.clone()),
+        [schema, rel] => {
+            let ns = namespace_oid(host, schema)?.ok_or_else(|| {
+                SqlError::new("3F000", format!("schema \"{schema}\" does not exist"))
+            })?;
+            (vec![ns], rel.clone())
+        }
+        _ => return Err(SqlError::new("42602", format!("invalid name syntax: \"{name}\""))),
+    };
+    let (engine, db) = (host.env().engine.clone(), host.env().database);
+    find_as(&engine, db, host.visibility(), &namespaces, &relname)?
+        .map(|r| r.oid)
+        .ok_or_else(|| SqlError::new("42P01", format!("relation \"{name}\" does not exist")))
+}
+
+/// A schema's OID by name.
+fn namespace_oid(host: &mut ExecHost, name: &str) -> Result<Option<Oid>> {
+    let engine = host.env().engine.clone();
+    let db = host.env().database;
+    let rows =
+        scan_as(&engine, db, &PG_NAMESPACE, host.visibility(), |r| r[1].as_str() == Some(name))?;
+    Ok(rows.first().map(|(_, r)| oid_of(&r[0])))
+}
+
+/// A schema's name by OID.
+pub(super) fn namespace_name(host: &mut ExecHost, oid: Oid) -> Result<Option<String>> {
+    let engine = host.env().engine.clone();
+    let db = host.env().database;
+    let rows = scan_as(&engine, db, &PG_NAMESPACE, host.visibility(), |r| oid_of(&r[0]) == oid)?;
+    Ok(rows.first().and_then(|(_, r)| r[1].as_str().map(str::to_string)))
+}
+
+/// The parts of a dotted name; unquoted parts fold to lower case, quoted
+/// ones keep their case and may contain dots (PostgreSQL's
+/// `stringToQualifiedNameList`).
+fn split_qualified(name: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut current = String::new();
+    let mut quoted = false;
+    let mut chars = name.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+                current.push('"');
+            }
+            '"' => quoted = !quoted,
+            '.' if !quoted => parts.push(std::mem::take(&mut current)),
+            c if quoted => current.push(c),
+            c => current.push(c.to_ascii_lowercase()),
+        }
+    }
+    parts.push(current);
+    parts
+}
+
+/// One name without its quotes (or folded if it had none).
+fn unquote(name: &str) -> String {
+    split_qualified(name).concat()
+}

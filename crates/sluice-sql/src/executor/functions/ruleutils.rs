@@ -1,0 +1,244 @@
+//! Object definitions as SQL text: `pg_get_indexdef`, `pg_get_constraintdef`
+//! and `pg_get_expr` (PostgreSQL's `ruleutils.c`), which psql's `\d` shows.
+//!
+//! PostgreSQL rebuilds these strings from the catalogs' node trees; sluice's
+//! catalogs keep expressions (index predicates, column defaults) as SQL text
+//! already in PostgreSQL's non-pretty form — a partial index's predicate
+//! with its outer parentheses, `(b > 0)` — so the work here is to assemble
+//! the rest of the statement from `pg_index`, `pg_class`, `pg_constraint`
+//! and `pg_am`, quoting identifiers as PostgreSQL does, and to drop the
+//! outer parentheses in pretty mode (`WHERE b > 0`). Deeper pretty-printing
+//! (PostgreSQL also re-spaces and re-parenthesises nested expressions, and
+//! labels constants with their types, `'x'::text`) is not done: the stored
+//! text is shown as written.
+//!
+//! Every function answers NULL for an OID that names nothing, as
+//! PostgreSQL's do.
+
+use super::regproc::{qualified_name, relation};
+use super::ExecHost;
+use crate::catalog::relation::{by_oid, oid_of};
+use crate::catalog::schema::{PG_AM, PG_CLASS, PG_CONSTRAINT, PG_INDEX};
+use crate::catalog::{index::INDOPTION_DESC, index::INDOPTION_NULLS_FIRST, scan_as};
+use crate::commands::quote_identifier;
+use crate::error::{Result, SqlError};
+use sluice_common::Oid;
+use sluice_types::Datum;
+
+/// `pg_index` columns read here (positions in `catalog/schema.rs`).
+const IND_RELID: usize = 1;
+const IND_NKEYATTS: usize = 3;
+const IND_UNIQUE: usize = 4;
+const IND_NULLS_NOT_DISTINCT: usize = 5;
+const IND_KEY: usize = 15;
+const IND_OPTION: usize = 18;
+const IND_PRED: usize = 20;
+
+/// `pg_constraint` columns read here.
+const CON_TYPE: usize = 3;
+const CON_DEFERRABLE: usize = 4;
+const CON_DEFERRED: usize = 5;
+const CON_RELID: usize = 7;
+const CON_INDID: usize = 9;
+const CON_KEY: usize = 18;
+
+/// `pg_get_indexdef(index [, column, pretty])`: the whole CREATE INDEX
+/// statement, or with a column number > 0 just that column's definition.
+pub(super) fn index_def(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
+    let Some(Datum::Oid(index)) = args.first() else { return Ok(Datum::Null) };
+    let column = args.get(1).and_then(Datum::as_i64).unwrap_or(0);
+    let pretty = matches!(args.get(2), Some(Datum::Bool(true)));
+    let Some(row) = index_row(host, *index)? else { return Ok(Datum::Null) };
+    let Some(table) = table_columns(host, oid_of(&row[IND_RELID]))? else { return Ok(Datum::Null) };
+    let keys = int2_list(&row[IND_KEY]);
+    if column > 0 {
+        let name =
+            usize::try_from(column - 1).ok().and_then(|i| keys.get(i)).map(|&k| table.column(k));
+        return Ok(Datum::Text(name.unwrap_or_default()));
+    }
+    let Some(rel) = relation(host, *index)? else { return Ok(Datum::Null) };
+    let options = int2_list(&row[IND_OPTION]);
+    let nkeys = row[IND_NKEYATTS].as_i64().unwrap_or(keys.len() as i64) as usize;
+    let key_list: Vec<String> = keys
+        .iter()
+        .take(nkeys)
+        .enumerate()
+        .map(|(i, &k)| table.column(k) + order_suffix(options.get(i).copied().unwrap_or(0)))
+        .collect();
+    let mut def = format!(
+        "CREATE {}INDEX {} ON {} USING {} ({})",
+        if matches!(row[IND_UNIQUE], Datum::Bool(true)) { "UNIQUE " } else { "" },
+        quote_identifier(&rel.name),
+        table.qualified,
+        access_method(host, *index)?,
+        key_list.join(", ")
+    );
+    if keys.len() > nkeys {
+        let included: Vec<String> = keys[nkeys..].iter().map(|&k| table.column(k)).collect();
+        def += &format!(" INCLUDE ({})", included.join(", "));
+    }
+    if matches!(row[IND_NULLS_NOT_DISTINCT], Datum::Bool(true)) {
+        def += " NULLS NOT DISTINCT";
+    }
+    def += &with_clause(host, *index)?;
+    if let Some(predicate) = row[IND_PRED].as_str() {
+        def += &format!(" WHERE {}", expression(predicate, pretty));
+    }
+    Ok(Datum::Text(def))
+}
+
+/// `pg_get_constraintdef(constraint [, pretty])`: `PRIMARY KEY (id)`,
+/// `UNIQUE (a, b)`, with the index's options and the deferrability.
+pub(super) fn constraint_def(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
+    let Some(Datum::Oid(oid)) = args.first() else { return Ok(Datum::Null) };
+    let engine = host.env().engine.clone();
+    let db = host.env().database;
+    let rows = scan_as(&engine, db, &PG_CONSTRAINT, host.visibility(), |r| oid_of(&r[0]) == *oid)?;
+    let Some((_, row)) = rows.into_iter().next() else { return Ok(Datum::Null) };
+    let Some(table) = table_columns(host, oid_of(&row[CON_RELID]))? else { return Ok(Datum::Null) };
+    let index = oid_of(&row[CON_INDID]);
+    let nulls_not_distinct = index_row(host, index)?
+        .is_some_and(|r| matches!(r[IND_NULLS_NOT_DISTINCT], Datum::Bool(true)));
+    let kind = match row[CON_TYPE].as_str() {
+        Some("p") => "PRIMARY KEY",
+        Some("u") if nulls_not_distinct => "UNIQUE NULLS NOT DISTINCT",
+        Some("u") => "UNIQUE",
+        other => return Err(SqlError::internal(format!("invalid constraint type \"{other:?}\""))),
+    };
+    let columns: Vec<String> = int2_list(&row[CON_KEY]).iter().map(|&k| table.column(k)).collect();
+    let mut def = format!("{kind} ({})", columns.join(", "));
+    def += &with_clause(host, index)?;
+    if matches!(row[CON_DEFERRABLE], Datum::Bool(true)) {
+        def += " DEFERRABLE";
+    }
+    if matches!(row[CON_DEFERRED], Datum::Bool(true)) {
+        def += " INITIALLY DEFERRED";
+    }
+    Ok(Datum::Text(def))
+}
+
+/// `pg_get_expr(expr, relation [, pretty])`: the stored SQL text, without
+/// its outer parentheses in pretty mode.
+pub(super) fn get_expr(args: &[Datum]) -> Datum {
+    let pretty = matches!(args.get(2), Some(Datum::Bool(true)));
+    match args.first() {
+        Some(Datum::Text(text)) => Datum::Text(expression(text, pretty).to_string()),
+        _ => Datum::Null,
+    }
+}
+
+/// A stored expression as printed: pretty mode drops parentheses that
+/// enclose the whole expression (PostgreSQL's top level needs none).
+fn expression(text: &str, pretty: bool) -> &str {
+    if pretty && encloses_all(text) {
+        &text[1..text.len() - 1]
+    } else {
+        text
+    }
+}
+
+/// Whether `text` is `( ... )` with the first parenthesis closing last
+/// (string literals and quoted identifiers skipped).
+fn encloses_all(text: &str) -> bool {
+    if !text.starts_with('(') || !text.ends_with(')') {
+        return false;
+    }
+    let mut depth = 0;
+    let mut quote = None;
+    for (i, c) in text.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(') => depth += 1,
+            (None, ')') => {
+                depth -= 1;
+                if depth == 0 {
+                    return i == text.len() - 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// ` DESC`, ` NULLS FIRST`, ...: what a key's `indoption` bits say beyond
+/// the default (ASC NULLS LAST, DESC NULLS FIRST).
+fn order_suffix(option: i16) -> &'static str {
+    let descending = option & INDOPTION_DESC != 0;
+    let nulls_first = option & INDOPTION_NULLS_FIRST != 0;
+    match (descending, nulls_first) {
+        (true, true) => " DESC",
+        (true, false) => " DESC NULLS LAST",
+        (false, true) => " NULLS FIRST",
+        (false, false) => "",
+    }
+}
+
+/// ` WITH (name='value', ...)` for an index's storage options, or nothing.
+fn with_clause(host: &mut ExecHost, index: Oid) -> Result<String> {
+    let (engine, db) = (host.env().engine.clone(), host.env().database);
+    let Some(rel) = by_oid(&engine, db, host.visibility(), index)? else {
+        return Ok(String::new());
+    };
+    let Some(options) = rel.options else { return Ok(String::new()) };
+    let list: Vec<String> = options
+        .trim_start_matches('{')
+        .trim_end_matches('}')
+        .split(',')
+        .filter_map(|o| o.split_once('='))
+        .map(|(name, value)| format!("{}='{}'", quote_identifier(name), value.replace('\'', "''")))
+        .collect();
+    Ok(if list.is_empty() { String::new() } else { format!(" WITH ({})", list.join(", ")) })
+}
+
+/// The name of a relation's access method (`pg_class.relam` in `pg_am`).
+fn access_method(host: &mut ExecHost, relation: Oid) -> Result<String> {
+    let (engine, db) = (host.env().engine.clone(), host.env().database);
+    let class = scan_as(&engine, db, &PG_CLASS, host.visibility(), |r| oid_of(&r[0]) == relation)?;
+    let am = class.first().map_or(0, |(_, r)| oid_of(&r[5]));
+    let rows = scan_as(&engine, db, &PG_AM, host.visibility(), |r| oid_of(&r[0]) == am)?;
+    Ok(rows.first().and_then(|(_, r)| r[1].as_str().map(str::to_string)).unwrap_or_default())
+}
+
+/// The `pg_index` row of an index.
+fn index_row(host: &mut ExecHost, index: Oid) -> Result<Option<Vec<Datum>>> {
+    let (engine, db) = (host.env().engine.clone(), host.env().database);
+    let rows = scan_as(&engine, db, &PG_INDEX, host.visibility(), |r| oid_of(&r[0]) == index)?;
+    Ok(rows.into_iter().next().map(|(_, r)| r))
+}
+
+/// What index and constraint definitions need of their table.
+struct TableColumns {
+    /// `schema.table`, quoted as needed.
+    qualified: String,
+    /// Column names by attnum - 1.
+    names: Vec<String>,
+}
+
+impl TableColumns {
+    /// Column `attnum`'s name, quoted as needed.
+    fn column(&self, attnum: i16) -> String {
+        let name = usize::try_from(attnum - 1).ok().and_then(|i| self.names.get(i));
+        name.map_or_else(|| attnum.to_string(), |n| quote_identifier(n))
+    }
+}
+
+/// The table `oid`'s qualified name and column names.
+fn table_columns(host: &mut ExecHost, oid: Oid) -> Result<Option<TableColumns>> {
+    let (engine, db) = (host.env().engine.clone(), host.env().database);
+    let Some(desc) = by_oid(&engine, db, host.visibility(), oid)? else { return Ok(None) };
+    let Some(id) = relation(host, oid)? else { return Ok(None) };
+    Ok(Some(TableColumns {
+        qualified: qualified_name(host, &id)?,
+        names: desc.columns.into_iter().map(|c| c.name).collect(),
+    }))
+}
+
+/// An `int2[]` catalog column's values.
+fn int2_list(d: &Datum) -> Vec<i16> {
+    d.as_array()
+        .map(|a| a.elements().iter().filter_map(|e| e.as_i64().map(|v| v as i16)).collect())
+        .unwrap_or_default()
+}
