@@ -226,6 +226,8 @@ pub enum Builtin {
     ArrayDimension(Dimension),
     /// `cardinality(array)`.
     Cardinality,
+    /// `quote_ident(text)`: an identifier as SQL must spell it.
+    QuoteIdent,
     /// `format_type(oid, typmod)`; not strict.
     FormatType,
     /// `pg_encoding_to_char(integer)`.
@@ -309,6 +311,8 @@ pub(super) fn call(func: Builtin, args: &[Datum], host: &mut dyn EvalHost) -> Re
         ArrayDimension(which) => arrays::dimension(which, args)?,
         Cardinality => arrays::cardinality(args)?,
         FormatType => typeinfo::format_type(args),
+        // PostgreSQL also quotes keywords; sluice's helper knows none.
+        QuoteIdent => Datum::Text(crate::commands::quote_identifier(text(args, 0)?)),
         EncodingToChar => typeinfo::encoding_name(args),
         Session(f) => host.session_function(f, args)?,
         _ => strings::call(func, args)?,

@@ -23,7 +23,7 @@ use sluice_types::{cast, compare, Context, Datum, SqlType};
 use super::builtin::{self, Builtin};
 use super::datetime::{adjust_interval, parse_interval_literal};
 use super::tree::{BoolOp, BoolTestKind, Expr};
-use super::EvalHost;
+use super::{EvalHost, SessionFunction};
 use crate::{Result, SqlError};
 
 /// eval -- the value of `expr` for the input `row`.
@@ -57,6 +57,14 @@ impl Evaluator<'_> {
             Expr::CaseTest { .. } => {
                 case.cloned().ok_or_else(|| SqlError::internal("CASE operand outside CASE"))
             }
+            // A name a `reg*` cast looks up is a literal PostgreSQL resolves
+            // while parsing: its errors point at it.
+            Expr::Call {
+                func: func @ Builtin::Session(SessionFunction::RegIn(_)),
+                args,
+                location,
+                ..
+            } => self.call(*func, args, case).map_err(|e| e.at(*location)),
             Expr::Call { func, args, .. } => self.call(*func, args, case),
             Expr::Cast { arg, ty, typmod, explicit, .. } => {
                 let value = self.eval(arg, case)?;

@@ -307,6 +307,7 @@ static PROCS: &[Proc] = &[
     // System information for clients' catalog queries (psql's \d family).
     f("format_type", &[OID, INT4], Text, FormatType),
     f("pg_encoding_to_char", &[INT4], Name, EncodingToChar),
+    f("quote_ident", &[TEXT], Text, QuoteIdent),
     session("pg_get_userbyid", &[OID], Name, S::GetUserById),
     session("pg_table_is_visible", &[OID], Bool, S::TableIsVisible),
     session("pg_get_indexdef", &[OID], Text, S::GetIndexDef),

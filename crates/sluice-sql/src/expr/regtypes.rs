@@ -67,9 +67,14 @@ pub(super) fn cast_to_reg(
         }
         _ => return Err(cannot_cast_to(from, kind).at(location)),
     };
+    // A literal's lookup errors point at the literal, as PostgreSQL's do.
+    let at = match arg {
+        Expr::Const { location: literal, .. } => literal.or(location),
+        _ => location,
+    };
     let arg = coerce_to_target(host, arg, input, -1, CoercionContext::Explicit, true, location)?
         .ok_or_else(|| cannot_cast_to(from, kind).at(location))?;
-    Ok(call(SessionFunction::RegIn(kind), arg, SqlType::Oid, location))
+    Ok(call(SessionFunction::RegIn(kind), arg, SqlType::Oid, at))
 }
 
 /// cast_from_reg -- `x::regclass::text`: the name, for a cast of a `reg*`

@@ -6,16 +6,16 @@
 use sluice_types::{Datum, SqlType};
 
 /// `format_type(type oid, typmod integer)`: a type's SQL spelling, as psql's
-/// `\d` shows column types. Not strict: a NULL typmod means "no modifier
-/// known", which spells `bpchar` by its internal name, while an explicit -1
-/// says "no modifier" and spells it `character`. Unknown OIDs give `???`.
+/// `\d` shows column types. Not strict: a NULL typmod spells `bpchar` as
+/// `character`, while an explicit -1 keeps the internal name `bpchar` (as
+/// PostgreSQL 15 does). Unknown OIDs give `???`.
 pub(super) fn format_type(args: &[Datum]) -> Datum {
     let Some(oid) = args.first().and_then(oid_value) else { return Datum::Null };
     let Some(ty) = SqlType::from_oid(oid) else { return Datum::Text("???".into()) };
     let text = match args.get(1).and_then(Datum::as_i64) {
-        None if ty == SqlType::Bpchar => "bpchar".to_string(),
+        None if ty == SqlType::Bpchar => "character".to_string(),
         None => sluice_types::format_type(ty, -1),
-        Some(-1) if ty == SqlType::Bpchar => "character".to_string(),
+        Some(-1) if ty == SqlType::Bpchar => "bpchar".to_string(),
         Some(typmod) => sluice_types::format_type(ty, typmod as i32),
     };
     Datum::Text(text)
