@@ -31,6 +31,7 @@ CREATE INDEX nums_n ON nums (n);
 \ds
 \d t_id_seq
 \d nosuch
+\du postgres
 \dt+ nums
 \di+ nums_n
 -- The functions behind them.

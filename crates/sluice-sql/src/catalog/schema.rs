@@ -460,10 +460,20 @@ pub const PG_PUBLICATION_REL: CatalogDef = CatalogDef {
     ],
 };
 
+/// `pg_auth_members` (shared): role memberships (always empty: sluice has
+/// no GRANT of roles yet, but psql's `\du` reads it).
+pub const PG_AUTH_MEMBERS: CatalogDef = CatalogDef {
+    oid: 1261,
+    name: "pg_auth_members",
+    shared: true,
+    columns: &[("roleid", Oid), ("member", Oid), ("grantor", Oid), ("admin_option", Bool)],
+};
+
 /// Every catalog, shared ones first.
-pub const ALL_CATALOGS: [&CatalogDef; 21] = [
+pub const ALL_CATALOGS: [&CatalogDef; 22] = [
     &PG_AUTHID,
     &PG_DATABASE,
+    &PG_AUTH_MEMBERS,
     &PG_TYPE,
     &PG_ATTRIBUTE,
     &PG_CLASS,
