@@ -533,6 +533,7 @@ impl Session {
             NodeEnum::LockStmt(stmt) => commands::tablecmds::lock_table(self, stmt, sink),
             NodeEnum::CopyStmt(stmt) => commands::copy::copy(self, stmt, sink),
             NodeEnum::IndexStmt(stmt) => commands::indexcmds::create_index(self, stmt, sink),
+            NodeEnum::ExplainStmt(stmt) => executor::explain(self, stmt, sink),
             NodeEnum::AlterTableStmt(stmt) => commands::tablecmds::alter_table(self, stmt, sink),
             NodeEnum::VacuumStmt(stmt) if !stmt.is_vacuumcmd => {
                 commands::analyze::analyze(self, stmt, sink)

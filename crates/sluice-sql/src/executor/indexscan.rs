@@ -47,7 +47,7 @@ pub struct IndexPath {
 }
 
 /// The top-level AND-ed conditions of `qual`.
-fn conjuncts(qual: &Expr) -> Vec<&Expr> {
+pub fn conjuncts(qual: &Expr) -> Vec<&Expr> {
     match qual {
         Expr::Bool { op: BoolOp::And, args, .. } => args.iter().flat_map(conjuncts).collect(),
         other => vec![other],

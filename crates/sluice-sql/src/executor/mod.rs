@@ -2,6 +2,7 @@
 //! INSERT/UPDATE/DELETE through the heap's change functions (`modify.rs`),
 //! with `host.rs` answering expressions' questions about the session.
 
+mod explain;
 mod functions;
 pub mod host;
 pub mod indexing;
@@ -15,6 +16,7 @@ use crate::error::Result;
 use crate::parser::RawStatement;
 use crate::session::Session;
 use crate::sink::QuerySink;
+pub use explain::explain;
 use host::ExecHost;
 use pg_query::NodeEnum;
 use sluice_access::heap::visibility::VisibilityContext;
