@@ -98,3 +98,8 @@ fn golden_conditionals() {
 fn golden_misc() {
     assert_golden("misc", include_str!("golden/misc.txt"));
 }
+
+#[test]
+fn golden_regex_and_arrays() {
+    assert_golden("regex_arrays", include_str!("golden/regex_arrays.txt"));
+}
