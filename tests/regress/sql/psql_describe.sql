@@ -32,6 +32,7 @@ CREATE INDEX nums_n ON nums (n);
 \d t_id_seq
 \d nosuch
 \du postgres
+\dn
 \dt+ nums
 \di+ nums_n
 -- The functions behind them.

@@ -2,9 +2,11 @@
 //! bootstrap mode).
 //!
 //! Runs once, on a data directory the engine has just created: it makes the
-//! shared catalogs, the superuser role `postgres`, the databases `template1`,
-//! `template0` and `postgres`, and in each database the catalogs describing
-//! themselves, the built-in types and the `pg_catalog` and `public` namespaces.
+//! shared catalogs, the superuser role `postgres` (and `pg_database_owner`,
+//! which owns `public`), the databases `template1`, `template0` and
+//! `postgres`, and in each database the catalogs describing themselves, the
+//! built-in types and collations, the access methods and the `pg_catalog`
+//! and `public` namespaces.
 //! (PostgreSQL's initdb makes template1 and copies the other two from it; the
 //! result is the same, and the `pg_database` rows are inserted in the order a
 //! fresh PostgreSQL 15 cluster lists them: postgres, template1, template0.)
@@ -71,6 +73,22 @@ fn insert_role(engine: &Engine, txn: &mut Transaction) -> Result<()> {
         Datum::Int4(-1),
     ];
     insert(engine, 0, &PG_AUTHID, txn, &values)?;
+    // PostgreSQL 15's predefined role that owns `public` in every database
+    // (whoever owns the database acts as it); nobody logs in as it.
+    let f = Datum::Bool(false);
+    let owner = [
+        Datum::Oid(DATABASE_OWNER_ROLE),
+        Datum::Text("pg_database_owner".into()),
+        f.clone(),
+        Datum::Bool(true),
+        f.clone(),
+        f.clone(),
+        f.clone(),
+        f.clone(),
+        f,
+        Datum::Int4(-1),
+    ];
+    insert(engine, 0, &PG_AUTHID, txn, &owner)?;
     Ok(())
 }
 
@@ -102,8 +120,11 @@ fn bootstrap_database(engine: &Engine, txn: &mut Transaction, db: Oid) -> Result
     for def in ALL_CATALOGS.iter().filter(|d| !d.shared) {
         engine.create_relation_fork(catalog_locator(def, db), ForkNumber::Main)?;
     }
-    for (oid, name) in [(PG_CATALOG_NAMESPACE, "pg_catalog"), (PUBLIC_NAMESPACE, "public")] {
-        let values = [Datum::Oid(oid), Datum::Text(name.into()), Datum::Oid(BOOTSTRAP_SUPERUSER)];
+    for (oid, name, owner) in [
+        (PG_CATALOG_NAMESPACE, "pg_catalog", BOOTSTRAP_SUPERUSER),
+        (PUBLIC_NAMESPACE, "public", DATABASE_OWNER_ROLE),
+    ] {
+        let values = [Datum::Oid(oid), Datum::Text(name.into()), Datum::Oid(owner)];
         insert(engine, db, &PG_NAMESPACE, txn, &values)?;
     }
     for ty in ALL_TYPES {

@@ -506,6 +506,8 @@ pub const PG_CATALOG_NAMESPACE: Oid = 11;
 pub const PUBLIC_NAMESPACE: Oid = 2200;
 /// The bootstrap superuser's OID.
 pub const BOOTSTRAP_SUPERUSER: Oid = 10;
+/// `pg_database_owner`, the predefined role that owns `public`.
+pub const DATABASE_OWNER_ROLE: Oid = 6171;
 /// `template1`'s OID.
 pub const TEMPLATE1_OID: Oid = 1;
 /// `template0`'s OID.
