@@ -288,17 +288,15 @@ fn require_not_null(session: &mut Session, table: &RelationDesc, keys: &[i16]) -
     set_not_null(session, table.oid, keys)
 }
 
-/// The stored form of a partial index's WHERE clause: SQL text, with the
-/// parentheses PostgreSQL's deparser puts around an operator or boolean
-/// expression, so `pg_get_expr` shows `(b > 0)` as PostgreSQL does.
-fn predicate_text(node: &Node) -> Result<String> {
+/// The stored form of a partial index's WHERE clause: the analysed
+/// condition written back as PostgreSQL's deparser writes it (every operator
+/// parenthesised, constants with their types: `((b > 0) AND (c = 'x'::text))`),
+/// so `pg_get_expr` and `pg_get_indexdef` show what PostgreSQL shows.
+fn predicate_text(table: &RelationDesc, node: &Node) -> Result<String> {
     let text = super::tablecmds::deparse_expr(node)?;
-    Ok(match node.node.as_ref() {
-        Some(NodeEnum::AExpr(_) | NodeEnum::BoolExpr(_) | NodeEnum::NullTest(_)) => {
-            format!("({text})")
-        }
-        _ => text,
-    })
+    let analysed = analyze_predicate(table, &text)?;
+    let names: Vec<String> = table.columns.iter().map(|c| c.name.clone()).collect();
+    Ok(crate::executor::deparse(&analysed, &names))
 }
 
 /// Marks columns NOT NULL in `pg_attribute`.
@@ -342,12 +340,9 @@ fn write_catalog_rows(
     let engine = session.engine().clone();
     let db = session.database();
     let predicate = match &spec.predicate {
-        Some(node) => Some(predicate_text(node)?),
+        Some(node) => Some(predicate_text(table, node)?),
         None => None,
     };
-    if let Some(text) = &predicate {
-        analyze_predicate(table, text)?; // refuse a bad WHERE before writing anything
-    }
     let oid = engine.new_oid()?;
     lock_relation(session, oid, LockMode::AccessExclusive)?;
     let txn = session.txn()?;

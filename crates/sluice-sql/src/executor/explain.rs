@@ -303,8 +303,9 @@ fn top_expr(e: &Expr, names: &[String]) -> String {
     }
 }
 
-/// expr -- `e` in PostgreSQL's deparsed form, columns named from `names`.
-fn expr(e: &Expr, names: &[String]) -> String {
+/// expr -- `e` in PostgreSQL's deparsed form, columns named from `names`
+/// (also how a partial index's predicate is stored).
+pub(crate) fn expr(e: &Expr, names: &[String]) -> String {
     match e {
         Expr::Column { index, .. } => names.get(*index).cloned().unwrap_or_else(|| "?".into()),
         Expr::Const { value, ty, .. } => constant(value, *ty),

@@ -17,6 +17,7 @@ use crate::parser::RawStatement;
 use crate::session::Session;
 use crate::sink::QuerySink;
 pub use explain::explain;
+pub(crate) use explain::expr as deparse;
 use host::ExecHost;
 use pg_query::NodeEnum;
 use sluice_access::heap::visibility::VisibilityContext;
