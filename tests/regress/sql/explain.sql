@@ -16,3 +16,21 @@ SET enable_seqscan = off;
 EXPLAIN (COSTS OFF) SELECT * FROM accounts WHERE aid > 10;
 RESET enable_seqscan;
 EXPLAIN (COSTS OFF, NOSUCH) SELECT 1;
+-- ORDER BY ... LIMIT read in index order, both directions
+EXPLAIN (COSTS OFF) SELECT * FROM accounts ORDER BY aid LIMIT 5;
+EXPLAIN (COSTS OFF) SELECT * FROM accounts ORDER BY aid DESC LIMIT 5;
+EXPLAIN (COSTS OFF) SELECT * FROM accounts WHERE aid < 100 ORDER BY aid DESC LIMIT 5;
+SELECT aid FROM accounts ORDER BY aid LIMIT 3;
+SELECT aid FROM accounts ORDER BY aid DESC LIMIT 3;
+SELECT aid FROM accounts WHERE aid < 100 ORDER BY aid DESC LIMIT 3;
+SELECT aid FROM accounts WHERE aid > 19990 ORDER BY aid LIMIT 3;
+-- NULLs come first in a backward scan (DESC NULLS FIRST), never with a bound
+CREATE TABLE n (k int UNIQUE, v text);
+INSERT INTO n VALUES (1, 'a'), (2, 'b'), (NULL, 'c'), (3, 'd');
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT * FROM n ORDER BY k DESC LIMIT 2;
+SELECT * FROM n ORDER BY k DESC LIMIT 2;
+SELECT * FROM n ORDER BY k LIMIT 4;
+SELECT * FROM n WHERE k < 3 ORDER BY k DESC LIMIT 2;
+SELECT count(*) FROM n WHERE k IS NULL OR k > 0;
+RESET enable_seqscan;

@@ -110,8 +110,12 @@ impl Printer<'_> {
                 self.filter(depth, filters, &names);
             }
             Plan::IndexScan { rel, path } => {
-                self.header(depth, format!("Index Scan using {} on {}", path.index.name, rel.name));
-                self.detail(depth, format!("Index Cond: {}", index_cond(rel, path)));
+                let direction = if path.backward { " Backward" } else { "" };
+                let index = &path.index.name;
+                self.header(depth, format!("Index Scan{direction} using {index} on {}", rel.name));
+                if !path.quals.is_empty() {
+                    self.detail(depth, format!("Index Cond: {}", index_cond(rel, path)));
+                }
                 // Conditions the index applies are not repeated as a filter.
                 let rest: Vec<&Expr> = filters
                     .iter()

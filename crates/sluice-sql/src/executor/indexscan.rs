@@ -44,6 +44,8 @@ pub struct IndexPath {
     pub index: IndexDesc,
     /// Conditions on its leading column.
     pub quals: Vec<IndexQual>,
+    /// Read from the high end down (ORDER BY ... DESC).
+    pub backward: bool,
 }
 
 /// The top-level AND-ed conditions of `qual`.
@@ -75,7 +77,7 @@ fn commute(op: CmpOp) -> CmpOp {
 }
 
 /// index_qual -- `cond` as a condition on column `column` (of type `ty`).
-fn index_qual(cond: &Expr, column: usize, ty: SqlType) -> Option<IndexQual> {
+pub fn index_qual(cond: &Expr, column: usize, ty: SqlType) -> Option<IndexQual> {
     let Expr::Call { func: Builtin::Compare(op, _), args, .. } = cond else { return None };
     if op == &CmpOp::Ne || args.len() != 2 {
         return None;
@@ -119,14 +121,19 @@ pub struct IndexRows<'e> {
     ctx: VisibilityContext<'e>,
     btree: BTreeIndex,
     scan: Option<BTreeScan<'e>>,
-    /// Where the scan ends: the bound's stored value, and whether an entry
-    /// equal to it is still inside.
-    end: Option<(Vec<u8>, bool)>,
+    backward: bool,
+    /// Where the scan ends, in its direction: the bound's stored value, and
+    /// whether an entry equal to it is still inside.
+    stop: Option<(Vec<u8>, bool)>,
+    /// Whether entries with a NULL key can qualify (only when nothing bounds
+    /// the scan: every comparison rejects NULL).
+    nulls_qualify: bool,
 }
 
 impl<'e> IndexRows<'e> {
-    /// start -- evaluates the bounds of `path` and positions the scan. A NULL
-    /// bound matches nothing, as the comparison would.
+    /// start -- evaluates the bounds of `path` and positions the scan at the
+    /// lower bound (forward) or the upper one (backward). A NULL bound matches
+    /// nothing, as the comparison would.
     pub fn start(
         engine: &'e Engine,
         rel: &RelationDesc,
@@ -135,16 +142,47 @@ impl<'e> IndexRows<'e> {
         host: &mut ExecHost,
     ) -> Result<IndexRows<'e>> {
         let btree = path.index.btree(rel);
-        let ty = path.index.key_types(rel)[0];
-        let mut rows = IndexRows { engine, rel: rel.clone(), ctx, btree, scan: None, end: None };
-        let mut start: Option<(Vec<u8>, bool)> = None;
+        let mut rows = IndexRows {
+            engine,
+            rel: rel.clone(),
+            ctx,
+            btree,
+            scan: None,
+            backward: path.backward,
+            stop: None,
+            nulls_qualify: path.quals.is_empty(),
+        };
+        let Some((lower, upper)) = rows.bounds(path, host)? else { return Ok(rows) };
+        let (start, stop) = if path.backward { (upper, lower) } else { (lower, upper) };
+        rows.stop = stop;
+        // Forward from the first entry ≥ (or >) the lower bound; backward
+        // from the last entry ≤ (or <) the upper one.
+        let key = start.map(|(value, inclusive)| ScanKey {
+            values: vec![Some(value)],
+            heap_tid: None,
+            beyond: inclusive == path.backward,
+        });
+        rows.scan = Some(BTreeScan::begin(engine, &rows.btree, key.as_ref(), path.backward)?);
+        Ok(rows)
+    }
+
+    /// The tightest lower and upper bounds the quals give, or `None` if one
+    /// of them is NULL (then nothing qualifies).
+    #[allow(clippy::type_complexity)]
+    fn bounds(
+        &self,
+        path: &IndexPath,
+        host: &mut ExecHost,
+    ) -> Result<Option<(Option<(Vec<u8>, bool)>, Option<(Vec<u8>, bool)>)>> {
+        let ty = path.index.key_types(&self.rel)[0];
+        let (mut lower, mut upper) = (None, None);
         for q in &path.quals {
             let value = eval(&q.value, &[], host)?;
             if value.is_null() {
-                return Ok(rows);
+                return Ok(None);
             }
             let stored = to_storage(ty, &value);
-            let (lower, upper) = match q.op {
+            let (lo, hi) = match q.op {
                 CmpOp::Eq => (Some(true), Some(true)),
                 CmpOp::Gt => (Some(false), None),
                 CmpOp::Ge => (Some(true), None),
@@ -152,21 +190,14 @@ impl<'e> IndexRows<'e> {
                 CmpOp::Le => (None, Some(true)),
                 CmpOp::Ne => (None, None),
             };
-            if let Some(inclusive) = lower {
-                start = tighter(&rows.btree, start, (stored.clone(), inclusive), Ordering::Greater);
+            if let Some(inclusive) = lo {
+                lower = tighter(&self.btree, lower, (stored.clone(), inclusive), Ordering::Greater);
             }
-            if let Some(inclusive) = upper {
-                rows.end =
-                    tighter(&rows.btree, rows.end.take(), (stored, inclusive), Ordering::Less);
+            if let Some(inclusive) = hi {
+                upper = tighter(&self.btree, upper, (stored, inclusive), Ordering::Less);
             }
         }
-        let key = start.map(|(value, inclusive)| ScanKey {
-            values: vec![Some(value)],
-            heap_tid: None,
-            beyond: !inclusive,
-        });
-        rows.scan = Some(BTreeScan::begin(engine, &rows.btree, key.as_ref(), false)?);
-        Ok(rows)
+        Ok(Some((lower, upper)))
     }
 
     /// next_tuple -- the next visible heap tuple in index order and its address.
@@ -175,8 +206,13 @@ impl<'e> IndexRows<'e> {
         while let Some(item) = scan.next_entry()? {
             let entry = IndexTuple::new(&item.tuple).map_err(sluice_access::AccessError::from)?;
             let key = entry.values(&self.btree.desc).map_err(sluice_access::AccessError::from)?;
-            if past_end(&self.btree, key[0], self.end.as_ref()) {
-                break;
+            match key[0] {
+                // NULLs sort last: a forward scan has passed every bounded
+                // value; a backward one has not reached them yet.
+                None if !self.nulls_qualify && self.backward => continue,
+                None if !self.nulls_qualify => break,
+                Some(k) if past_stop(&self.btree, k, self.stop.as_ref(), self.backward) => break,
+                _ => {}
             }
             let heap = self.rel.heap();
             if let Some(tuple) = heap_fetch(self.engine, &heap, item.heap_tid, &self.ctx)? {
@@ -208,13 +244,19 @@ fn tighter(
     Some(if order == keep || (order.is_eq() && !new.1) { new } else { current })
 }
 
-/// Whether an entry with leading key `key` lies beyond the end bound.
-fn past_end(btree: &BTreeIndex, key: Option<&[u8]>, end: Option<&(Vec<u8>, bool)>) -> bool {
-    let Some(key) = key else { return true }; // NULLs sort last in an ASC index
-    let Some((bound, inclusive)) = end else { return false };
+/// Whether an entry with leading key `key` lies beyond the bound the scan
+/// stops at, in the scan's direction.
+fn past_stop(
+    btree: &BTreeIndex,
+    key: &[u8],
+    stop: Option<&(Vec<u8>, bool)>,
+    backward: bool,
+) -> bool {
+    let Some((bound, inclusive)) = stop else { return false };
+    let beyond = if backward { Ordering::Less } else { Ordering::Greater };
     match btree.order.compare(0, key, bound) {
-        Ordering::Greater => true,
+        o if o == beyond => true,
         Ordering::Equal => !inclusive,
-        Ordering::Less => false,
+        _ => false,
     }
 }

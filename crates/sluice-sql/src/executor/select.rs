@@ -13,7 +13,7 @@ mod setop;
 
 use crate::catalog::index::indexes_of;
 use crate::optimizer::costsize::CostParams;
-use crate::optimizer::{choose_scan, ScanContext};
+use crate::optimizer::{choose_ordered_scan, choose_scan, OrderRequest, ScanContext};
 use planner::LateralRefs;
 pub(crate) use planner::Planner;
 use sluice_access::heap::visibility::VisibilityContext;
@@ -164,15 +164,75 @@ fn plan_simple(
     if !stmt.distinct_clause.is_empty() {
         plan = Plan::Distinct { input: Box::new(plan), width };
     }
-    if !keys.is_empty() {
+    drop(host);
+    let presorted = match (keys.as_slice(), constant_limit(stmt)) {
+        ([key], Some(limit)) if !aggregating && stmt.distinct_clause.is_empty() => {
+            use_index_order(pl, &mut plan, key, limit)?
+        }
+        _ => false,
+    };
+    if !keys.is_empty() && !presorted {
         plan = Plan::Sort { input: Box::new(plan), keys };
     }
+    let mut host = PlanHost::with_planner(params, pl, &scope);
     plan = plan_limit(stmt, plan, &mut host)?;
     if columns.len() < plan_width(&plan, width) {
         plan = Plan::Truncate { input: Box::new(plan), width };
     }
     prune_scan_columns(&mut plan, pl.registry());
     Ok(Planned { plan, columns })
+}
+
+/// The LIMIT of `stmt` if it is an integer constant (what costing a
+/// presorted path needs to know).
+fn constant_limit(stmt: &SelectStmt) -> Option<f64> {
+    let node = stmt.limit_count.as_deref()?;
+    let Some(NodeEnum::AConst(c)) = node.node.as_ref() else { return None };
+    match c.val.as_ref()? {
+        protobuf::a_const::Val::Ival(i) => Some(f64::from(i.ival)),
+        _ => None,
+    }
+}
+
+/// use_index_order -- for `ORDER BY column LIMIT n` over a single table
+/// (`plan` is its projection), replaces the table's scan by an index scan
+/// that returns the rows already in that order, if the optimizer prices it
+/// cheaper than sorting (PostgreSQL's presorted index path). Returns whether
+/// it did, so the caller adds no Sort.
+fn use_index_order(pl: &mut Planner, plan: &mut Plan, key: &SortKey, limit: f64) -> Result<bool> {
+    let Plan::Project { input, exprs, .. } = plan else { return Ok(false) };
+    let Some(Expr::Column { index: column, .. }) = exprs.get(key.column) else {
+        return Ok(false);
+    };
+    if key.nulls_first != key.descending {
+        return Ok(false); // an ASC index gives NULLS LAST forward, NULLS FIRST backward
+    }
+    let column = *column;
+    let (slot, qual) = match &mut **input {
+        Plan::Filter { input: scan, qual, agg_offset: None } => (scan, Some(qual.clone())),
+        _ => (input, None),
+    };
+    let rel = match &**slot {
+        Plan::SeqScan { rel, .. } | Plan::IndexScan { rel, .. } => rel.clone(),
+        _ => return Ok(false),
+    };
+    let parts = pl.parts();
+    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
+    let indexes = indexes_of(parts.engine, parts.env.database, &ctx, rel.oid)?;
+    let sc = ScanContext {
+        engine: parts.engine,
+        db: parts.env.database,
+        ctx: &ctx,
+        params: CostParams::from_settings(&*parts.env.settings),
+    };
+    let order = OrderRequest { column, descending: key.descending, limit };
+    match choose_ordered_scan(&sc, &rel, &indexes, qual.as_ref(), order)? {
+        Some(path) => {
+            **slot = Plan::IndexScan { rel, path: Box::new(path) };
+            Ok(true)
+        }
+        None => Ok(false),
+    }
 }
 
 /// OFFSET / LIMIT over `plan`, if the statement has them.

@@ -19,7 +19,7 @@ use crate::catalog::index::IndexDesc;
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::statistic::{self, ColumnStatistics};
 use crate::error::Result;
-use crate::executor::indexscan::{index_quals, IndexPath, IndexQual};
+use crate::executor::indexscan::{conjuncts, index_qual, index_quals, IndexPath, IndexQual};
 use crate::expr::Expr;
 use costsize::{cost_index, cost_seqscan, estimate_rel_size, CostParams, IndexSize, RelSize};
 use selfuncs::{range_selectivity, ColumnInfo};
@@ -64,27 +64,136 @@ pub fn choose_scan(
     let mut best_cost = cost_seqscan(&sc.params, size, filter_ops, 1.0).total;
     let mut best = None;
     for (i, quals) in quals_per_index {
-        let index = &indexes[i];
-        let leading = index.keys[0];
-        let ty = rel.columns[leading as usize - 1].ty;
-        let stats = statistic::load(sc.engine, sc.db, sc.ctx, rel.oid, leading, ty)?;
-        let selectivity = qual_selectivity(index, ty, stats.as_ref(), &quals, size.tuples);
-        let correlation = stats.as_ref().and_then(|s| s.correlation).map_or(0.0, f64::from);
-        let cost = cost_index(
-            &sc.params,
-            size,
-            index_size(sc, index, size)?,
-            selectivity,
-            quals.len(),
-            correlation,
-            filter_ops,
-        );
+        let path = IndexPath { index: indexes[i].clone(), quals, backward: false };
+        let cost = path_cost(sc, rel, &path, size, filter_ops)?;
         if cost.total < best_cost {
             best_cost = cost.total;
-            best = Some(IndexPath { index: index.clone(), quals });
+            best = Some(path);
         }
     }
     Ok(best)
+}
+
+/// What an ORDER BY over one table's column asks of its scan.
+#[derive(Clone, Copy, Debug)]
+pub struct OrderRequest {
+    /// The table column (0-based) the rows are ordered by.
+    pub column: usize,
+    /// DESC (with NULLS FIRST, the order a backward scan gives).
+    pub descending: bool,
+    /// The LIMIT, if a constant.
+    pub limit: f64,
+}
+
+/// choose_ordered_scan -- an index scan returning `rel`'s rows already in
+/// the order `order` asks for, if that is cheaper for the first
+/// `order.limit` rows than scanning as `choose_scan` would and sorting
+/// (PostgreSQL compares the same two paths: a sorted cheapest path and a
+/// presorted index path, each costed for the fraction LIMIT reads).
+pub fn choose_ordered_scan(
+    sc: &ScanContext,
+    rel: &RelationDesc,
+    indexes: &[IndexDesc],
+    qual: Option<&Expr>,
+    order: OrderRequest,
+) -> Result<Option<IndexPath>> {
+    let size = rel_size(sc, rel)?;
+    let filter_ops = qual.map_or(0, count_operators);
+    let sorted = {
+        let scan = match choose_scan(sc, rel, indexes, qual)? {
+            Some(path) => path_cost(sc, rel, &path, size, filter_ops)?,
+            None => cost_seqscan(&sc.params, size, filter_ops, 1.0),
+        };
+        scan.total + sort_cost(&sc.params, scan.rows, order.limit)
+    };
+    // The rows the whole WHERE clause lets through: a LIMIT stops an
+    // ordered scan after that fraction of its work.
+    let rows_out = (size.tuples * qual_fraction(sc, rel, indexes, qual)?).max(1.0);
+    let mut best: Option<(f64, IndexPath)> = None;
+    for index in indexes {
+        if index.keys.first().map(|&k| k as usize - 1) != Some(order.column) {
+            continue;
+        }
+        let Some(quals) = index_quals(rel, index, qual) else { continue };
+        let path = IndexPath { index: index.clone(), quals, backward: order.descending };
+        let cost = path_cost(sc, rel, &path, size, filter_ops)?;
+        let fraction = (order.limit / rows_out.min(cost.rows.max(1.0))).min(1.0);
+        let limited = cost.startup + (cost.total - cost.startup) * fraction;
+        if limited < sorted && best.as_ref().is_none_or(|(c, _)| limited < *c) {
+            best = Some((limited, path));
+        }
+    }
+    Ok(best.map(|(_, path)| path))
+}
+
+/// qual_fraction -- the fraction of `rel`'s rows the AND-ed terms of `qual`
+/// keep (PostgreSQL's clauselist_selectivity, for comparisons of a column
+/// with a constant or parameter; any other term keeps a third).
+fn qual_fraction(
+    sc: &ScanContext,
+    rel: &RelationDesc,
+    indexes: &[IndexDesc],
+    qual: Option<&Expr>,
+) -> Result<f64> {
+    let Some(qual) = qual else { return Ok(1.0) };
+    let size = rel_size(sc, rel)?;
+    let mut per_column: std::collections::BTreeMap<usize, Vec<_>> = Default::default();
+    let mut fraction = 1.0;
+    for term in conjuncts(qual) {
+        let compared = (0..rel.columns.len())
+            .find_map(|c| index_qual(term, c, rel.columns[c].ty).map(|q| (c, q)));
+        match compared {
+            Some((column, q)) => {
+                let value = match q.value {
+                    Expr::Const { value, .. } => Some(value),
+                    _ => None,
+                };
+                per_column.entry(column).or_default().push((q.op, value));
+            }
+            None => fraction *= selfuncs::DEFAULT_INEQ_SEL,
+        }
+    }
+    for (column, conds) in per_column {
+        let (attnum, ty) = (column as i16 + 1, rel.columns[column].ty);
+        let stats = statistic::load(sc.engine, sc.db, sc.ctx, rel.oid, attnum, ty)?;
+        let unique = indexes.iter().any(|i| i.unique && i.keys == [attnum]);
+        let info = ColumnInfo { stats: stats.as_ref(), ty, unique, tuples: size.tuples };
+        fraction *= range_selectivity(&info, &conds);
+    }
+    Ok(fraction)
+}
+
+/// path_cost -- what reading `rel` through `path` costs.
+fn path_cost(
+    sc: &ScanContext,
+    rel: &RelationDesc,
+    path: &IndexPath,
+    size: RelSize,
+    filter_ops: usize,
+) -> Result<costsize::PathCost> {
+    let leading = path.index.keys[0];
+    let ty = rel.columns[leading as usize - 1].ty;
+    let stats = statistic::load(sc.engine, sc.db, sc.ctx, rel.oid, leading, ty)?;
+    let selectivity = qual_selectivity(&path.index, ty, stats.as_ref(), &path.quals, size.tuples);
+    let correlation = stats.as_ref().and_then(|s| s.correlation).map_or(0.0, f64::from);
+    Ok(cost_index(
+        &sc.params,
+        size,
+        index_size(sc, &path.index, size)?,
+        selectivity,
+        path.quals.len(),
+        correlation,
+        filter_ops,
+    ))
+}
+
+/// sort_cost -- sorting `rows` rows for the first `limit` (PostgreSQL's
+/// cost_sort: two comparisons per row per level, a bounded heap when only
+/// the top rows are wanted).
+fn sort_cost(p: &CostParams, rows: f64, limit: f64) -> f64 {
+    let rows = rows.max(2.0);
+    let levels = if limit < rows { (2.0 * limit).max(2.0).log2() } else { rows.log2() };
+    2.0 * p.cpu_operator_cost * rows * levels + p.cpu_operator_cost * limit.min(rows)
 }
 
 /// The table's size as the planner estimates it.
