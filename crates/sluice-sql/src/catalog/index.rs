@@ -12,7 +12,7 @@
 
 use super::relation::{oid_of, RelationDesc};
 use super::rows::tuple_desc;
-use super::scan_as;
+use super::scan_eq_as;
 use super::schema::*;
 use crate::error::Result;
 use sluice_access::heap::visibility::VisibilityContext;
@@ -112,7 +112,7 @@ pub fn indexes_of(
     ctx: &VisibilityContext,
     table: Oid,
 ) -> Result<Vec<IndexDesc>> {
-    let rows = scan_as(engine, db, &PG_INDEX, ctx, |r| oid_of(&r[1]) == table)?;
+    let rows = scan_eq_as(engine, db, &PG_INDEX, ctx, 1, &Datum::Oid(table), |_| true)?;
     let mut indexes = Vec::with_capacity(rows.len());
     for (_, row) in rows {
         let oid = oid_of(&row[0]);

@@ -20,13 +20,16 @@ pub mod statistic;
 use crate::error::Result;
 use rows::{deform_row, form_row, tuple_desc};
 use schema::CatalogDef;
+use sluice_access::common::get_attr;
 use sluice_access::heap::heapam::{heap_delete, heap_insert};
 use sluice_access::heap::scan::HeapScan;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::heap::HeapRelation;
+use sluice_access::AccessError;
 use sluice_access::Engine;
 use sluice_common::{ItemPointer, Oid, RelFileLocator, DEFAULTTABLESPACE_OID};
 use sluice_txn::Transaction;
+use sluice_types::storage::to_storage;
 use sluice_types::Datum;
 
 /// The tablespace of shared catalogs (`pg_global`).
@@ -72,6 +75,37 @@ pub fn scan_as(
     let mut scan = HeapScan::begin(engine, &heap_of(def, db), ctx.clone())?;
     let mut rows = Vec::new();
     while let Some((tid, tuple)) = scan.next_tuple()? {
+        let values = deform_row(&desc, &types, tuple)?;
+        if keep(&values) {
+            rows.push((tid, values));
+        }
+    }
+    Ok(rows)
+}
+
+/// scan_eq_as -- like [`scan_as`], for the rows whose column `column`
+/// equals `key`. The column is compared in its stored form before the row is
+/// decoded, so the rows of other objects — nearly all of them, for a lookup
+/// by OID or name — cost no decoding at all.
+pub fn scan_eq_as(
+    engine: &Engine,
+    db: Oid,
+    def: &CatalogDef,
+    ctx: &VisibilityContext,
+    column: usize,
+    key: &Datum,
+    mut keep: impl FnMut(&[Datum]) -> bool,
+) -> Result<Vec<(ItemPointer, Vec<Datum>)>> {
+    let types = def.types();
+    let desc = tuple_desc(&types);
+    let wanted = to_storage(types[column], key);
+    let mut scan = HeapScan::begin(engine, &heap_of(def, db), ctx.clone())?;
+    let mut rows = Vec::new();
+    while let Some((tid, tuple)) = scan.next_tuple()? {
+        let stored = get_attr(&desc, tuple, column).map_err(AccessError::from)?;
+        if stored != Some(&wanted[..]) {
+            continue;
+        }
         let values = deform_row(&desc, &types, tuple)?;
         if keep(&values) {
             rows.push((tid, values));

@@ -3,7 +3,7 @@
 //! under its own snapshot, which is exactly what MVCC DDL needs).
 
 use super::rows::tuple_desc;
-use super::scan_as;
+use super::scan_eq_as;
 use super::schema::*;
 use crate::error::{Result, SqlError};
 use sluice_access::common::{HeapTupleHeader, TupleDesc};
@@ -131,7 +131,7 @@ pub fn by_oid(
     ctx: &VisibilityContext,
     oid: Oid,
 ) -> Result<Option<RelationDesc>> {
-    let rows = scan_as(engine, db, &PG_CLASS, ctx, |r| oid_of(&r[0]) == oid)?;
+    let rows = scan_eq_as(engine, db, &PG_CLASS, ctx, 0, &Datum::Oid(oid), |_| true)?;
     rows.first().map(|(_, r)| describe(engine, db, ctx, r)).transpose()
 }
 
@@ -175,8 +175,8 @@ pub fn attnum_as(
     relid: Oid,
     name: &str,
 ) -> Result<Option<i16>> {
-    let rows = scan_as(engine, db, &PG_ATTRIBUTE, ctx, |r| {
-        oid_of(&r[0]) == relid && r[1].as_str() == Some(name) && !matches!(r[8], Datum::Bool(true))
+    let rows = scan_eq_as(engine, db, &PG_ATTRIBUTE, ctx, 0, &Datum::Oid(relid), |r| {
+        r[1].as_str() == Some(name) && !matches!(r[8], Datum::Bool(true))
     })?;
     Ok(rows.first().and_then(|(_, r)| match r[4] {
         Datum::Int2(n) => Some(n),
@@ -198,8 +198,12 @@ pub fn class_row_xids(
     let desc = tuple_desc(&types);
     let heap = HeapRelation::new(super::catalog_locator(&PG_CLASS, db));
     let mut scan = HeapScan::begin(engine, &heap, ctx)?;
+    let wanted = oid.to_le_bytes();
     while let Some((_, tuple)) = scan.next_tuple()? {
-        if super::rows::deform_row(&desc, &types, tuple)?.first() != Some(&Datum::Oid(oid)) {
+        // The OID is the first column: compare its stored bytes, decode nothing.
+        let stored = sluice_access::common::get_attr(&desc, tuple, 0)
+            .map_err(|e| SqlError::new(e.sqlstate(), e.to_string()))?;
+        if stored != Some(&wanted[..]) {
             continue;
         }
         let header =
@@ -263,7 +267,7 @@ pub fn find_by_oid_as(
     ctx: &VisibilityContext,
     oid: Oid,
 ) -> Result<Option<RelationId>> {
-    let rows = scan_as(engine, db, &PG_CLASS, ctx, |r| oid_of(&r[0]) == oid)?;
+    let rows = scan_eq_as(engine, db, &PG_CLASS, ctx, 0, &Datum::Oid(oid), |_| true)?;
     rows.first().map(|(_, r)| identify(db, r)).transpose()
 }
 
@@ -275,8 +279,9 @@ fn find_class(
     namespaces: &[Oid],
     name: &str,
 ) -> Result<Option<Vec<Datum>>> {
-    let mut rows = scan_as(engine, db, &PG_CLASS, ctx, |r| {
-        r[1].as_str() == Some(name) && namespaces.contains(&oid_of(&r[2]))
+    let relname = Datum::Text(name.into());
+    let mut rows = scan_eq_as(engine, db, &PG_CLASS, ctx, 1, &relname, |r| {
+        namespaces.contains(&oid_of(&r[2]))
     })?;
     let Some(i) =
         namespaces.iter().find_map(|ns| rows.iter().position(|(_, r)| oid_of(&r[2]) == *ns))
@@ -320,12 +325,12 @@ fn describe(
 ) -> Result<RelationDesc> {
     let id = identify(db, class)?;
     let oid = id.oid;
-    let mut attrs = scan_as(engine, db, &PG_ATTRIBUTE, ctx, |r| oid_of(&r[0]) == oid)?;
+    let mut attrs = scan_eq_as(engine, db, &PG_ATTRIBUTE, ctx, 0, &Datum::Oid(oid), |_| true)?;
     attrs.sort_by_key(|(_, r)| match r[4] {
         Datum::Int2(n) => n,
         _ => 0,
     });
-    let defaults = scan_as(engine, db, &PG_ATTRDEF, ctx, |r| oid_of(&r[1]) == oid)?;
+    let defaults = scan_eq_as(engine, db, &PG_ATTRDEF, ctx, 1, &Datum::Oid(oid), |_| true)?;
     let columns = attrs
         .iter()
         .filter(|(_, r)| !matches!(r[8], Datum::Bool(true)))

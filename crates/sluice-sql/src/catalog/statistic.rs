@@ -43,7 +43,7 @@
 
 use super::relation::oid_of;
 use super::schema::{PG_ATTRIBUTE, PG_CLASS, PG_NAMESPACE, PG_STATISTIC};
-use super::{insert, replace, scan_as};
+use super::{insert, replace, scan_as, scan_eq_as};
 use crate::error::{Result, SqlError};
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::Engine;
@@ -303,8 +303,8 @@ pub fn load_many(
     relid: Oid,
     columns: &[(i16, SqlType)],
 ) -> Result<Vec<Option<ColumnStatistics>>> {
-    let rows = scan_as(engine, db, &PG_STATISTIC, ctx, |r| {
-        oid_of(&r[STARELID]) == relid && matches!(r[STAINHERIT], Datum::Bool(false))
+    let rows = scan_eq_as(engine, db, &PG_STATISTIC, ctx, STARELID, &Datum::Oid(relid), |r| {
+        matches!(r[STAINHERIT], Datum::Bool(false))
     })?;
     columns
         .iter()
