@@ -41,11 +41,17 @@ struct Prepared {
     statement: Option<RawStatement>,
     /// Parameter types given at Parse or inferred.
     param_types: Vec<Option<SqlType>>,
+    /// The result columns, as planned at Parse: Describe answers from here
+    /// instead of planning again, and an execution whose columns differ
+    /// fails as PostgreSQL's cached plans do.
+    columns: Option<Vec<OutputColumn>>,
 }
 
 /// A bound portal.
 struct Portal {
     statement: Option<RawStatement>,
+    /// The prepared statement's result columns.
+    columns: Option<Vec<OutputColumn>>,
     params: Vec<Datum>,
     formats: Vec<Format>,
     /// Results of the first Execute, handed out in batches.
@@ -144,8 +150,9 @@ impl Backend {
     fn run_portal(&mut self, name: &str, out: &mut dyn Output) -> Result<(), PgError> {
         let portal = self.portals.get(name)?;
         let (statement, params) = (portal.statement.clone(), portal.params.clone());
+        let expected = portal.columns.clone();
         let mut collector =
-            Collector { rows: Vec::new(), tag: String::new(), notices: Vec::new(), out };
+            Collector { rows: Vec::new(), tag: String::new(), notices: Vec::new(), out, expected };
         if let Some(statement) = statement {
             self.session.report_active(&statement.text);
             let result = self.session.run(&statement, &params, &mut collector);
@@ -167,11 +174,21 @@ struct Collector<'o> {
     tag: String,
     notices: Vec<SqlError>,
     out: &'o mut dyn Output,
+    /// The columns Describe announced (from Parse).
+    expected: Option<Vec<OutputColumn>>,
 }
 
 impl QuerySink for Collector<'_> {
-    fn columns(&mut self, _columns: &[OutputColumn]) -> sluice_sql::Result<()> {
-        Ok(())
+    fn columns(&mut self, columns: &[OutputColumn]) -> sluice_sql::Result<()> {
+        // DDL since Parse changed the result (SELECT * after ADD COLUMN):
+        // the client was told other columns, so fail as PostgreSQL does.
+        let types = |c: &[OutputColumn]| c.iter().map(|c| c.ty).collect::<Vec<_>>();
+        match &self.expected {
+            Some(expected) if types(expected) != types(columns) => {
+                Err(SqlError::new("0A000", "cached plan must not change result type"))
+            }
+            _ => Ok(()),
+        }
     }
 
     fn row(&mut self, values: &[Datum]) -> sluice_sql::Result<()> {
@@ -251,30 +268,28 @@ impl sluice_server::Session for Backend {
             }
         }
         let statement = statements.pop();
-        if let Some(stmt) = &statement {
+        let columns = match &statement {
             // Infer parameter types now so Describe and Bind agree.
-            self.session.describe(stmt, &mut types).map_err(|e| self.fail(e))?;
-        }
-        self.prepared.insert(name, Prepared { statement, param_types: types })
+            Some(stmt) => self.session.describe(stmt, &mut types).map_err(|e| self.fail(e))?,
+            None => None,
+        };
+        self.prepared.insert(name, Prepared { statement, param_types: types, columns })
     }
 
     fn bind(&mut self, bind: BindRequest) -> Result<(), PgError> {
         let prepared = self.prepared.get(&bind.statement)?;
         check_bind_parameter_count(&bind.statement, bind.params.len(), prepared.param_types.len())?;
         let (statement, types) = (prepared.statement.clone(), prepared.param_types.clone());
+        let columns = prepared.columns.clone();
         let params = Backend::decode_params(&types, &bind).map_err(|e| self.fail(e))?;
-        let portal =
-            Portal { statement, params, formats: bind.result_formats.0.clone(), buffered: None };
+        let formats = bind.result_formats.0.clone();
+        let portal = Portal { statement, columns, params, formats, buffered: None };
         self.portals.insert(&bind.portal, portal)
     }
 
     fn describe_statement(&mut self, name: &str) -> Result<StatementDescription, PgError> {
         let prepared = self.prepared.get(name)?;
-        let (statement, mut types) = (prepared.statement.clone(), prepared.param_types.clone());
-        let columns = match &statement {
-            Some(s) => self.session.describe(s, &mut types).map_err(|e| self.fail(e))?,
-            None => None,
-        };
+        let (types, columns) = (prepared.param_types.clone(), prepared.columns.clone());
         Ok(StatementDescription {
             param_types: types
                 .iter()
@@ -286,11 +301,8 @@ impl sluice_server::Session for Backend {
 
     fn describe_portal(&mut self, name: &str) -> Result<Option<Vec<FieldDescription>>, PgError> {
         let portal = self.portals.get(name)?;
-        let (statement, formats) = (portal.statement.clone(), portal.formats.clone());
-        let Some(statement) = statement else { return Ok(None) };
-        let mut types = Vec::new();
-        let columns = self.session.describe(&statement, &mut types).map_err(|e| self.fail(e))?;
-        Ok(columns.map(|c| field_descriptions(&c, &formats_for(&formats, c.len()))))
+        let formats = &portal.formats;
+        Ok(portal.columns.as_ref().map(|c| field_descriptions(c, &formats_for(formats, c.len()))))
     }
 
     fn execute(

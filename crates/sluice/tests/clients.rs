@@ -181,3 +181,26 @@ fn lock_timeout_and_nowait_end_waits_with_55p03() {
     holder.batch_execute("COMMIT").unwrap();
     waiter.batch_execute("SELECT * FROM busy").unwrap();
 }
+
+#[test]
+fn prepared_statements_answer_describe_from_parse_and_refuse_a_changed_result() {
+    let server = common::Server::start();
+    let mut client = connect(&server);
+    client.batch_execute("CREATE TABLE p (a int, b text); INSERT INTO p VALUES (1, 'x')").unwrap();
+    let stmt = client.prepare("SELECT * FROM p WHERE a = $1").unwrap();
+    assert_eq!(stmt.columns().len(), 2);
+    for _ in 0..3 {
+        let rows = client.query(&stmt, &[&1i32]).unwrap();
+        assert_eq!(rows[0].get::<_, String>(1), "x");
+    }
+    // The table is replaced by one of another shape: PostgreSQL's
+    // "cached plan must not change result type".
+    client.batch_execute("DROP TABLE p; CREATE TABLE p (a int)").unwrap();
+    let err = client.query(&stmt, &[&1i32]).unwrap_err();
+    assert_eq!(err.code().map(|c| c.code()), Some("0A000"), "{err}");
+    let message = err.as_db_error().map(|e| e.message().to_string()).unwrap_or_default();
+    assert_eq!(message, "cached plan must not change result type");
+    // A statement prepared now sees the new shape.
+    let fresh = client.prepare("SELECT * FROM p").unwrap();
+    assert_eq!(fresh.columns().len(), 1);
+}
