@@ -53,3 +53,6 @@ SELECT string_agg(relname, ', ') FROM (SELECT relname FROM pg_class
 SELECT 2 = ANY ('{1,2,3}'::int[]), 4 > ALL ('{1,2,3}'), ('{10,20}'::int[])[2];
 DROP TABLE t, "Mixed Case", nums;
 \d
+-- \l lists databases (the test database and a template, whose ACL initdb set)
+\l regress_expected
+\l template1

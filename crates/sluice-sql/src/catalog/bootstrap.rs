@@ -99,20 +99,76 @@ fn insert_database(
     name: &str,
     template: bool,
 ) -> Result<()> {
-    let values = [
-        Datum::Oid(oid),
-        Datum::Text(name.into()),
-        Datum::Oid(BOOTSTRAP_SUPERUSER),
-        Datum::Int4(6), // UTF8
-        Datum::Bool(template),
-        Datum::Bool(oid != TEMPLATE0_OID),
-        Datum::Int4(-1),
-        Datum::Oid(sluice_common::DEFAULTTABLESPACE_OID),
-        Datum::Text("C".into()),
-        Datum::Text("C".into()),
-    ];
-    insert(engine, 0, &PG_DATABASE, txn, &values)?;
+    let row = DatabaseRow {
+        oid,
+        name,
+        owner: BOOTSTRAP_SUPERUSER,
+        encoding: 6, // UTF8
+        is_template: template,
+        allow_connections: oid != TEMPLATE0_OID,
+        connection_limit: -1,
+        collate: "C",
+        ctype: "C",
+        // initdb revokes the right to create objects in the templates from
+        // PUBLIC, which their ACL records (psql's \l shows it).
+        acl: template.then_some(&["=c/postgres", "postgres=CTc/postgres"][..]),
+    };
+    insert(engine, 0, &PG_DATABASE, txn, &row.values())?;
     Ok(())
+}
+
+/// What a `pg_database` row records about a database.
+pub struct DatabaseRow<'a> {
+    /// `oid`.
+    pub oid: Oid,
+    /// `datname`.
+    pub name: &'a str,
+    /// `datdba`.
+    pub owner: Oid,
+    /// `encoding` (PostgreSQL's encoding number).
+    pub encoding: i32,
+    /// `datistemplate`.
+    pub is_template: bool,
+    /// `datallowconn`.
+    pub allow_connections: bool,
+    /// `datconnlimit`.
+    pub connection_limit: i32,
+    /// `datcollate`.
+    pub collate: &'a str,
+    /// `datctype`.
+    pub ctype: &'a str,
+    /// `datacl`, as text (PostgreSQL's aclitem[]); NULL means the defaults.
+    pub acl: Option<&'a [&'a str]>,
+}
+
+impl DatabaseRow<'_> {
+    /// values -- the row, in `pg_database`'s column order. The locale
+    /// provider is always libc ('c'), so there is no ICU locale.
+    pub fn values(&self) -> Vec<Datum> {
+        let acl = self.acl.map_or(Datum::Null, |items| {
+            let elems = items.iter().map(|i| Datum::Text((*i).into())).collect();
+            let elem = SqlType::TEXT_ARRAY.element().and_then(sluice_types::types::ElemType::new);
+            Datum::Array(Box::new(sluice_types::array::Array::new(
+                elem.expect("text arrays exist"),
+                elems,
+            )))
+        });
+        vec![
+            Datum::Oid(self.oid),
+            Datum::Text(self.name.into()),
+            Datum::Oid(self.owner),
+            Datum::Int4(self.encoding),
+            Datum::Bool(self.is_template),
+            Datum::Bool(self.allow_connections),
+            Datum::Int4(self.connection_limit),
+            Datum::Oid(sluice_common::DEFAULTTABLESPACE_OID),
+            Datum::Text(self.collate.into()),
+            Datum::Text(self.ctype.into()),
+            Datum::Text("c".into()),
+            Datum::Null,
+            acl,
+        ]
+    }
 }
 
 /// Creates database `db`'s own catalogs and their bootstrap rows.

@@ -159,6 +159,9 @@ pub const PG_DATABASE: CatalogDef = CatalogDef {
         ("dattablespace", Oid),
         ("datcollate", Text),
         ("datctype", Text),
+        ("datlocprovider", Text),
+        ("daticulocale", Text),
+        ("datacl", SqlType::TEXT_ARRAY),
     ],
 };
 

@@ -28,6 +28,7 @@
 use super::node_str;
 use super::tablecmds::{acquire_with_settings, position};
 use crate::activity::Signal;
+use crate::catalog::bootstrap::DatabaseRow;
 use crate::catalog::schema::{RelKind, BOOTSTRAP_SUPERUSER, PG_AUTHID, PG_CLASS, PG_DATABASE};
 use crate::catalog::{delete, insert, relation::oid_of, scan};
 use crate::error::{Result, SqlError};
@@ -354,19 +355,19 @@ pub fn createdb(
         let _ = database::drop_directory(engine, DEFAULTTABLESPACE_OID, oid);
     });
     copy_relations(session, template.oid, oid)?;
-    let row = [
-        Datum::Oid(oid),
-        Datum::Text(stmt.dbname.clone()),
-        Datum::Oid(owner),
-        Datum::Int4(encoding),
-        Datum::Bool(options.is_template.unwrap_or(false)),
-        Datum::Bool(options.allow_connections.unwrap_or(true)),
-        Datum::Int4(options.connlimit.unwrap_or(-1)),
-        Datum::Oid(DEFAULTTABLESPACE_OID),
-        Datum::Text(collate),
-        Datum::Text(ctype),
-    ];
-    insert(&engine, 0, &PG_DATABASE, session.txn()?, &row)?;
+    let row = DatabaseRow {
+        oid,
+        name: &stmt.dbname,
+        owner,
+        encoding,
+        is_template: options.is_template.unwrap_or(false),
+        allow_connections: options.allow_connections.unwrap_or(true),
+        connection_limit: options.connlimit.unwrap_or(-1),
+        collate: &collate,
+        ctype: &ctype,
+        acl: None,
+    };
+    insert(&engine, 0, &PG_DATABASE, session.txn()?, &row.values())?;
     sink.complete("CREATE DATABASE")
 }
 
