@@ -12,7 +12,6 @@ use super::indexing::IndexSet;
 use super::indexscan::IndexRows;
 use super::plan::subplan::Registry;
 use super::select::{open_relation, plan_select, relation_scope, Planned, Planner};
-use crate::catalog::index::indexes_of;
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::{deform_row, form_row};
 use crate::error::{Result, SqlError};
@@ -20,7 +19,6 @@ use crate::expr::{
     analyze, check_boolean, coerce, coerce_to_column, column_name, eval, eval_qual,
     CoercionContext, EvalHost, Expr, Scope,
 };
-use crate::optimizer::costsize::CostParams;
 use crate::optimizer::{choose_scan, ScanContext};
 use crate::session::ExecParts;
 use crate::sink::{OutputColumn, QuerySink};
@@ -457,13 +455,8 @@ fn for_each_match(
     let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
     let ExecParts { engine, txn, env } = parts;
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());
-    let sc = ScanContext {
-        engine,
-        db: env.database,
-        ctx: &ctx,
-        params: CostParams::from_settings(&*env.settings),
-    };
-    let path = choose_scan(&sc, rel, &indexes_of(engine, env.database, &ctx, rel.oid)?, qual)?;
+    let sc = ScanContext::new(engine, env, &ctx);
+    let path = choose_scan(&sc, rel, &sc.indexes(rel)?, qual)?;
     let mut host = ExecHost::new(env, params, ctx.clone());
     host.install(registry);
     let interrupts = host.interrupts();

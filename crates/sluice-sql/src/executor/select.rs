@@ -11,8 +11,6 @@ mod cte;
 mod planner;
 mod setop;
 
-use crate::catalog::index::indexes_of;
-use crate::optimizer::costsize::CostParams;
 use crate::optimizer::{choose_ordered_scan, choose_scan, OrderRequest, ScanContext};
 use planner::LateralRefs;
 pub(crate) use planner::Planner;
@@ -216,17 +214,11 @@ fn use_index_order(pl: &mut Planner, plan: &mut Plan, key: &SortKey, limit: f64)
         Plan::SeqScan { rel, .. } | Plan::IndexScan { rel, .. } => rel.clone(),
         _ => return Ok(false),
     };
-    let parts = pl.parts();
-    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
-    let indexes = indexes_of(parts.engine, parts.env.database, &ctx, rel.oid)?;
-    let sc = ScanContext {
-        engine: parts.engine,
-        db: parts.env.database,
-        ctx: &ctx,
-        params: CostParams::from_settings(&*parts.env.settings),
-    };
     let order = OrderRequest { column, descending: key.descending, limit };
-    match choose_ordered_scan(&sc, &rel, &indexes, qual.as_ref(), order)? {
+    let chosen = with_scan_context(pl, |sc| {
+        choose_ordered_scan(sc, &rel, &sc.indexes(&rel)?, qual.as_ref(), order)
+    })?;
+    match chosen {
         Some(path) => {
             **slot = Plan::IndexScan { rel, path: Box::new(path) };
             Ok(true)
@@ -395,19 +387,21 @@ fn output_reference(node: &Node, targets: &[OutputColumn], clause: &str) -> Resu
 /// `qual`.
 fn choose_table_scan(pl: &mut Planner, plan: Plan, qual: Option<&Expr>) -> Result<Plan> {
     let Plan::SeqScan { rel, needed } = plan else { return Ok(plan) };
-    let parts = pl.parts();
-    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
-    let indexes = indexes_of(parts.engine, parts.env.database, &ctx, rel.oid)?;
-    let sc = ScanContext {
-        engine: parts.engine,
-        db: parts.env.database,
-        ctx: &ctx,
-        params: CostParams::from_settings(&*parts.env.settings),
-    };
-    Ok(match choose_scan(&sc, &rel, &indexes, qual)? {
+    Ok(match with_scan_context(pl, |sc| choose_scan(sc, &rel, &sc.indexes(&rel)?, qual))? {
         Some(path) => Plan::IndexScan { rel, path: Box::new(path) },
         None => Plan::SeqScan { rel, needed },
     })
+}
+
+/// with_scan_context -- runs `choose` with the optimizer's view of the
+/// statement (cost settings, the catalogs as its snapshot sees them).
+fn with_scan_context<T>(
+    pl: &mut Planner,
+    choose: impl FnOnce(&ScanContext) -> Result<T>,
+) -> Result<T> {
+    let parts = pl.parts();
+    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
+    choose(&ScanContext::new(parts.engine, &parts.env, &ctx))
 }
 
 /// A planned FROM item: its plan, its columns, and what it reads from the

@@ -15,12 +15,13 @@
 pub mod costsize;
 pub mod selfuncs;
 
-use crate::catalog::index::IndexDesc;
+use crate::catalog::index::{indexes_of, IndexDesc};
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::statistic::{self, ColumnStatistics};
 use crate::error::Result;
 use crate::executor::indexscan::{conjuncts, index_qual, index_quals, IndexPath, IndexQual};
 use crate::expr::Expr;
+use crate::session::SessionEnv;
 use costsize::{cost_index, cost_seqscan, estimate_rel_size, CostParams, IndexSize, RelSize};
 use selfuncs::{range_selectivity, ColumnInfo};
 use sluice_access::heap::visibility::VisibilityContext;
@@ -37,6 +38,24 @@ pub struct ScanContext<'a> {
     pub ctx: &'a VisibilityContext<'a>,
     /// The cost settings.
     pub params: CostParams,
+}
+
+impl<'a> ScanContext<'a> {
+    /// The context of a statement of the session `env`, which sees the
+    /// catalogs as `ctx` does.
+    pub(crate) fn new(
+        engine: &'a Engine,
+        env: &SessionEnv,
+        ctx: &'a VisibilityContext<'a>,
+    ) -> ScanContext<'a> {
+        let params = CostParams::from_settings(&*env.settings);
+        ScanContext { engine, db: env.database, ctx, params }
+    }
+
+    /// indexes -- `rel`'s indexes: the candidates for reading it.
+    pub fn indexes(&self, rel: &RelationDesc) -> Result<Vec<IndexDesc>> {
+        indexes_of(self.engine, self.db, self.ctx, rel.oid)
+    }
 }
 
 /// choose_scan -- the index path to read `rel` with, or `None` for a
@@ -108,7 +127,7 @@ pub fn choose_ordered_scan(
     };
     // The rows the whole WHERE clause lets through: a LIMIT stops an
     // ordered scan after that fraction of its work.
-    let rows_out = (size.tuples * qual_fraction(sc, rel, indexes, qual)?).max(1.0);
+    let rows_out = (size.tuples * qual_fraction(sc, rel, indexes, qual, size.tuples)?).max(1.0);
     let mut best: Option<(f64, IndexPath)> = None;
     for index in indexes {
         if index.keys.first().map(|&k| k as usize - 1) != Some(order.column) {
@@ -134,9 +153,9 @@ fn qual_fraction(
     rel: &RelationDesc,
     indexes: &[IndexDesc],
     qual: Option<&Expr>,
+    tuples: f64,
 ) -> Result<f64> {
     let Some(qual) = qual else { return Ok(1.0) };
-    let size = rel_size(sc, rel)?;
     let mut per_column: std::collections::BTreeMap<usize, Vec<_>> = Default::default();
     let mut fraction = 1.0;
     for term in conjuncts(qual) {
@@ -157,7 +176,7 @@ fn qual_fraction(
         let (attnum, ty) = (column as i16 + 1, rel.columns[column].ty);
         let stats = statistic::load(sc.engine, sc.db, sc.ctx, rel.oid, attnum, ty)?;
         let unique = indexes.iter().any(|i| i.unique && i.keys == [attnum]);
-        let info = ColumnInfo { stats: stats.as_ref(), ty, unique, tuples: size.tuples };
+        let info = ColumnInfo { stats: stats.as_ref(), ty, unique, tuples };
         fraction *= range_selectivity(&info, &conds);
     }
     Ok(fraction)
