@@ -18,8 +18,10 @@ use crate::catalog::rows::deform_row;
 use crate::error::Result;
 use crate::expr::{eval, BoolOp, Builtin, Expr};
 use sluice_access::common::IndexTuple;
+use sluice_access::common::TupleDesc;
 use sluice_access::heap::heapam::heap_fetch;
 use sluice_access::heap::visibility::VisibilityContext;
+use sluice_access::heap::HeapRelation;
 use sluice_access::nbtree::{BTreeIndex, BTreeScan, ScanKey};
 use sluice_access::Engine;
 use sluice_common::ItemPointer;
@@ -117,7 +119,10 @@ pub fn index_quals(
 /// Rows of a table, found through an index.
 pub struct IndexRows<'e> {
     engine: &'e Engine,
-    rel: RelationDesc,
+    heap: HeapRelation,
+    /// The table's row layout, for decoding the rows found.
+    desc: TupleDesc,
+    types: Vec<SqlType>,
     ctx: VisibilityContext<'e>,
     btree: BTreeIndex,
     scan: Option<BTreeScan<'e>>,
@@ -144,7 +149,9 @@ impl<'e> IndexRows<'e> {
         let btree = path.index.btree(rel);
         let mut rows = IndexRows {
             engine,
-            rel: rel.clone(),
+            heap: rel.heap(),
+            desc: rel.tuple_desc(),
+            types: rel.types(),
             ctx,
             btree,
             scan: None,
@@ -152,7 +159,8 @@ impl<'e> IndexRows<'e> {
             stop: None,
             nulls_qualify: path.quals.is_empty(),
         };
-        let Some((lower, upper)) = rows.bounds(path, host)? else { return Ok(rows) };
+        let key_type = path.index.key_types(rel)[0];
+        let Some((lower, upper)) = rows.bounds(path, key_type, host)? else { return Ok(rows) };
         let (start, stop) = if path.backward { (upper, lower) } else { (lower, upper) };
         rows.stop = stop;
         // Forward from the first entry ≥ (or >) the lower bound; backward
@@ -172,9 +180,9 @@ impl<'e> IndexRows<'e> {
     fn bounds(
         &self,
         path: &IndexPath,
+        ty: SqlType,
         host: &mut ExecHost,
     ) -> Result<Option<(Option<(Vec<u8>, bool)>, Option<(Vec<u8>, bool)>)>> {
-        let ty = path.index.key_types(&self.rel)[0];
         let (mut lower, mut upper) = (None, None);
         for q in &path.quals {
             let value = eval(&q.value, &[], host)?;
@@ -214,8 +222,7 @@ impl<'e> IndexRows<'e> {
                 Some(k) if past_stop(&self.btree, k, self.stop.as_ref(), self.backward) => break,
                 _ => {}
             }
-            let heap = self.rel.heap();
-            if let Some(tuple) = heap_fetch(self.engine, &heap, item.heap_tid, &self.ctx)? {
+            if let Some(tuple) = heap_fetch(self.engine, &self.heap, item.heap_tid, &self.ctx)? {
                 return Ok(Some((item.heap_tid, tuple)));
             }
         }
@@ -226,7 +233,7 @@ impl<'e> IndexRows<'e> {
     /// next_row -- like [`IndexRows::next_tuple`], decoded.
     pub fn next_row(&mut self) -> Result<Option<Vec<Datum>>> {
         let Some((_, tuple)) = self.next_tuple()? else { return Ok(None) };
-        Ok(Some(deform_row(&self.rel.tuple_desc(), &self.rel.types(), &tuple)?))
+        Ok(Some(deform_row(&self.desc, &self.types, &tuple)?))
     }
 }
 
