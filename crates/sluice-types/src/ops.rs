@@ -67,6 +67,23 @@ pub enum CmpOp {
     Ge,
 }
 
+impl CmpOp {
+    /// Every comparison operator.
+    pub const ALL: [CmpOp; 6] = [CmpOp::Eq, CmpOp::Ne, CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge];
+
+    /// The operator's SQL symbol.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "=",
+            CmpOp::Ne => "<>",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+        }
+    }
+}
+
 /// `operator does not exist: T op U` (42883).
 fn no_operator(op: &str, a: &Datum, b: &Datum) -> TypeError {
     let name = |d: &Datum| d.natural_type().map_or("unknown".to_string(), |t| format_type(t, -1));

@@ -23,7 +23,6 @@ use crate::session::Session;
 use crate::sink::{OutputColumn, QuerySink};
 use pg_query::protobuf::ExplainStmt;
 use pg_query::NodeEnum;
-use sluice_types::ops::CmpOp;
 use sluice_types::types::format_type;
 use sluice_types::{Datum, SqlType};
 
@@ -277,22 +276,11 @@ fn index_cond(rel: &RelationDesc, path: &IndexPath) -> String {
     let conds: Vec<String> = path
         .quals
         .iter()
-        .map(|q| format!("({column} {} {})", cmp_symbol(q.op), expr(&q.value, &names)))
+        .map(|q| format!("({column} {} {})", q.op.symbol(), expr(&q.value, &names)))
         .collect();
     match conds.as_slice() {
         [one] => one.clone(),
         many => format!("({})", many.join(" AND ")),
-    }
-}
-
-fn cmp_symbol(op: CmpOp) -> &'static str {
-    match op {
-        CmpOp::Eq => "=",
-        CmpOp::Ne => "<>",
-        CmpOp::Lt => "<",
-        CmpOp::Le => "<=",
-        CmpOp::Gt => ">",
-        CmpOp::Ge => ">=",
     }
 }
 
@@ -318,7 +306,7 @@ pub(crate) fn expr(e: &Expr, names: &[String]) -> String {
             format!("({})::{}", expr(arg, names), format_type(*ty, *typmod))
         }
         Expr::Call { func: Builtin::Compare(op, _), args, .. } if args.len() == 2 => {
-            format!("({} {} {})", expr(&args[0], names), cmp_symbol(*op), expr(&args[1], names))
+            format!("({} {} {})", expr(&args[0], names), op.symbol(), expr(&args[1], names))
         }
         Expr::Bool { op, args, .. } => {
             let parts: Vec<String> = args.iter().map(|a| expr(a, names)).collect();

@@ -244,22 +244,14 @@ fn comparisons(ops: &mut Vec<Operator>) {
     let arrays = SqlType::array_types().map(|a| (a, a));
     let pairs: Vec<(SqlType, SqlType)> =
         COMPARABLE.iter().copied().chain(numeric_pairs).chain(arrays).collect();
-    let symbols = [
-        ("=", CmpOp::Eq),
-        ("<>", CmpOp::Ne),
-        ("<", CmpOp::Lt),
-        ("<=", CmpOp::Le),
-        (">", CmpOp::Gt),
-        (">=", CmpOp::Ge),
-    ];
     for (l, r) in pairs {
         let kind = match (l, r) {
             (Bpchar, Bpchar) => Comparison::Bpchar,
             (l, r) if l != r && (l == TimestampTz || r == TimestampTz) => Comparison::Zoned,
             _ => Comparison::Plain,
         };
-        for (name, op) in symbols {
-            ops.push(binary(name, l, r, Bool, Builtin::Compare(op, kind)));
+        for op in CmpOp::ALL {
+            ops.push(binary(op.symbol(), l, r, Bool, Builtin::Compare(op, kind)));
         }
     }
 }
