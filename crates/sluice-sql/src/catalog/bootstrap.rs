@@ -146,12 +146,8 @@ impl DatabaseRow<'_> {
     /// provider is always libc ('c'), so there is no ICU locale.
     pub fn values(&self) -> Vec<Datum> {
         let acl = self.acl.map_or(Datum::Null, |items| {
-            let elems = items.iter().map(|i| Datum::Text((*i).into())).collect();
-            let elem = SqlType::TEXT_ARRAY.element().and_then(sluice_types::types::ElemType::new);
-            Datum::Array(Box::new(sluice_types::array::Array::new(
-                elem.expect("text arrays exist"),
-                elems,
-            )))
+            let elem = sluice_types::types::ElemType::new(SqlType::Text).expect("text[] exists");
+            Datum::array(elem, items.iter().map(|i| Datum::Text((*i).into())).collect())
         });
         vec![
             Datum::Oid(self.oid),

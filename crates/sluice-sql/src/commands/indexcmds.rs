@@ -33,8 +33,8 @@ use sluice_access::nbtree::{btree_build, BuildEntry, ColumnOrder};
 use sluice_access::AccessError;
 use sluice_common::{ForkNumber, Oid, RelFileLocator, DEFAULTTABLESPACE_OID};
 use sluice_txn::lmgr::LockMode;
-use sluice_types::array::Array;
 use sluice_types::storage::to_storage;
+use sluice_types::types::ElemType;
 use sluice_types::{Datum, SqlType};
 
 /// What kind of constraint an index implements, if any.
@@ -317,15 +317,13 @@ fn set_not_null(session: &mut Session, table: Oid, keys: &[i16]) -> Result<()> {
 }
 
 fn int2_array(values: impl IntoIterator<Item = i16>) -> Datum {
-    let elems = values.into_iter().map(Datum::Int2).collect();
-    let elem = SqlType::INT2_ARRAY.element().and_then(sluice_types::types::ElemType::new);
-    Datum::Array(Box::new(Array::new(elem.expect("int2 arrays exist"), elems)))
+    let elem = ElemType::new(SqlType::Int2).expect("int2[] exists");
+    Datum::array(elem, values.into_iter().map(Datum::Int2).collect())
 }
 
 fn oid_array(values: impl IntoIterator<Item = Oid>) -> Datum {
-    let elems = values.into_iter().map(Datum::Oid).collect();
-    let elem = SqlType::OID_ARRAY.element().and_then(sluice_types::types::ElemType::new);
-    Datum::Array(Box::new(Array::new(elem.expect("oid arrays exist"), elems)))
+    let elem = ElemType::new(SqlType::Oid).expect("oid[] exists");
+    Datum::array(elem, values.into_iter().map(Datum::Oid).collect())
 }
 
 /// Writes the index's pg_class, pg_attribute, pg_index (and pg_constraint)
