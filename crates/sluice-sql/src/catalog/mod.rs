@@ -68,19 +68,9 @@ pub fn scan_as(
     db: Oid,
     def: &CatalogDef,
     ctx: &VisibilityContext,
-    mut keep: impl FnMut(&[Datum]) -> bool,
+    keep: impl FnMut(&[Datum]) -> bool,
 ) -> Result<Vec<(ItemPointer, Vec<Datum>)>> {
-    let types = def.types();
-    let desc = tuple_desc(&types);
-    let mut scan = HeapScan::begin(engine, &heap_of(def, db), ctx.clone())?;
-    let mut rows = Vec::new();
-    while let Some((tid, tuple)) = scan.next_tuple()? {
-        let values = deform_row(&desc, &types, tuple)?;
-        if keep(&values) {
-            rows.push((tid, values));
-        }
-    }
-    Ok(rows)
+    scan_matching(engine, db, def, ctx, None, keep)
 }
 
 /// scan_eq_as -- like [`scan_as`], for the rows whose column `column`
@@ -94,17 +84,31 @@ pub fn scan_eq_as(
     ctx: &VisibilityContext,
     column: usize,
     key: &Datum,
+    keep: impl FnMut(&[Datum]) -> bool,
+) -> Result<Vec<(ItemPointer, Vec<Datum>)>> {
+    let wanted = to_storage(def.types()[column], key);
+    scan_matching(engine, db, def, ctx, Some((column, &wanted)), keep)
+}
+
+/// The rows of `def` whose column `key.0` holds the stored bytes `key.1`
+/// (every row without a key) and that `keep` accepts.
+fn scan_matching(
+    engine: &Engine,
+    db: Oid,
+    def: &CatalogDef,
+    ctx: &VisibilityContext,
+    key: Option<(usize, &[u8])>,
     mut keep: impl FnMut(&[Datum]) -> bool,
 ) -> Result<Vec<(ItemPointer, Vec<Datum>)>> {
     let types = def.types();
     let desc = tuple_desc(&types);
-    let wanted = to_storage(types[column], key);
     let mut scan = HeapScan::begin(engine, &heap_of(def, db), ctx.clone())?;
     let mut rows = Vec::new();
     while let Some((tid, tuple)) = scan.next_tuple()? {
-        let stored = get_attr(&desc, tuple, column).map_err(AccessError::from)?;
-        if stored != Some(&wanted[..]) {
-            continue;
+        if let Some((column, wanted)) = key {
+            if get_attr(&desc, tuple, column).map_err(AccessError::from)? != Some(wanted) {
+                continue;
+            }
         }
         let values = deform_row(&desc, &types, tuple)?;
         if keep(&values) {
