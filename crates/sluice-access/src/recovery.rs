@@ -110,16 +110,42 @@ fn apply(
             }
         },
         RmgrId::Xact => sluice_txn::xact::redo(clog, record)?,
-        RmgrId::Smgr => {
-            let (rel, fork) = decode_smgr_create(&record.main_data)?;
-            pool.smgr().create(rel, fork)?;
-        }
+        RmgrId::Smgr => match record.info {
+            XLOG_SMGR_CREATE => {
+                let (rel, fork) = decode_smgr_create(&record.main_data)?;
+                pool.smgr().create(rel, fork)?;
+            }
+            XLOG_SMGR_TRUNCATE => {
+                let (rel, fork, nblocks) = decode_smgr_truncate(&record.main_data)?;
+                truncate_fork(pool, rel, fork, nblocks)?;
+            }
+            other => {
+                return Err(AccessError::Corrupt(format!("unknown SMGR record type {other:#x}")))
+            }
+        },
         RmgrId::Heap => heap::xlog::redo(pool, record)?,
         RmgrId::Sequence => sequence::xlog::redo(pool, record)?,
         RmgrId::Database => database::redo(pool, data_dir, record)?,
         RmgrId::Btree => nbtree::xlog::redo(pool, record)?,
     }
     Ok(None)
+}
+
+/// truncate_fork -- cuts `rel`'s `fork` down to `nblocks` blocks, forgetting
+/// the buffers of the blocks cut off (smgrtruncate after
+/// DropRelationBuffers). Used by VACUUM after logging it, and by its redo;
+/// nobody else may be using those blocks.
+pub(crate) fn truncate_fork(
+    pool: &BufferPool,
+    rel: sluice_common::RelFileLocator,
+    fork: sluice_common::ForkNumber,
+    nblocks: u32,
+) -> Result<()> {
+    let relfork = pool.smgr().create(rel, fork)?;
+    let _extension = relfork.extension.lock();
+    pool.drop_relation_buffers(rel, fork, nblocks);
+    relfork.truncate(nblocks)?;
+    Ok(())
 }
 
 /// redo_block -- applies `change` to block `block_id` of `record` following the

@@ -19,6 +19,8 @@ pub const XLOG_FPI_FOR_HINT: u8 = 0xA0;
 pub const XLOG_FPI: u8 = 0xB0;
 /// A relation fork was created (resource manager `Smgr`).
 pub const XLOG_SMGR_CREATE: u8 = 0x10;
+/// A relation fork was truncated (resource manager `Smgr`; VACUUM).
+pub const XLOG_SMGR_TRUNCATE: u8 = 0x20;
 
 /// The contents of a checkpoint record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,6 +96,25 @@ pub fn decode_smgr_create(data: &[u8]) -> Result<(RelFileLocator, ForkNumber)> {
     Ok((rel, ForkNumber::from_u8(data[12]).ok_or_else(corrupt)?))
 }
 
+/// Serialises a SMGR_TRUNCATE record's main data: the fork and the number
+/// of blocks it keeps.
+pub fn encode_smgr_truncate(rel: RelFileLocator, fork: ForkNumber, nblocks: u32) -> Vec<u8> {
+    let mut out = encode_smgr_create(rel, fork);
+    out.extend_from_slice(&nblocks.to_le_bytes());
+    out
+}
+
+/// Parses a SMGR_TRUNCATE record's main data.
+pub fn decode_smgr_truncate(data: &[u8]) -> Result<(RelFileLocator, ForkNumber, u32)> {
+    let (rel, fork) = decode_smgr_create(data)?;
+    let nblocks = data
+        .get(13..17)
+        .and_then(|b| b.try_into().ok())
+        .map(u32::from_le_bytes)
+        .ok_or_else(|| AccessError::Corrupt("invalid SMGR_TRUNCATE record".into()))?;
+    Ok((rel, fork, nblocks))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,6 +129,11 @@ mod tests {
             decode_smgr_create(&encode_smgr_create(rel, ForkNumber::Fsm)).unwrap(),
             (rel, ForkNumber::Fsm)
         );
+        assert_eq!(
+            decode_smgr_truncate(&encode_smgr_truncate(rel, ForkNumber::Main, 7)).unwrap(),
+            (rel, ForkNumber::Main, 7)
+        );
+        assert!(decode_smgr_truncate(&encode_smgr_create(rel, ForkNumber::Main)).is_err());
         assert!(CheckpointData::decode(&[0; 3]).is_err());
         assert!(decode_smgr_create(&[0; 12]).is_err());
     }

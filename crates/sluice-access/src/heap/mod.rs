@@ -21,6 +21,9 @@
 //! * `visibility.rs` — the MVCC rules.
 //! * `hints.rs` — caching transaction outcomes in tuple headers.
 //! * `epq.rs` — READ COMMITTED's re-check of the newest version after waiting.
+//! * `pruneheap.rs` — pruning: dead versions' storage back, line pointers kept.
+//! * `vacuumlazy.rs` — lazy VACUUM: prune every page, clean the indexes,
+//!   free the dead line pointers, truncate the empty tail.
 //! * `xlog.rs` — WAL record formats and redo.
 //!
 //! # Concurrent writers
@@ -37,7 +40,9 @@ pub mod epq;
 pub mod heapam;
 pub mod hints;
 pub mod hio;
+pub mod pruneheap;
 pub mod scan;
+pub mod vacuumlazy;
 pub mod visibility;
 pub mod xlog;
 

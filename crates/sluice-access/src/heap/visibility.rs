@@ -36,7 +36,9 @@
 use crate::common::htup::*;
 use crate::error::{AccessError, Result};
 use sluice_common::{ItemPointer, Xid};
-use sluice_txn::{ComboCids, CommandId, Snapshot, Transaction, TransactionManager, XidStatus};
+use sluice_txn::{
+    ComboCids, CommandId, Horizon, Snapshot, Transaction, TransactionManager, XidStatus,
+};
 use std::sync::Arc;
 
 /// What a visibility check needs: the snapshot, the manager that knows every
@@ -359,4 +361,94 @@ pub fn satisfies_index_build(
             }
         }
     })
+}
+
+/// What pruning and VACUUM make of a tuple (PostgreSQL's HTSV_Result).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VacuumStatus {
+    /// Invisible to every snapshot, now and later: its storage may go.
+    Dead,
+    /// Inserted by a committed transaction and not deleted.
+    Live,
+    /// Deleted by a committed transaction, but some live snapshot may
+    /// still see it ("dead but not yet removable").
+    RecentlyDead,
+    /// Its inserter is still running.
+    InsertInProgress,
+    /// Its deleter is still running.
+    DeleteInProgress,
+}
+
+/// The line between versions some snapshot may still need and versions
+/// nobody can (PostgreSQL's GlobalVisState for one VACUUM), fixed when it is
+/// made so one pass judges every tuple against the same cut-off.
+pub struct PruneHorizon<'a> {
+    /// Transaction status lookups.
+    pub mgr: &'a TransactionManager,
+    /// The horizon: the oldest xmin and CSN any live snapshot holds.
+    pub horizon: Horizon,
+    /// A snapshot taken exactly at the horizon: a deleter it sees committed
+    /// is seen committed by every live snapshot, and by every later one.
+    view: Snapshot,
+}
+
+impl<'a> PruneHorizon<'a> {
+    /// new -- the horizon as of now. `template` is any snapshot (the
+    /// caller's); only its xmin and CSN are replaced by the horizon's, so
+    /// the judgement uses the same CSN rule as every visibility check.
+    pub fn new(mgr: &'a TransactionManager, template: Snapshot) -> PruneHorizon<'a> {
+        let horizon = mgr.horizon();
+        let mut view = template;
+        view.xmin = horizon.xmin;
+        view.xmax = horizon.xmin;
+        view.csn = horizon.csn;
+        view.own_xid = None;
+        PruneHorizon { mgr, horizon, view }
+    }
+
+    /// removable -- whether deleter `xid` committed before every live
+    /// snapshot: below the horizon's xmin it had finished before any of them
+    /// was taken, above it its CSN must precede the oldest one's (a
+    /// precision PostgreSQL's xid horizon lacks: an idle READ COMMITTED
+    /// transaction holding an old xid does not hold back what no snapshot
+    /// can see).
+    pub fn removable(&self, xid: Xid) -> Result<bool> {
+        Ok(self.mgr.xid_visible(xid, &self.view)?)
+    }
+}
+
+/// satisfies_vacuum -- how pruning and VACUUM judge `tuple` against
+/// `horizon` (PostgreSQL's HeapTupleSatisfiesVacuum), and the hint bits the
+/// answer earns. An aborted inserter makes a version dead at once; a
+/// committed deleter only once it is before the horizon.
+pub fn satisfies_vacuum(tuple: &[u8], horizon: &PruneHorizon) -> Result<(VacuumStatus, u16)> {
+    let hdr = header(tuple)?;
+    let mgr = horizon.mgr;
+    let mut hints = 0;
+    let deleting = hdr.xmax().is_valid() && !hdr.xmax_invalid() && !hdr.xmax_is_locked_only();
+    if !hdr.xmin_committed() {
+        if hdr.xmin_invalid() {
+            return Ok((VacuumStatus::Dead, 0));
+        }
+        match mgr.xid_status(hdr.xmin())? {
+            XidStatus::Committed => hints |= HEAP_XMIN_COMMITTED,
+            XidStatus::Aborted => return Ok((VacuumStatus::Dead, HEAP_XMIN_INVALID)),
+            _ if deleting => return Ok((VacuumStatus::DeleteInProgress, 0)),
+            _ => return Ok((VacuumStatus::InsertInProgress, 0)),
+        }
+    }
+    if !deleting {
+        return Ok((VacuumStatus::Live, hints));
+    }
+    let xmax = hdr.xmax();
+    if !hdr.xmax_committed() {
+        match mgr.xid_status(xmax)? {
+            XidStatus::Committed => hints |= HEAP_XMAX_COMMITTED,
+            XidStatus::Aborted => return Ok((VacuumStatus::Live, hints | HEAP_XMAX_INVALID)),
+            _ => return Ok((VacuumStatus::DeleteInProgress, hints)),
+        }
+    }
+    let status =
+        if horizon.removable(xmax)? { VacuumStatus::Dead } else { VacuumStatus::RecentlyDead };
+    Ok((status, hints))
 }

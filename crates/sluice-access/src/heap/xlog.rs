@@ -7,6 +7,8 @@
 //! | `XLOG_HEAP_DELETE`| 0: the tuple's page            | header change             |
 //! | `XLOG_HEAP_UPDATE`| 0: new version's page; data = offset + tuple; 1: old version's page if different | header change of the old version |
 //! | `XLOG_HEAP_LOCK`  | 0: the tuple's page            | header change             |
+//! | `XLOG_HEAP_PRUNE` | 0: the pruned page; data = line pointers made dead | — |
+//! | `XLOG_HEAP_VACUUM`| 0: the vacuumed page; data = line pointers made unused | — |
 //!
 //! A *header change* is the complete new state of the transaction fields of one
 //! tuple header (offset, xmax, cid, infomask, infomask2, ctid). Redo overwrites
@@ -23,7 +25,7 @@ use crate::error::{AccessError, Result};
 use crate::recovery::redo_block;
 use sluice_common::{ItemPointer, Xid};
 use sluice_storage::buffer::BufferPool;
-use sluice_storage::page::Page;
+use sluice_storage::page::{LpFlags, Page, PD_PAGE_FULL};
 use sluice_wal::DecodedRecord;
 
 /// A tuple inserted.
@@ -34,6 +36,55 @@ pub const XLOG_HEAP_DELETE: u8 = 0x10;
 pub const XLOG_HEAP_UPDATE: u8 = 0x20;
 /// A tuple locked (SELECT ... FOR UPDATE and friends).
 pub const XLOG_HEAP_LOCK: u8 = 0x60;
+
+/// Dead tuples became dead line pointers and the page was compacted
+/// (PostgreSQL's XLOG_HEAP2_PRUNE).
+pub const XLOG_HEAP_PRUNE: u8 = 0x30;
+/// Dead line pointers whose index entries are gone became unused
+/// (PostgreSQL's XLOG_HEAP2_VACUUM).
+pub const XLOG_HEAP_VACUUM: u8 = 0x40;
+
+/// encode_offsets -- block data of a prune or vacuum record: the line
+/// pointer numbers whose state changed, ascending. (HOT will add redirects.)
+pub fn encode_offsets(offsets: &[u16]) -> Vec<u8> {
+    offsets.iter().flat_map(|o| o.to_le_bytes()).collect()
+}
+
+/// decode_offsets -- the line pointer numbers of a prune or vacuum record,
+/// each checked against `page`.
+fn decode_offsets(data: &[u8], page: &Page) -> Result<Vec<u16>> {
+    if !data.len().is_multiple_of(2) {
+        return Err(AccessError::Corrupt("heap prune record of odd length".into()));
+    }
+    let offsets: Vec<u16> =
+        data.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+    if offsets.iter().any(|&o| o == 0 || o > page.max_offset()) {
+        return Err(AccessError::Corrupt("heap prune record names a missing line pointer".into()));
+    }
+    Ok(offsets)
+}
+
+/// apply_prune -- redo of `XLOG_HEAP_PRUNE`: the same line pointers become
+/// dead and the page is compacted the same way (`repair_fragmentation` is
+/// deterministic), so the page ends up byte for byte as on the primary.
+pub fn apply_prune(page: &mut Page, data: &[u8]) -> Result<()> {
+    for off in decode_offsets(data, page)? {
+        page.set_item_state(off, LpFlags::Dead);
+    }
+    page.repair_fragmentation();
+    page.clear_flag(PD_PAGE_FULL);
+    Ok(())
+}
+
+/// apply_vacuum -- redo of `XLOG_HEAP_VACUUM`: the line pointers become
+/// unused and trailing unused ones are cut off.
+pub fn apply_vacuum(page: &mut Page, data: &[u8]) -> Result<()> {
+    for off in decode_offsets(data, page)? {
+        page.set_item_state(off, LpFlags::Unused);
+    }
+    page.truncate_line_pointers();
+    Ok(())
+}
 
 /// The new transaction fields of one tuple header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -196,6 +247,8 @@ pub fn redo(pool: &BufferPool, record: &DecodedRecord) -> Result<()> {
                 redo_block(pool, record, 1, |page, _| change.apply(page))?;
             }
         }
+        XLOG_HEAP_PRUNE => redo_block(pool, record, 0, apply_prune)?,
+        XLOG_HEAP_VACUUM => redo_block(pool, record, 0, apply_vacuum)?,
         other => {
             return Err(AccessError::Corrupt(format!("heap redo: unknown record type {other:#x}")))
         }

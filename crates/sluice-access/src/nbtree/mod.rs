@@ -59,10 +59,11 @@
 //! * `split.rs` — page splits, parent downlinks and new roots.
 //! * `build.rs` — building an index bottom-up from sorted entries.
 //! * `scan.rs` — forward and backward scans over the leaves.
+//! * `vacuum.rs` — VACUUM's bulk delete of dead tuples' entries.
 //! * `xlog.rs` — WAL records and redo.
 //!
-//! Not here yet (the garbage lifecycle issue): removing entries of dead tuples,
-//! page deletion and recycling, deduplication into posting lists.
+//! Not here yet (the garbage lifecycle issue): page deletion and recycling,
+//! deduplication into posting lists.
 
 mod build;
 mod compare;
@@ -71,12 +72,14 @@ pub mod page;
 mod scan;
 mod search;
 mod split;
+mod vacuum;
 pub mod xlog;
 
 pub use build::{btree_build, BuildEntry};
 pub use compare::ScanKey;
 pub use insert::{btree_insert, UniqueCheck};
 pub use scan::{BTreeScan, ScanItem};
+pub use vacuum::{btree_bulk_delete, BulkDeleteResult};
 
 use crate::common::TupleDesc;
 use sluice_common::RelFileLocator;

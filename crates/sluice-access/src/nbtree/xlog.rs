@@ -7,6 +7,7 @@
 //! | *insert*   | offset + entry                 | a new entry on a page with room           |
 //! | *init*     | the whole new page minus its hole (WILL_INIT) | both halves of a split, a new root, the metapage, pages written by a build |
 //! | *set prev* | the new left-sibling link      | the right neighbour of a split page       |
+//! | *delete*   | the offsets removed, ascending | VACUUM's bulk delete of dead tuples' entries |
 //!
 //! The record's info byte says which operation it was (insert, split, new
 //! root, build page), for inspection; redo does not need it, because it
@@ -33,12 +34,15 @@ pub const XLOG_BTREE_INSERT: u8 = 0x00;
 pub const XLOG_BTREE_SPLIT: u8 = 0x30;
 /// The first root of an empty index.
 pub const XLOG_BTREE_NEWROOT: u8 = 0xA0;
+/// Entries of dead heap tuples removed from a leaf (VACUUM).
+pub const XLOG_BTREE_VACUUM: u8 = 0x80;
 /// A page written whole (index build, metapage initialisation).
 pub const XLOG_BTREE_NEWPAGE: u8 = 0xF0;
 
 const OP_INSERT: u8 = 1;
 const OP_INIT: u8 = 2;
 const OP_SET_PREV: u8 = 3;
+const OP_DELETE: u8 = 4;
 
 /// encode_insert -- block data for inserting `tuple` at `off`.
 pub fn encode_insert(off: OffsetNumber, tuple: &[u8]) -> Vec<u8> {
@@ -103,6 +107,14 @@ impl PendingRecord {
         self.changed(block, page, data);
     }
 
+    /// items_deleted -- the entries at `offsets` (ascending, as they were
+    /// before the deletion) were removed from `page` at `block`.
+    pub fn items_deleted(&mut self, block: u32, page: &Page, offsets: &[OffsetNumber]) {
+        let mut data = vec![OP_DELETE];
+        data.extend(offsets.iter().flat_map(|o| o.to_le_bytes()));
+        self.changed(block, page, data);
+    }
+
     /// log -- inserts the record for relation `rel`; returns its end LSN, to
     /// be stamped on every page in it.
     pub fn log(self, engine: &Engine, rel: RelFileLocator, info: u8) -> Result<Lsn> {
@@ -159,6 +171,14 @@ fn apply(page: &mut Page, data: &[u8]) -> Result<()> {
             let mut opaque = super::page::Opaque::of(page);
             opaque.prev = u32::from_le_bytes(rest.try_into().expect("4 bytes"));
             opaque.store(page);
+        }
+        OP_DELETE if rest.len().is_multiple_of(2) => {
+            let offsets: Vec<OffsetNumber> =
+                rest.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+            if offsets.iter().any(|&o| o == 0 || o > page.max_offset()) {
+                return Err(corrupt("deleted entry is not on the page"));
+            }
+            page.delete_items(&offsets);
         }
         _ => return Err(corrupt("unknown change")),
     }

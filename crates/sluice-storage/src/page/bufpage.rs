@@ -395,6 +395,23 @@ impl Page {
         }
     }
 
+    /// delete_items -- removes the items at `offsets` (ascending) from an
+    /// index page: later line pointers move down to close the gaps and the
+    /// storage is compacted (PostgreSQL's PageIndexMultiDelete). Only for
+    /// pages whose item numbers are not addresses (B-tree pages); heap pages
+    /// keep their line pointers and use [`Page::set_item_state`].
+    pub fn delete_items(&mut self, offsets: &[OffsetNumber]) {
+        let kept: Vec<ItemId> = (FIRST_OFFSET..=self.max_offset())
+            .filter(|off| offsets.binary_search(off).is_err())
+            .map(|off| self.item_id(off))
+            .collect();
+        for (i, id) in kept.iter().enumerate() {
+            self.set_item_id(FIRST_OFFSET + i as OffsetNumber, *id);
+        }
+        self.set_lower(HEADER_SIZE + kept.len() * ITEM_ID_SIZE);
+        self.repair_fragmentation();
+    }
+
     /// Truncates trailing unused line pointers (PostgreSQL's PageTruncateLinePointerArray).
     pub fn truncate_line_pointers(&mut self) {
         let mut max = self.max_offset();
@@ -504,6 +521,21 @@ mod tests {
         p.set_lower(BLCKSZ);
         p.set_upper(100);
         assert!(!p.validate_header());
+    }
+
+    #[test]
+    fn deleted_index_items_close_the_gap() {
+        let mut p = page();
+        for i in 1..=5u8 {
+            assert!(p.insert_item(i as OffsetNumber, &[i; 20]));
+        }
+        let before = p.free_space();
+        p.delete_items(&[2, 4]);
+        assert_eq!(p.max_offset(), 3);
+        let items: Vec<u8> = (1..=3).map(|off| p.item(off).unwrap()[0]).collect();
+        assert_eq!(items, [1, 3, 5]);
+        assert_eq!(p.free_space(), before + 2 * (24 + ITEM_ID_SIZE));
+        assert!(p.validate_header());
     }
 
     #[test]

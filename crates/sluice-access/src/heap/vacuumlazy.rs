@@ -1,0 +1,416 @@
+//! Lazy VACUUM of one heap relation and its B-tree indexes (PostgreSQL's
+//! `vacuumlazy.c`).
+//!
+//! # The idea
+//!
+//! Pruning (`pruneheap.rs`) gives back the storage of dead versions but must
+//! leave their line pointers, `LP_DEAD`, because index entries still point at
+//! them. VACUUM finishes the job in three steps:
+//!
+//! ```text
+//!   pass 1   every page: prune, remember the TIDs of its LP_DEAD pointers
+//!            (up to maintenance_work_mem's worth, then steps 2-3 run early
+//!            and pass 1 goes on)
+//!   indexes  remove every entry pointing at a remembered TID (bulk delete)
+//!   pass 2   the remembered pointers become LP_UNUSED: inserts may reuse them
+//!   end      cut off empty pages at the end of the file, if the table's
+//!            ACCESS EXCLUSIVE lock can be had without waiting
+//! ```
+//!
+//! The order is what keeps index scans correct: a line pointer is reused only
+//! after no index entry can lead to it. A table without indexes skips the
+//! middle step and frees each page's dead pointers right after pruning it
+//! (PostgreSQL's one-pass strategy).
+//!
+//! Every tuple is judged against one horizon ([`PruneHorizon`]) taken by the
+//! caller before pass 1, so the counts reported ("N removed, N remain, N are
+//! dead but not yet removable") are consistent with each other.
+//!
+//! # Locking
+//!
+//! The caller holds SHARE UPDATE EXCLUSIVE on the table: reads and writes go
+//! on, DDL and another VACUUM wait. Pages are locked exclusively one at a
+//! time, never two at once, and never while an index page is locked.
+//! Truncation needs ACCESS EXCLUSIVE, which the caller's [`TruncateLock`]
+//! tries to take without waiting; with it held no one can be inserting, so
+//! the empty tail is checked again and cut.
+//!
+//! # What is not done yet
+//!
+//! There is no visibility map, so every page is read and nothing is marked
+//! all-visible or frozen (with 64-bit xids freezing is only an optimisation);
+//! there is no free space map, so freed space is found again only by updates
+//! of rows on the same page and by inserts into the table's current target
+//! page; B-tree pages are never deleted.
+
+use super::pruneheap::{heap_page_prune, PruneResult};
+use super::visibility::{PruneHorizon, VacuumStatus};
+use super::xlog::{encode_offsets, XLOG_HEAP_VACUUM};
+use super::HeapRelation;
+use crate::engine::Engine;
+use crate::error::{AccessError, Result};
+use crate::nbtree::{btree_bulk_delete, BTreeIndex, BulkDeleteResult};
+use crate::recovery::truncate_fork;
+use crate::xlog_records::{encode_smgr_truncate, XLOG_SMGR_TRUNCATE};
+use sluice_common::{BlockNumber, ForkNumber, ItemPointer, RmgrId, Xid};
+use sluice_storage::buffer::{Buffer, BufferAccessStrategy, BufferTag};
+use sluice_storage::page::{LpFlags, OffsetNumber, MAX_HEAP_TUPLES_PER_PAGE};
+use sluice_wal::{BlockRef, RecordBuilder};
+
+/// Bytes PostgreSQL counts per remembered dead TID (sizeof ItemPointerData):
+/// `maintenance_work_mem` holds as many TIDs here as there.
+pub const DEAD_ITEM_BYTES: usize = 6;
+
+/// Truncation is tried when at least this many pages at the end are empty
+/// (REL_TRUNCATE_MINIMUM) ...
+const REL_TRUNCATE_MINIMUM: BlockNumber = 1000;
+/// ... or at least this fraction of the table is (REL_TRUNCATE_FRACTION).
+const REL_TRUNCATE_FRACTION: BlockNumber = 16;
+
+/// Index vacuuming is skipped when fewer than this fraction of the pages have
+/// dead items (BYPASS_THRESHOLD_PAGES) and, in PostgreSQL, the items would
+/// take less than 32 MB; not worth a pass over every index.
+const BYPASS_THRESHOLD_PAGES: f64 = 0.02;
+/// The 32 MB of dead TIDs below which the bypass applies.
+const BYPASS_MAX_ITEMS: u64 = (32 * 1024 * 1024 / DEAD_ITEM_BYTES) as u64;
+
+/// VACUUM's INDEX_CLEANUP option.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexCleanup {
+    /// Vacuum indexes unless there is too little to gain (the default).
+    Auto,
+    /// Always vacuum indexes when there are dead items.
+    On,
+    /// Never: dead line pointers stay for a later VACUUM.
+    Off,
+}
+
+/// How to vacuum (the options the SQL layer parsed).
+pub struct VacuumParams<'a> {
+    /// INDEX_CLEANUP.
+    pub index_cleanup: IndexCleanup,
+    /// TRUNCATE: try to cut off the empty tail.
+    pub truncate: bool,
+    /// How many dead TIDs to remember before the indexes must be vacuumed
+    /// (from `maintenance_work_mem`, see [`max_dead_items`]).
+    pub max_dead_items: usize,
+    /// Polled between pages: cancel, `statement_timeout`.
+    pub interrupted: &'a dyn Fn() -> bool,
+}
+
+/// The table lock truncation needs, taken only if free at once.
+pub trait TruncateLock {
+    /// Takes ACCESS EXCLUSIVE on the table if nobody holds a conflicting lock.
+    fn try_acquire(&mut self) -> bool;
+    /// Lets it go again (before the transaction ends, as PostgreSQL does).
+    fn release(&mut self);
+}
+
+/// What VACUUM did to one table, for VERBOSE and `pg_class`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VacuumReport {
+    /// Pages when VACUUM began.
+    pub orig_rel_pages: BlockNumber,
+    /// Pages read by pass 1.
+    pub scanned_pages: BlockNumber,
+    /// Pages afterwards (fewer if the tail was truncated).
+    pub rel_pages: BlockNumber,
+    /// Tuples whose storage pruning released.
+    pub tuples_deleted: u64,
+    /// Live tuples left (`reltuples`).
+    pub live_tuples: u64,
+    /// Deleted tuples some snapshot may still see.
+    pub recently_dead_tuples: u64,
+    /// Pages that had dead line pointers after pruning.
+    pub lpdead_item_pages: BlockNumber,
+    /// Dead line pointers found after pruning.
+    pub lpdead_items: u64,
+    /// Whether the indexes were (or, with none, would have been) vacuumed;
+    /// false when INDEX_CLEANUP is off or the bypass applied.
+    pub do_index_vacuuming: bool,
+    /// Rounds of index vacuuming.
+    pub num_index_scans: u32,
+    /// Per index (in the order given), what its last bulk delete found, if
+    /// it was vacuumed.
+    pub index_stats: Vec<Option<BulkDeleteResult>>,
+    /// The xid horizon used (PostgreSQL's "removable cutoff").
+    pub removable_cutoff: Xid,
+}
+
+/// max_dead_items -- how many dead TIDs `maintenance_work_mem` (bytes) holds
+/// for a table of `rel_pages` pages: never more than the table can have,
+/// never fewer than one page's worth (PostgreSQL's dead_items_max_items).
+pub fn max_dead_items(maintenance_work_mem: usize, rel_pages: BlockNumber) -> usize {
+    let by_memory = maintenance_work_mem / DEAD_ITEM_BYTES;
+    let by_table = (rel_pages as usize).max(1) * MAX_HEAP_TUPLES_PER_PAGE;
+    by_memory.min(by_table).max(MAX_HEAP_TUPLES_PER_PAGE)
+}
+
+/// One VACUUM of one relation in progress.
+struct LazyVacuum<'a, 'e> {
+    engine: &'e Engine,
+    rel: HeapRelation,
+    indexes: &'a [BTreeIndex],
+    horizon: &'a PruneHorizon<'e>,
+    params: &'a VacuumParams<'a>,
+    /// The TIDs of dead line pointers not yet vacuumed, ascending.
+    dead_items: Vec<ItemPointer>,
+    /// One past the last page that still holds tuples.
+    nonempty_pages: BlockNumber,
+    strategy: Option<BufferAccessStrategy>,
+    report: VacuumReport,
+}
+
+/// heap_vacuum_rel -- VACUUM of `rel` and its `indexes` (see the module doc).
+/// The caller holds SHARE UPDATE EXCLUSIVE on the table, took `horizon` just
+/// before, and updates `pg_class` from the report.
+pub fn heap_vacuum_rel<'e>(
+    engine: &'e Engine,
+    rel: &HeapRelation,
+    indexes: &[BTreeIndex],
+    horizon: &PruneHorizon<'e>,
+    params: &VacuumParams,
+    truncate_lock: &mut dyn TruncateLock,
+) -> Result<VacuumReport> {
+    let pool = engine.pool();
+    let rel_pages = pool.nblocks(rel.locator, ForkNumber::Main)?;
+    // PostgreSQL's BAS_VACUUM ring, for the same reason as big scans' ring.
+    let big = rel_pages as usize > pool.nbuffers() / 4;
+    let mut vacuum = LazyVacuum {
+        engine,
+        rel: *rel,
+        indexes,
+        horizon,
+        params,
+        dead_items: Vec::new(),
+        nonempty_pages: 0,
+        strategy: big.then(|| BufferAccessStrategy::bulk_read(pool.nbuffers())),
+        report: VacuumReport {
+            orig_rel_pages: rel_pages,
+            rel_pages,
+            do_index_vacuuming: params.index_cleanup != IndexCleanup::Off,
+            index_stats: vec![None; indexes.len()],
+            removable_cutoff: horizon.horizon.xmin,
+            ..VacuumReport::default()
+        },
+    };
+    vacuum.scan_heap()?;
+    if params.truncate && vacuum.should_attempt_truncation() && truncate_lock.try_acquire() {
+        let truncated = vacuum.truncate_heap();
+        truncate_lock.release();
+        truncated?;
+    }
+    Ok(vacuum.report)
+}
+
+impl<'e> LazyVacuum<'_, 'e> {
+    /// scan_heap -- pass 1 over every page, with index and heap vacuuming
+    /// whenever the dead TIDs fill their memory, and once more at the end
+    /// (PostgreSQL's lazy_scan_heap).
+    fn scan_heap(&mut self) -> Result<()> {
+        for block in 0..self.report.orig_rel_pages {
+            if (self.params.interrupted)() {
+                return Err(AccessError::Interrupted);
+            }
+            if self.dead_items.len() + MAX_HEAP_TUPLES_PER_PAGE > self.params.max_dead_items
+                && !self.dead_items.is_empty()
+            {
+                self.vacuum_indexes_and_heap(false)?;
+            }
+            self.scan_page(block)?;
+        }
+        if !self.dead_items.is_empty() {
+            self.vacuum_indexes_and_heap(true)?;
+        }
+        Ok(())
+    }
+
+    /// Pins `block`, through the ring for a big table.
+    fn read(&mut self, block: BlockNumber) -> Result<Buffer<'e>> {
+        let tag = BufferTag::new(self.rel.locator, ForkNumber::Main, block);
+        let pool = self.engine.pool();
+        Ok(match &mut self.strategy {
+            Some(strategy) => pool.read_buffer_strategy(tag, strategy)?,
+            None => pool.read_buffer(tag)?,
+        })
+    }
+
+    /// scan_page -- prunes one page and counts its tuples (lazy_scan_prune).
+    fn scan_page(&mut self, block: BlockNumber) -> Result<()> {
+        let (engine, rel, horizon) = (self.engine, self.rel, self.horizon);
+        let pruned = {
+            let buffer = self.read(block)?;
+            let mut page = buffer.write();
+            let pruned = heap_page_prune(engine, &rel, block, &mut page, horizon)?;
+            if self.indexes.is_empty() && !pruned.dead_items.is_empty() {
+                // Nothing points at the dead line pointers: free them now.
+                vacuum_heap_page(engine, &rel, block, &mut page, &pruned.dead_items)?;
+            }
+            pruned
+        };
+        self.report.scanned_pages += 1;
+        self.count(block, &pruned);
+        if !self.indexes.is_empty() {
+            let tids = pruned.dead_items.iter().map(|&off| ItemPointer::new(block, off));
+            self.dead_items.extend(tids);
+        }
+        Ok(())
+    }
+
+    /// Adds one pruned page to the report.
+    fn count(&mut self, block: BlockNumber, pruned: &PruneResult) {
+        let report = &mut self.report;
+        report.tuples_deleted += pruned.ndeleted as u64;
+        if !pruned.dead_items.is_empty() {
+            report.lpdead_item_pages += 1;
+            report.lpdead_items += pruned.dead_items.len() as u64;
+        }
+        for (_, status) in &pruned.remaining {
+            match status {
+                VacuumStatus::Live | VacuumStatus::DeleteInProgress => report.live_tuples += 1,
+                VacuumStatus::RecentlyDead => report.recently_dead_tuples += 1,
+                // Its inserter counts it when it commits (PostgreSQL's rule).
+                VacuumStatus::InsertInProgress | VacuumStatus::Dead => {}
+            }
+        }
+        if !pruned.remaining.is_empty() {
+            self.nonempty_pages = block + 1;
+        }
+    }
+
+    /// vacuum_indexes_and_heap -- removes the remembered TIDs from every
+    /// index, then frees their line pointers (lazy_vacuum). At the end of
+    /// pass 1 (`last`), a first round with little to gain is bypassed.
+    fn vacuum_indexes_and_heap(&mut self, last: bool) -> Result<()> {
+        if !self.report.do_index_vacuuming || (last && self.bypass_index_vacuuming()) {
+            self.report.do_index_vacuuming = false;
+            self.dead_items.clear();
+            return Ok(());
+        }
+        let dead = &self.dead_items;
+        let is_dead = |tid: ItemPointer| dead.binary_search(&tid).is_ok();
+        for (i, index) in self.indexes.iter().enumerate() {
+            let stats = btree_bulk_delete(self.engine, index, &is_dead, self.params.interrupted)?;
+            self.report.index_stats[i] = Some(stats);
+        }
+        self.report.num_index_scans += 1;
+        self.vacuum_heap()?;
+        self.dead_items.clear();
+        Ok(())
+    }
+
+    /// Whether the only round of index vacuuming is not worth it: under
+    /// INDEX_CLEANUP AUTO, fewer than 2% of the pages have dead items
+    /// (PostgreSQL's bypass optimisation).
+    fn bypass_index_vacuuming(&self) -> bool {
+        self.params.index_cleanup == IndexCleanup::Auto
+            && self.report.num_index_scans == 0
+            && (self.report.lpdead_item_pages as f64)
+                < self.report.orig_rel_pages as f64 * BYPASS_THRESHOLD_PAGES
+            && self.report.lpdead_items < BYPASS_MAX_ITEMS
+    }
+
+    /// vacuum_heap -- pass 2: frees the remembered line pointers, one page at
+    /// a time (lazy_vacuum_heap_rel).
+    fn vacuum_heap(&mut self) -> Result<()> {
+        let items = std::mem::take(&mut self.dead_items);
+        for chunk in items.chunk_by(|a, b| a.block == b.block) {
+            let block = chunk[0].block;
+            let offsets: Vec<OffsetNumber> = chunk.iter().map(|t| t.offset).collect();
+            let (engine, rel) = (self.engine, self.rel);
+            let buffer = self.read(block)?;
+            let mut page = buffer.write();
+            vacuum_heap_page(engine, &rel, block, &mut page, &offsets)?;
+        }
+        Ok(())
+    }
+
+    /// Whether enough empty pages end the table to try truncating
+    /// (should_attempt_truncation).
+    fn should_attempt_truncation(&self) -> bool {
+        let rel_pages = self.report.orig_rel_pages;
+        let freeable = rel_pages - self.nonempty_pages;
+        freeable > 0
+            && (freeable >= REL_TRUNCATE_MINIMUM || freeable >= rel_pages / REL_TRUNCATE_FRACTION)
+    }
+
+    /// truncate_heap -- under ACCESS EXCLUSIVE, cuts off the empty pages at
+    /// the end (lazy_truncate_heap). Gives up if the table grew meanwhile.
+    fn truncate_heap(&mut self) -> Result<()> {
+        let (engine, rel) = (self.engine, self.rel);
+        let rel_pages = engine.pool().nblocks(rel.locator, ForkNumber::Main)?;
+        if rel_pages != self.report.orig_rel_pages {
+            return Ok(());
+        }
+        let new_pages = self.count_nondeletable_pages(rel_pages)?;
+        if new_pages >= rel_pages {
+            return Ok(());
+        }
+        truncate_heap_fork(engine, &rel, new_pages)?;
+        self.report.rel_pages = new_pages;
+        Ok(())
+    }
+
+    /// count_nondeletable_pages -- one past the last page, scanning back from
+    /// the end, that has any line pointer in use (checked again because pages
+    /// changed since pass 1).
+    fn count_nondeletable_pages(&mut self, rel_pages: BlockNumber) -> Result<BlockNumber> {
+        let mut block = rel_pages;
+        while block > self.nonempty_pages {
+            let buffer = self.read(block - 1)?;
+            let page = buffer.read();
+            let in_use =
+                !page.is_new() && (1..=page.max_offset()).any(|off| page.item_id(off).is_used());
+            if in_use {
+                break;
+            }
+            block -= 1;
+        }
+        Ok(block)
+    }
+}
+
+/// vacuum_heap_page -- marks the dead line pointers `offsets` (ascending) of
+/// the exclusively locked `page` unused, drops trailing unused ones, and logs
+/// it (lazy_vacuum_heap_page). The index entries pointing at them are gone.
+pub fn vacuum_heap_page(
+    engine: &Engine,
+    rel: &HeapRelation,
+    block: BlockNumber,
+    page: &mut sluice_storage::buffer::BufferWriteGuard<'_>,
+    offsets: &[OffsetNumber],
+) -> Result<()> {
+    for &off in offsets {
+        if off > page.max_offset() || !page.item_id(off).is_dead() {
+            return Err(AccessError::Corrupt(format!(
+                "line pointer ({block},{off}) to vacuum is not dead"
+            )));
+        }
+        page.set_item_state(off, LpFlags::Unused);
+    }
+    page.truncate_line_pointers();
+    page.mark_dirty();
+    let end = {
+        let record = RecordBuilder::new(RmgrId::Heap, XLOG_HEAP_VACUUM, Xid::INVALID).with_block(
+            BlockRef::new(0, rel.locator, ForkNumber::Main, block)
+                .with_data(encode_offsets(offsets))
+                .with_page(page.as_bytes(), page.hole()),
+        );
+        engine.wal().insert(&record)?
+    };
+    page.set_lsn(end);
+    Ok(())
+}
+
+/// truncate_heap_fork -- cuts `rel`'s main fork to `nblocks` blocks: logs it
+/// and flushes the log first, so a crash can never leave the file shorter
+/// than the WAL before it expects (RelationTruncate). The caller holds ACCESS
+/// EXCLUSIVE, so nobody uses the pages cut off; inserts stop aiming at them.
+fn truncate_heap_fork(engine: &Engine, rel: &HeapRelation, nblocks: BlockNumber) -> Result<()> {
+    let record = RecordBuilder::new(RmgrId::Smgr, XLOG_SMGR_TRUNCATE, Xid::INVALID)
+        .with_main_data(encode_smgr_truncate(rel.locator, ForkNumber::Main, nblocks));
+    let end = engine.wal().insert(&record)?;
+    engine.wal().flush(end)?;
+    engine.set_target_block(rel.locator, None);
+    truncate_fork(engine.pool(), rel.locator, ForkNumber::Main, nblocks)
+}
