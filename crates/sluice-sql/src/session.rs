@@ -538,6 +538,7 @@ impl Session {
             NodeEnum::VacuumStmt(stmt) if !stmt.is_vacuumcmd => {
                 commands::analyze::analyze(self, stmt, sink)
             }
+            NodeEnum::VacuumStmt(stmt) => commands::vacuum::vacuum(self, stmt, sink),
             NodeEnum::TruncateStmt(stmt) => commands::truncate::truncate(self, stmt, sink),
             NodeEnum::CreateSeqStmt(stmt) => commands::sequence::create_sequence(self, stmt, sink),
             NodeEnum::AlterSeqStmt(stmt) => commands::sequence::alter_sequence(self, stmt, sink),

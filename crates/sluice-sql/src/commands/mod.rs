@@ -9,6 +9,7 @@ pub mod sequence;
 pub mod tablecmds;
 pub mod transaction;
 pub mod truncate;
+pub mod vacuum;
 pub mod variable;
 
 use pg_query::protobuf::{a_const, Node};

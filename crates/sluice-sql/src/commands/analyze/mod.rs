@@ -97,15 +97,15 @@ pub struct AnalyzeOptions {
     pub in_vacuum: bool,
 }
 
-/// A table ANALYZE was asked to process.
-struct Target {
+/// A table ANALYZE (or VACUUM) was asked to process.
+pub(crate) struct Target {
     /// Its OID.
-    oid: Oid,
+    pub(crate) oid: Oid,
     /// Its name as the statement wrote it (`None` for a database-wide
     /// ANALYZE, which skips tables without a word).
-    named: Option<String>,
+    pub(crate) named: Option<String>,
     /// The columns listed, if any (empty: all columns).
-    columns: Vec<String>,
+    pub(crate) columns: Vec<String>,
 }
 
 /// analyze -- `ANALYZE [VERBOSE] [table [(column, ...)], ...]` and its
@@ -133,7 +133,7 @@ pub fn analyze(session: &mut Session, stmt: &VacuumStmt, sink: &mut dyn QuerySin
 
 /// def_boolean -- a Boolean option's value (PostgreSQL's defGetBoolean): no
 /// value means true; else 0/1 or true/false/on/off in any case.
-fn def_boolean(def: &DefElem) -> Result<bool> {
+pub(crate) fn def_boolean(def: &DefElem) -> Result<bool> {
     let value = match def.arg.as_deref().and_then(|a| a.node.as_ref()) {
         None => Some(true),
         Some(NodeEnum::Integer(i)) => match i.ival {
@@ -177,7 +177,7 @@ fn parse_options(stmt: &VacuumStmt) -> Result<AnalyzeOptions> {
 
 /// all_tables -- every ordinary table of the database, catalogs included,
 /// in `pg_class` order (PostgreSQL's get_all_vacuum_rels).
-fn all_tables(session: &mut Session) -> Result<Vec<Target>> {
+pub(crate) fn all_tables(session: &mut Session) -> Result<Vec<Target>> {
     let engine = session.engine().clone();
     let db = session.database();
     let kind = RelKind::Table.letter();
@@ -191,7 +191,7 @@ fn all_tables(session: &mut Session) -> Result<Vec<Target>> {
 /// listed_tables -- the tables the statement names, looked up in the
 /// search path (42P01 for a missing one, without a cursor position, as
 /// PostgreSQL reports it here).
-fn listed_tables(session: &mut Session, stmt: &VacuumStmt) -> Result<Vec<Target>> {
+pub(crate) fn listed_tables(session: &mut Session, stmt: &VacuumStmt) -> Result<Vec<Target>> {
     let mut targets = Vec::new();
     for node in &stmt.rels {
         let Some(NodeEnum::VacuumRelation(vr)) = node.node.as_ref() else { continue };

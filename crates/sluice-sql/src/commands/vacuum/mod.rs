@@ -1,0 +1,339 @@
+//! VACUUM (PostgreSQL's `commands/vacuum.c`, with lazy vacuum itself in
+//! `sluice-access`'s `heap/vacuumlazy.rs`).
+//!
+//! # The idea
+//!
+//! `VACUUM [ (option, ...) ] [table [(column, ...)], ...]` reclaims the space
+//! of row versions no snapshot can see any more, in the heap and in every
+//! B-tree index of each table, and records the table's size in `pg_class`;
+//! with ANALYZE it then collects statistics (`commands/analyze/`). Without a
+//! table list it processes every table of the database, catalogs included.
+//!
+//! ```text
+//!   VACUUM t ──► lock t SHARE UPDATE EXCLUSIVE (SKIP_LOCKED: skip if taken)
+//!            ──► horizon: the oldest snapshot anybody holds
+//!            ──► heap_vacuum_rel: prune, bulk-delete index entries, free
+//!                line pointers, truncate the empty tail (ACCESS EXCLUSIVE
+//!                only if free at once, released right after)
+//!            ──► pg_class: relpages, reltuples of the table and of each
+//!                vacuumed index
+//!            ──► ANALYZE t, if asked
+//! ```
+//!
+//! # Transactions
+//!
+//! VACUUM refuses to run inside a transaction block (25001), as in
+//! PostgreSQL, because it must not hold back its own horizon for longer than
+//! the statement. PostgreSQL then runs each table in a transaction of its
+//! own; sluice runs the whole statement in the statement's one transaction,
+//! so the SHARE UPDATE EXCLUSIVE locks of a database-wide VACUUM are held
+//! until it ends and the horizon is the one of its start. `relpages` and
+//! `reltuples` are written as new `pg_class` row versions in that transaction
+//! (as ANALYZE writes them here), where PostgreSQL overwrites them in place.
+//!
+//! # Options
+//!
+//! VERBOSE, ANALYZE, INDEX_CLEANUP (auto/on/off), TRUNCATE and SKIP_LOCKED
+//! act as in PostgreSQL 15. FREEZE, DISABLE_PAGE_SKIPPING and PROCESS_TOAST
+//! are accepted and change nothing: with 64-bit xids freezing is only an
+//! optimisation not done yet, there is no visibility map to skip pages by,
+//! and there is no TOAST. PARALLEL is checked and the indexes are vacuumed
+//! one after the other. FULL is refused (0A000) until VACUUM FULL exists.
+
+mod verbose;
+
+use crate::catalog::index::{indexes_of, IndexDesc};
+use crate::catalog::relation::{self, RelationDesc};
+use crate::catalog::schema::RelKind;
+use crate::catalog::statistic::{self, latest_view};
+use crate::commands::analyze::{
+    all_tables, analyze_relation, def_boolean, listed_tables, update_relstats, AnalyzeOptions,
+    Target,
+};
+use crate::commands::tablecmds::{lock_relation_with, position};
+use crate::error::{Result, SqlError};
+use crate::session::{ExecParts, Session};
+use crate::sink::QuerySink;
+use pg_query::protobuf::{DefElem, VacuumStmt};
+use pg_query::NodeEnum;
+use sluice_access::heap::vacuumlazy::{
+    heap_vacuum_rel, max_dead_items, IndexCleanup, TruncateLock, VacuumParams, VacuumReport,
+};
+use sluice_access::heap::visibility::PruneHorizon;
+use sluice_access::AccessError;
+use sluice_common::{ForkNumber, Oid};
+use sluice_guc::Settings;
+use sluice_txn::lmgr::{LockMode, LockTag, LockWaitParams};
+use sluice_txn::{ProcId, Transaction};
+
+/// The most parallel workers VACUUM accepts (MAX_PARALLEL_WORKER_LIMIT).
+const MAX_PARALLEL_WORKERS: i32 = 1024;
+
+/// VACUUM's options.
+#[derive(Clone, Copy, Debug)]
+struct VacuumOptions {
+    /// VERBOSE: report each table as INFO messages.
+    verbose: bool,
+    /// ANALYZE: collect statistics afterwards.
+    analyze: bool,
+    /// SKIP_LOCKED: skip a table whose lock is not free at once.
+    skip_locked: bool,
+    /// FULL (refused).
+    full: bool,
+    /// PARALLEL n was given.
+    parallel: bool,
+    /// INDEX_CLEANUP.
+    index_cleanup: IndexCleanup,
+    /// TRUNCATE.
+    truncate: bool,
+}
+
+/// vacuum -- `VACUUM [(options)] [table [(columns)], ...]`: checks the
+/// options and the statement's context, finds the tables, and vacuums each.
+pub fn vacuum(session: &mut Session, stmt: &VacuumStmt, sink: &mut dyn QuerySink) -> Result<()> {
+    let options = parse_options(stmt)?;
+    let has_columns = stmt.rels.iter().any(|node| match node.node.as_ref() {
+        Some(NodeEnum::VacuumRelation(vr)) => !vr.va_cols.is_empty(),
+        _ => false,
+    });
+    if has_columns && !options.analyze {
+        return Err(SqlError::new(
+            "0A000",
+            "ANALYZE option must be specified when a column list is provided",
+        ));
+    }
+    if options.full {
+        return Err(SqlError::unsupported("VACUUM FULL is not supported yet"));
+    }
+    session.prevent_transaction_block("VACUUM")?;
+    let targets =
+        if stmt.rels.is_empty() { all_tables(session)? } else { listed_tables(session, stmt)? };
+    let proc = session.backend().proc();
+    for target in &targets {
+        let mut parts = session.parts()?;
+        vacuum_target(&mut parts, proc, target, &options, sink)?;
+        parts.txn.increment_command();
+    }
+    sink.complete("VACUUM")
+}
+
+/// parse_options -- PostgreSQL 15's VACUUM options, with its errors.
+fn parse_options(stmt: &VacuumStmt) -> Result<VacuumOptions> {
+    let mut options = VacuumOptions {
+        verbose: false,
+        analyze: false,
+        skip_locked: false,
+        full: false,
+        parallel: false,
+        index_cleanup: IndexCleanup::Auto,
+        truncate: true,
+    };
+    for node in &stmt.options {
+        let Some(NodeEnum::DefElem(def)) = node.node.as_ref() else { continue };
+        match def.defname.as_str() {
+            "verbose" => options.verbose = def_boolean(def)?,
+            "analyze" => options.analyze = def_boolean(def)?,
+            "skip_locked" => options.skip_locked = def_boolean(def)?,
+            "full" => options.full = def_boolean(def)?,
+            "truncate" => options.truncate = def_boolean(def)?,
+            "index_cleanup" => options.index_cleanup = index_cleanup(def)?,
+            "freeze" | "disable_page_skipping" | "process_toast" => {
+                def_boolean(def)?;
+            }
+            "parallel" => {
+                parallel_workers(def)?;
+                options.parallel = true;
+            }
+            other => {
+                return Err(SqlError::syntax(format!("unrecognized VACUUM option \"{other}\""))
+                    .at(position(def.location)))
+            }
+        }
+    }
+    if options.full && options.parallel {
+        return Err(SqlError::unsupported("VACUUM FULL cannot be performed in parallel"));
+    }
+    Ok(options)
+}
+
+/// INDEX_CLEANUP's value: AUTO or a Boolean.
+fn index_cleanup(def: &DefElem) -> Result<IndexCleanup> {
+    let word = def.arg.as_deref().and_then(super::node_str);
+    if word.is_some_and(|w| w.eq_ignore_ascii_case("auto")) {
+        return Ok(IndexCleanup::Auto);
+    }
+    Ok(if def_boolean(def)? { IndexCleanup::On } else { IndexCleanup::Off })
+}
+
+/// PARALLEL's worker count, 0 ..= 1024 (PostgreSQL's messages).
+fn parallel_workers(def: &DefElem) -> Result<i32> {
+    let Some(arg) = def.arg.as_deref() else {
+        return Err(SqlError::syntax("parallel option requires a value between 0 and 1024")
+            .at(position(def.location)));
+    };
+    let n = match arg.node.as_ref() {
+        Some(NodeEnum::Integer(i)) => i.ival,
+        _ => return Err(SqlError::syntax("parallel requires an integer value")),
+    };
+    if !(0..=MAX_PARALLEL_WORKERS).contains(&n) {
+        return Err(SqlError::syntax("parallel workers for vacuum must be between 0 and 1024")
+            .at(position(def.location)));
+    }
+    Ok(n)
+}
+
+/// vacuum_target -- VACUUM (and ANALYZE, if asked) of one listed or found
+/// table (PostgreSQL's vacuum_rel).
+fn vacuum_target(
+    parts: &mut ExecParts,
+    proc: ProcId,
+    target: &Target,
+    options: &VacuumOptions,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    let named = target.named.as_deref();
+    if !lock_table(parts, target.oid, named, options, sink)? {
+        return Ok(());
+    }
+    // Look again now that it is locked: a DROP may have committed meanwhile.
+    let ctx = latest_view(parts.txn, parts.engine.txns());
+    let Some(rel) = relation::by_oid(parts.engine, parts.env.database, &ctx, target.oid)? else {
+        return Ok(());
+    };
+    if rel.kind != RelKind::Table {
+        let message = format!(
+            "skipping \"{}\" --- cannot vacuum non-tables or special system tables",
+            rel.name
+        );
+        return sink.warning(&SqlError::new("01000", message));
+    }
+    vacuum_relation(parts, proc, &rel, options, sink)?;
+    if options.analyze {
+        // ANALYZE rewrites the pg_class row VACUUM just wrote.
+        parts.txn.increment_command();
+        let analyze = AnalyzeOptions {
+            verbose: options.verbose,
+            skip_locked: options.skip_locked,
+            in_vacuum: true,
+        };
+        analyze_relation(parts, target.oid, named, &target.columns, &analyze, sink)?;
+    }
+    Ok(())
+}
+
+/// lock_table -- SHARE UPDATE EXCLUSIVE on `relid`; false if SKIP_LOCKED
+/// found it taken (after warning about a named table).
+fn lock_table(
+    parts: &mut ExecParts,
+    relid: Oid,
+    named: Option<&str>,
+    options: &VacuumOptions,
+    sink: &mut dyn QuerySink,
+) -> Result<bool> {
+    let mode = LockMode::ShareUpdateExclusive;
+    match lock_relation_with(parts, relid, mode, options.skip_locked, named) {
+        Ok(()) => Ok(true),
+        Err(e) if options.skip_locked && e.code == "55P03" => {
+            if let Some(name) = named {
+                let message = format!("skipping vacuum of \"{name}\" --- lock not available");
+                sink.warning(&SqlError::new("55P03", message))?;
+            }
+            Ok(false)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// vacuum_relation -- lazy VACUUM of the locked table `rel` and its indexes,
+/// then its size in `pg_class` (heap_vacuum_rel's caller half).
+fn vacuum_relation(
+    parts: &mut ExecParts,
+    proc: ProcId,
+    rel: &RelationDesc,
+    options: &VacuumOptions,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    let (engine, db) = (parts.engine, parts.env.database);
+    let ctx = latest_view(parts.txn, engine.txns());
+    let indexes = indexes_of(engine, db, &ctx, rel.oid)?;
+    let schema = statistic::namespace_names(engine, db, &ctx)?
+        .get(&rel.namespace)
+        .cloned()
+        .unwrap_or_default();
+    let full_name = format!("{}.{schema}.{}", parts.env.database_name, rel.name);
+    if options.verbose {
+        sink.info(&SqlError::new("00000", format!("vacuuming \"{full_name}\"")))?;
+    }
+    let report = run_lazy_vacuum(parts, proc, rel, &indexes, options)?;
+    if options.verbose {
+        if report.rel_pages < report.orig_rel_pages {
+            let message = format!(
+                "table \"{}\": truncated {} to {} pages",
+                rel.name, report.orig_rel_pages, report.rel_pages
+            );
+            sink.info(&SqlError::new("00000", message))?;
+        }
+        let next_xid = engine.txns().next_xid();
+        let message = verbose::finished_message(&full_name, &report, &indexes, next_xid);
+        sink.info(&SqlError::new("00000", message))?;
+    }
+    update_relstats(parts, rel.oid, report.rel_pages, report.live_tuples as f64)?;
+    for (index, stats) in indexes.iter().zip(&report.index_stats) {
+        if let Some(stats) = stats {
+            update_relstats(parts, index.oid, stats.num_pages, stats.num_index_tuples as f64)?;
+        }
+    }
+    Ok(())
+}
+
+/// run_lazy_vacuum -- the horizon, the parameters and the truncation lock
+/// for `heap_vacuum_rel`, and its errors in SQL terms.
+fn run_lazy_vacuum(
+    parts: &mut ExecParts,
+    proc: ProcId,
+    rel: &RelationDesc,
+    indexes: &[IndexDesc],
+    options: &VacuumOptions,
+) -> Result<VacuumReport> {
+    let engine = parts.engine;
+    let btrees: Vec<_> = indexes.iter().map(|i| i.btree(rel)).collect();
+    let rel_pages = engine.pool().nblocks(rel.locator, ForkNumber::Main)?;
+    let work_mem = parts.env.settings.get_int("maintenance_work_mem").max(1024) as usize * 1024;
+    let interrupts = parts.env.interrupts.clone();
+    let interrupted = move || interrupts().is_err();
+    let params = VacuumParams {
+        index_cleanup: options.index_cleanup,
+        truncate: options.truncate,
+        max_dead_items: max_dead_items(work_mem, rel_pages),
+        interrupted: &interrupted,
+    };
+    let horizon = PruneHorizon::new(engine.txns(), parts.txn.snapshot());
+    let tag = LockTag::Relation { database: parts.env.database, relation: rel.oid };
+    let mut lock = ConditionalExclusive { txn: parts.txn, tag, proc };
+    heap_vacuum_rel(engine, &rel.heap(), &btrees, &horizon, &params, &mut lock).map_err(|e| {
+        match (e, (parts.env.interrupts)()) {
+            // Report why: cancel, statement_timeout, termination.
+            (AccessError::Interrupted, Err(reason)) => reason,
+            (e, _) => SqlError::from(e),
+        }
+    })
+}
+
+/// Truncation's ACCESS EXCLUSIVE lock on one table, taken only if free.
+struct ConditionalExclusive<'t> {
+    txn: &'t Transaction,
+    tag: LockTag,
+    proc: ProcId,
+}
+
+impl TruncateLock for ConditionalExclusive<'_> {
+    fn try_acquire(&mut self) -> bool {
+        let never = || false;
+        let params = LockWaitParams { nowait: true, ..LockWaitParams::new(&never) };
+        self.txn.lock(self.tag, LockMode::AccessExclusive, &params).is_ok()
+    }
+
+    fn release(&mut self) {
+        self.txn.manager().lock_manager().release(self.proc, self.tag, LockMode::AccessExclusive);
+    }
+}
