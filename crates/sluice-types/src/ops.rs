@@ -39,7 +39,7 @@ pub enum ArithOp {
 
 impl ArithOp {
     /// The operator's SQL symbol.
-    fn symbol(self) -> &'static str {
+    pub fn symbol(self) -> &'static str {
         match self {
             ArithOp::Add => "+",
             ArithOp::Sub => "-",

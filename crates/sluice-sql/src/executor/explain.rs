@@ -1,16 +1,24 @@
 //! EXPLAIN (PostgreSQL's `commands/explain.c`): a SELECT's plan as
-//! PostgreSQL prints it, one line per node, children indented under `->`.
+//! PostgreSQL prints it, one line per node, children indented under `->`,
+//! each node with `(cost=startup..total rows=N width=W)` unless COSTS OFF.
 //!
 //! sluice's plan tree is finer-grained than PostgreSQL's in places: WHERE
-//! and HAVING are separate Filter nodes, and the target list is a Project
-//! node. PostgreSQL folds both into the node below (a `Filter:` line, and
-//! the node's output), so the printer does the same. Conditions are printed
-//! from the analysed expression with PostgreSQL's parenthesisation and
-//! constant syntax (`(aid = 5)`, `((a > 1) AND (b < 2))`, `'x'::text`).
+//! and HAVING are separate Filter nodes, and the target list (and the
+//! projection that restores the FROM list's column order after the join
+//! search reordered it) is a Project node. PostgreSQL folds both into the
+//! node below (a `Filter:` line, and the node's output), so the printer does
+//! the same, and prints the folded chain's estimate on the node it folds
+//! into. A hash join's table is built inside the join node; PostgreSQL has a
+//! separate Hash node for it, so the printer shows one. Conditions are
+//! printed from the analysed expression with PostgreSQL's parenthesisation
+//! and constant syntax (`(aid = 5)`, `((a > 1) AND (b < 2))`,
+//! `'x'::text`); when the plan reads more than one relation, conditions
+//! above the scans name columns with their table (`a.x`), as PostgreSQL's
+//! `useprefix` does.
 //!
-//! Only `COSTS OFF` is implemented: the cost model prices table scans so far
-//! (`optimizer/`), not every node, and printing made-up numbers for the rest
-//! would mislead. EXPLAIN ANALYZE is not implemented either.
+//! Costs come from `optimizer::estimate`, which recomputes each node's
+//! estimate from the finished tree with the formulas the planner chose it
+//! by. EXPLAIN ANALYZE is not implemented yet (0A000).
 
 use super::host::AggCall;
 use super::indexscan::{conjuncts, index_quals, IndexPath};
@@ -19,19 +27,20 @@ use super::select;
 use crate::catalog::relation::RelationDesc;
 use crate::error::{Result, SqlError};
 use crate::expr::{BoolOp, Builtin, Expr};
+use crate::optimizer::costsize::Estimate;
+use crate::optimizer::estimate::Estimator;
+use crate::optimizer::ScanContext;
 use crate::session::Session;
 use crate::sink::{OutputColumn, QuerySink};
 use pg_query::protobuf::ExplainStmt;
 use pg_query::NodeEnum;
+use sluice_access::heap::visibility::VisibilityContext;
 use sluice_types::types::format_type;
 use sluice_types::{Datum, SqlType};
 
 /// EXPLAIN [ ( option [, ...] ) ] statement.
 pub fn explain(session: &mut Session, stmt: &ExplainStmt, sink: &mut dyn QuerySink) -> Result<()> {
     let costs = explain_options(stmt)?;
-    if costs {
-        return Err(SqlError::unsupported("EXPLAIN is only supported with COSTS OFF yet"));
-    }
     let Some(NodeEnum::SelectStmt(query)) = stmt.query.as_deref().and_then(|n| n.node.as_ref())
     else {
         return Err(SqlError::unsupported("EXPLAIN of statements other than SELECT"));
@@ -39,8 +48,21 @@ pub fn explain(session: &mut Session, stmt: &ExplainStmt, sink: &mut dyn QuerySi
     let mut parts = session.parts()?;
     let mut param_types = Vec::new();
     let planned = select::plan_select(&mut parts, query, &mut param_types)?;
+    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
+    let sc = ScanContext::new(parts.engine, &parts.env, &ctx);
+    let ctes = match &planned.plan {
+        Plan::Statement { registry, .. } => registry.ctes.as_slice(),
+        _ => &[],
+    };
+    let estimator = Estimator::new(&sc, ctes);
     let mut lines = Vec::new();
-    Printer { lines: &mut lines }.node(&planned.plan, 0, &[]);
+    let mut printer = Printer {
+        lines: &mut lines,
+        est: costs.then_some(&estimator),
+        prefix: relations_read(&planned.plan) > 1,
+        bound: None,
+    };
+    printer.node(&planned.plan, &planned.plan, 0, &[])?;
     sink.columns(&[OutputColumn::computed("QUERY PLAN", SqlType::Text, -1)])?;
     for line in &lines {
         sink.row(&[Datum::Text(line.as_str().into())])?;
@@ -72,14 +94,64 @@ fn explain_options(stmt: &ExplainStmt) -> Result<bool> {
     Ok(costs)
 }
 
-/// Writes the plan's lines.
-struct Printer<'a> {
-    lines: &'a mut Vec<String>,
+/// How many relations (table scans, subqueries of the registry) a plan
+/// reads: PostgreSQL qualifies column names when its range table has more
+/// than one entry.
+fn relations_read(plan: &Plan) -> usize {
+    match plan {
+        Plan::SeqScan { .. } | Plan::IndexScan { .. } => 1,
+        Plan::Statement { input, registry } => {
+            relations_read(input)
+                + registry.subplans.iter().map(|s| relations_read(&s.plan).max(1)).sum::<usize>()
+                + registry.ctes.len()
+        }
+        Plan::NestLoop { outer, inner, .. }
+        | Plan::HashJoin { outer, inner, .. }
+        | Plan::MergeJoin { outer, inner, .. } => 1 + relations_read(outer) + relations_read(inner),
+        other => inputs(other).into_iter().map(relations_read).sum(),
+    }
 }
 
-impl Printer<'_> {
-    /// The header line of a node at `depth`.
-    fn header(&mut self, depth: usize, text: String) {
+/// Every input of a node.
+fn inputs(plan: &Plan) -> Vec<&Plan> {
+    match plan {
+        Plan::Filter { input, .. }
+        | Plan::Project { input, .. }
+        | Plan::Aggregate { input, .. }
+        | Plan::Distinct { input, .. }
+        | Plan::Sort { input, .. }
+        | Plan::Limit { input, .. }
+        | Plan::Truncate { input, .. }
+        | Plan::Material { input } => vec![input],
+        other => children(other),
+    }
+}
+
+/// Writes the plan's lines.
+struct Printer<'a, 'e> {
+    lines: &'a mut Vec<String>,
+    /// The estimator, when costs are shown.
+    est: Option<&'a Estimator<'e>>,
+    /// Qualify column names with their relation above the scans.
+    prefix: bool,
+    /// The LIMIT a Sort directly below a Limit sorts for.
+    bound: Option<f64>,
+}
+
+impl Printer<'_, '_> {
+    /// The header line of a node at `depth`, with the estimate of `top`
+    /// (the outermost node folded into it).
+    fn header(&mut self, depth: usize, text: String, top: &Plan) -> Result<()> {
+        let text = match self.est {
+            Some(est) => format!("{text}  {}", cost_text(&est.estimate_bounded(top, self.bound)?)),
+            None => text,
+        };
+        self.bound = None;
+        self.header_line(depth, text);
+        Ok(())
+    }
+
+    fn header_line(&mut self, depth: usize, text: String) {
         let line =
             if depth == 0 { text } else { format!("{}->  {text}", " ".repeat(6 * depth - 4)) };
         self.lines.push(line);
@@ -91,27 +163,40 @@ impl Printer<'_> {
         self.lines.push(format!("{}{text}", " ".repeat(indent)));
     }
 
+    /// Column names of `plan`'s output for conditions above the scans.
+    fn upper_names(&self, plan: &Plan) -> Vec<String> {
+        output_names(plan, self.prefix)
+    }
+
     /// node -- prints `plan` at `depth`, with `filters` (conditions of the
-    /// Filter nodes folded into it) as its `Filter:` line.
-    fn node(&mut self, plan: &Plan, depth: usize, filters: &[&Expr]) {
-        let names = output_names(plan);
+    /// Filter nodes folded into it, over its output) as its `Filter:` line;
+    /// `top` is the outermost node folded into it, whose estimate it shows.
+    fn node(&mut self, plan: &Plan, top: &Plan, depth: usize, filters: &[Expr]) -> Result<()> {
         match plan {
             Plan::Filter { input, qual, .. } => {
-                let mut all = vec![qual];
+                let mut all = vec![qual.clone()];
                 all.extend_from_slice(filters);
-                self.node(input, depth, &all)
+                self.node(input, top, depth, &all)
             }
-            Plan::Project { input, .. }
-            | Plan::Truncate { input, .. }
-            | Plan::Statement { input, .. } => self.node(input, depth, filters),
-            Plan::SeqScan { rel, .. } => {
-                self.header(depth, format!("Seq Scan on {}", rel.name));
-                self.filter(depth, filters, &names);
+            Plan::Project { input, exprs, .. } => {
+                let below: Vec<Expr> = filters.iter().map(|f| substitute(f, exprs)).collect();
+                self.node(input, top, depth, &below)
             }
-            Plan::IndexScan { rel, path } => {
+            Plan::Truncate { input, .. } | Plan::Statement { input, .. } => {
+                self.node(input, top, depth, filters)
+            }
+            Plan::SeqScan { rel, alias, .. } => {
+                self.header(depth, format!("Seq Scan on {}", scan_name(rel, alias)), top)?;
+                let refs: Vec<&Expr> = filters.iter().collect();
+                self.filter(depth, &refs, &column_names(rel));
+                Ok(())
+            }
+            Plan::IndexScan { rel, path, alias } => {
                 let direction = if path.backward { " Backward" } else { "" };
                 let index = &path.index.name;
-                self.header(depth, format!("Index Scan{direction} using {index} on {}", rel.name));
+                let title =
+                    format!("Index Scan{direction} using {index} on {}", scan_name(rel, alias));
+                self.header(depth, title, top)?;
                 if !path.quals.is_empty() {
                     self.detail(depth, format!("Index Cond: {}", index_cond(rel, path)));
                 }
@@ -121,56 +206,114 @@ impl Printer<'_> {
                     .flat_map(|f| conjuncts(f))
                     .filter(|c| index_quals(rel, &path.index, Some(c)).is_none_or(|q| q.is_empty()))
                     .collect();
-                self.filter(depth, &rest, &names);
+                self.filter(depth, &rest, &column_names(rel));
+                Ok(())
             }
-            Plan::Aggregate { input, keys, .. } => {
-                let input_names = output_names(input);
-                if keys.is_empty() {
-                    self.header(depth, "Aggregate".into());
-                } else {
-                    self.header(depth, "GroupAggregate".into());
+            Plan::Aggregate { input, keys, hashed, .. } => {
+                let input_names = self.upper_names(input);
+                let title = match (keys.is_empty(), hashed) {
+                    (true, _) => "Aggregate",
+                    (false, true) => "HashAggregate",
+                    (false, false) => "GroupAggregate",
+                };
+                self.header(depth, title.into(), top)?;
+                if !keys.is_empty() {
                     let keys: Vec<String> = keys.iter().map(|k| expr(k, &input_names)).collect();
                     self.detail(depth, format!("Group Key: {}", keys.join(", ")));
                 }
-                self.filter(depth, filters, &names);
-                self.node(input, depth + 1, &[]);
+                let names = self.upper_names(plan);
+                self.filter(depth, &filters.iter().collect::<Vec<_>>(), &names);
+                self.node(input, input, depth + 1, &[])
             }
             Plan::Sort { input, keys } => {
-                let input_names = output_names(input);
-                self.header(depth, "Sort".into());
+                let input_names = self.upper_names(input);
+                self.header(depth, "Sort".into(), top)?;
                 let keys: Vec<String> = keys.iter().map(|k| sort_key(k, &input_names)).collect();
                 self.detail(depth, format!("Sort Key: {}", keys.join(", ")));
-                self.node(input, depth + 1, filters);
+                self.node(input, input, depth + 1, filters)
             }
-            Plan::Limit { input, .. } => {
-                self.header(depth, "Limit".into());
-                self.node(input, depth + 1, filters);
+            Plan::Limit { input, limit, offset } => {
+                self.header(depth, "Limit".into(), top)?;
+                let count = |e: &Option<Expr>| match e {
+                    Some(Expr::Const { value, .. }) => value.as_i64().map(|v| v as f64),
+                    _ => None,
+                };
+                if matches!(**input, Plan::Sort { .. }) {
+                    self.bound = count(limit).map(|l| l + count(offset).unwrap_or(0.0));
+                }
+                self.node(input, input, depth + 1, filters)
             }
             Plan::Distinct { input, .. } => {
-                self.header(depth, "Unique".into());
-                self.node(input, depth + 1, filters);
+                self.header(depth, "Unique".into(), top)?;
+                self.node(input, input, depth + 1, filters)
+            }
+            Plan::Material { input } => {
+                self.header(depth, "Materialize".into(), top)?;
+                self.node(input, input, depth + 1, filters)
             }
             Plan::NestLoop { outer, inner, kind, qual, .. } => {
-                let title = match kind {
-                    JoinKind::Inner => "Nested Loop",
-                    JoinKind::Left => "Nested Loop Left Join",
-                };
-                self.header(depth, title.into());
+                self.header(depth, join_title("Nested Loop", *kind, true), top)?;
+                let names = self.upper_names(plan);
                 if let Some(q) = qual {
                     self.detail(depth, format!("Join Filter: {}", top_expr(q, &names)));
                 }
-                self.filter(depth, filters, &names);
-                self.node(outer, depth + 1, &[]);
-                self.node(inner, depth + 1, &[]);
+                self.filter(depth, &filters.iter().collect::<Vec<_>>(), &names);
+                self.node(outer, outer, depth + 1, &[])?;
+                self.node(inner, inner, depth + 1, &[])
+            }
+            Plan::HashJoin { outer, inner, kind, outer_keys, inner_keys, qual, .. } => {
+                self.header(depth, join_title("Hash", *kind, false), top)?;
+                let (on, inn) = (self.upper_names(outer), self.upper_names(inner));
+                let conds: Vec<String> = outer_keys
+                    .iter()
+                    .zip(inner_keys)
+                    .map(|(o, i)| format!("({} = {})", expr(o, &on), expr(i, &inn)))
+                    .collect();
+                self.detail(depth, format!("Hash Cond: {}", and_text(&conds)));
+                self.join_details(plan, depth, qual.as_ref(), filters);
+                self.node(outer, outer, depth + 1, &[])?;
+                let text = match self.est {
+                    // The Hash node reads its input whole before the join
+                    // starts: its startup cost is its input's total.
+                    Some(est) => {
+                        let e = est.estimate(inner)?;
+                        format!("Hash  {}", cost_text(&Estimate { startup: e.total, ..e }))
+                    }
+                    None => "Hash".into(),
+                };
+                self.header_line(depth + 1, text);
+                self.node(inner, inner, depth + 2, &[])
+            }
+            Plan::MergeJoin { outer, inner, kind, keys, qual, .. } => {
+                self.header(depth, join_title("Merge", *kind, false), top)?;
+                let (on, inn) = (self.upper_names(outer), self.upper_names(inner));
+                let conds: Vec<String> =
+                    keys.iter().map(|&(o, i)| format!("({} = {})", on[o], inn[i])).collect();
+                self.detail(depth, format!("Merge Cond: {}", and_text(&conds)));
+                self.join_details(plan, depth, qual.as_ref(), filters);
+                self.node(outer, outer, depth + 1, &[])?;
+                self.node(inner, inner, depth + 1, &[])
             }
             other => {
-                self.header(depth, leaf_title(other));
-                self.filter(depth, filters, &names);
+                self.header(depth, leaf_title(other), top)?;
+                let names = self.upper_names(other);
+                self.filter(depth, &filters.iter().collect::<Vec<_>>(), &names);
                 for child in children(other) {
-                    self.node(child, depth + 1, &[]);
+                    self.node(child, child, depth + 1, &[])?;
                 }
+                Ok(())
             }
         }
+    }
+
+    /// A join's `Join Filter:` (the rest of its condition) and `Filter:`
+    /// (WHERE conditions checked on its output) lines.
+    fn join_details(&mut self, plan: &Plan, depth: usize, qual: Option<&Expr>, filters: &[Expr]) {
+        let names = self.upper_names(plan);
+        if let Some(q) = qual {
+            self.detail(depth, format!("Join Filter: {}", top_expr(q, &names)));
+        }
+        self.filter(depth, &filters.iter().collect::<Vec<_>>(), &names);
     }
 
     /// The `Filter:` line for the folded conditions, if any.
@@ -182,6 +325,59 @@ impl Printer<'_> {
                 let parts: Vec<String> = many.iter().map(|e| expr(e, names)).collect();
                 self.detail(depth, format!("Filter: ({})", parts.join(" AND ")));
             }
+        }
+    }
+}
+
+/// `(cost=S..T rows=N width=W)` as PostgreSQL prints an estimate.
+fn cost_text(e: &Estimate) -> String {
+    format!(
+        "(cost={:.2}..{:.2} rows={:.0} width={:.0})",
+        e.startup,
+        e.total,
+        e.rows.round(),
+        e.width.round()
+    )
+}
+
+/// A join node's title: `Hash Join`, `Merge Left Join`, `Nested Loop`, ...
+fn join_title(method: &str, kind: JoinKind, nested_loop: bool) -> String {
+    let kind = match kind {
+        JoinKind::Inner if nested_loop => return method.to_string(),
+        JoinKind::Inner => "",
+        JoinKind::Left => " Left",
+        JoinKind::Right => " Right",
+    };
+    format!("{method}{kind} Join")
+}
+
+/// Conditions joined as PostgreSQL prints a list of them.
+fn and_text(conds: &[String]) -> String {
+    match conds {
+        [one] => one.clone(),
+        many => format!("({})", many.join(" AND ")),
+    }
+}
+
+/// `table` or `table alias`, as a scan's title names its relation.
+fn scan_name(rel: &RelationDesc, alias: &Option<String>) -> String {
+    match alias {
+        Some(a) => format!("{} {a}", rel.name),
+        None => rel.name.clone(),
+    }
+}
+
+/// substitute -- `e` over a projection's output, rewritten over its input
+/// (each column reference replaced by the expression that computes it).
+fn substitute(e: &Expr, exprs: &[Expr]) -> Expr {
+    match e {
+        Expr::Column { index, .. } => exprs.get(*index).cloned().unwrap_or_else(|| e.clone()),
+        _ => {
+            let mut out = e.clone();
+            for child in out.children_mut() {
+                *child = substitute(child, exprs);
+            }
+            out
         }
     }
 }
@@ -213,28 +409,41 @@ fn children(plan: &Plan) -> Vec<&Plan> {
     }
 }
 
-/// The names of a node's output columns, for printing expressions above it.
-fn output_names(plan: &Plan) -> Vec<String> {
+/// The names of a node's output columns, for printing expressions above it;
+/// `qualified` names table columns with their relation (`a.x`).
+fn output_names(plan: &Plan, qualified: bool) -> Vec<String> {
     match plan {
-        Plan::SeqScan { rel, .. } | Plan::IndexScan { rel, .. } => column_names(rel),
+        Plan::SeqScan { rel, alias, .. } | Plan::IndexScan { rel, alias, .. } => {
+            let table = alias.as_deref().unwrap_or(&rel.name);
+            rel.columns
+                .iter()
+                .map(|c| if qualified { format!("{table}.{}", c.name) } else { c.name.clone() })
+                .collect()
+        }
         Plan::Filter { input, .. }
         | Plan::Sort { input, .. }
         | Plan::Limit { input, .. }
         | Plan::Distinct { input, .. }
-        | Plan::Statement { input, .. } => output_names(input),
-        Plan::Truncate { input, width } => output_names(input).into_iter().take(*width).collect(),
+        | Plan::Material { input }
+        | Plan::Statement { input, .. } => output_names(input, qualified),
+        Plan::Truncate { input, width } => {
+            output_names(input, qualified).into_iter().take(*width).collect()
+        }
         Plan::Project { input, exprs, .. } => {
-            let names = output_names(input);
+            let names = output_names(input, qualified);
             exprs.iter().map(|e| expr(e, &names)).collect()
         }
         Plan::Aggregate { input, aggs, .. } => {
-            let mut names = output_names(input);
-            names.extend(aggs.iter().map(|a| agg_name(a, &output_names(input))));
+            let mut names = output_names(input, qualified);
+            let input_names = names.clone();
+            names.extend(aggs.iter().map(|a| agg_name(a, &input_names)));
             names
         }
-        Plan::NestLoop { outer, inner, .. } => {
-            let mut names = output_names(outer);
-            names.extend(output_names(inner));
+        Plan::NestLoop { outer, inner, .. }
+        | Plan::HashJoin { outer, inner, .. }
+        | Plan::MergeJoin { outer, inner, .. } => {
+            let mut names = output_names(outer, qualified);
+            names.extend(output_names(inner, qualified));
             names
         }
         Plan::GenerateSeries { .. } => vec!["generate_series".into()],
@@ -306,6 +515,9 @@ pub(crate) fn expr(e: &Expr, names: &[String]) -> String {
             format!("({})::{}", expr(arg, names), format_type(*ty, *typmod))
         }
         Expr::Call { func: Builtin::Compare(op, _), args, .. } if args.len() == 2 => {
+            format!("({} {} {})", expr(&args[0], names), op.symbol(), expr(&args[1], names))
+        }
+        Expr::Call { func: Builtin::Arith(op), args, .. } if args.len() == 2 => {
             format!("({} {} {})", expr(&args[0], names), op.symbol(), expr(&args[1], names))
         }
         Expr::Bool { op, args, .. } => {

@@ -21,6 +21,7 @@
 //! Scans copy one page of visible tuples at a time (see `heap::scan`), so no
 //! page lock is held while rows flow up the tree.
 
+mod join;
 mod setops;
 pub mod subplan;
 
@@ -58,6 +59,9 @@ pub enum JoinKind {
     Inner,
     /// LEFT OUTER.
     Left,
+    /// RIGHT OUTER: every inner row appears, NULL-extended when unmatched
+    /// (the planner's form of a LEFT join whose preserved side is hashed).
+    Right,
 }
 
 /// A plan node.
@@ -67,9 +71,10 @@ pub enum Plan {
     Result,
     /// Every visible row of a table; columns not `needed` are left NULL
     /// (not decoded), which keeps `count(*)` from converting every value.
-    SeqScan { rel: Box<RelationDesc>, needed: Option<Vec<bool>> },
+    /// `alias` is the FROM clause's name for it, when that differs.
+    SeqScan { rel: Box<RelationDesc>, needed: Option<Vec<bool>>, alias: Option<String> },
     /// The rows of a table an index finds (the WHERE clause stays above).
-    IndexScan { rel: Box<RelationDesc>, path: Box<IndexPath> },
+    IndexScan { rel: Box<RelationDesc>, path: Box<IndexPath>, alias: Option<String> },
     /// generate_series(start, stop, step) of one numeric type.
     GenerateSeries { start: Expr, stop: Expr, step: Option<Expr>, ty: SqlType },
     /// Literal rows.
@@ -92,10 +97,43 @@ pub enum Plan {
         params: Vec<(usize, Expr)>,
         rescan_ctes: Vec<usize>,
     },
+    /// Hash join (see `join.rs`): a hash table of the inner rows by
+    /// `inner_keys`, probed with each outer row's `outer_keys`; `qual` (over
+    /// the joined row) is checked on each pair whose keys are equal.
+    HashJoin {
+        outer: Box<Plan>,
+        inner: Box<Plan>,
+        kind: JoinKind,
+        outer_keys: Vec<Expr>,
+        inner_keys: Vec<Expr>,
+        qual: Option<Expr>,
+        outer_width: usize,
+        inner_width: usize,
+    },
+    /// Merge join (see `join.rs`) of two inputs sorted ascending (NULLs
+    /// last) on the key columns `(outer column, inner column)`.
+    MergeJoin {
+        outer: Box<Plan>,
+        inner: Box<Plan>,
+        kind: JoinKind,
+        keys: Vec<(usize, usize)>,
+        qual: Option<Expr>,
+        inner_width: usize,
+    },
+    /// Keeps its input's rows for rescans: the inner side of a nested loop,
+    /// which the loop materialises anyway, so the node only marks that.
+    Material { input: Box<Plan> },
     /// Grouping and aggregation; each output row is a group's first input row
     /// (NULLs, `input_width` of them, for the one group of an empty input)
-    /// followed by the aggregate results.
-    Aggregate { input: Box<Plan>, keys: Vec<Expr>, aggs: Vec<AggCall>, input_width: usize },
+    /// followed by the aggregate results. `hashed` groups through a hash
+    /// table (HashAggregate, groups in first-seen order) instead of sorting.
+    Aggregate {
+        input: Box<Plan>,
+        keys: Vec<Expr>,
+        aggs: Vec<AggCall>,
+        input_width: usize,
+        hashed: bool,
+    },
     /// Computes output expressions.
     Project { input: Box<Plan>, exprs: Vec<Expr>, agg_offset: Option<usize> },
     /// Removes duplicate rows (compares the first `width` columns).
@@ -139,10 +177,10 @@ pub fn open<'e>(
 ) -> Result<Source<'e>> {
     Ok(match plan {
         Plan::Result => Box::new(Rows::new(vec![Vec::new()])),
-        Plan::SeqScan { rel, needed } => {
+        Plan::SeqScan { rel, needed, .. } => {
             Box::new(SeqScan::new(engine, rel, needed.clone(), ctx.clone())?)
         }
-        Plan::IndexScan { rel, path } => {
+        Plan::IndexScan { rel, path, .. } => {
             Box::new(IndexScan { engine, rel, path, ctx: ctx.clone(), rows: None })
         }
         Plan::GenerateSeries { start, stop, step, ty } => {
@@ -182,11 +220,46 @@ pub fn open<'e>(
                 matched: false,
             })
         }
-        Plan::Aggregate { input, keys, aggs, input_width } => Box::new(AggregateSource {
+        Plan::HashJoin {
+            outer,
+            inner,
+            kind,
+            outer_keys,
+            inner_keys,
+            qual,
+            outer_width,
+            inner_width,
+        } => Box::new(join::HashJoinSource::new(
+            open(outer, engine, ctx)?,
+            open(inner, engine, ctx)?,
+            join::JoinSpec {
+                kind: *kind,
+                qual: qual.as_ref(),
+                outer_width: *outer_width,
+                inner_width: *inner_width,
+            },
+            (outer_keys, inner_keys),
+        )),
+        Plan::MergeJoin { outer, inner, kind, keys, qual, inner_width } => {
+            Box::new(join::MergeJoinSource::new(
+                open(outer, engine, ctx)?,
+                open(inner, engine, ctx)?,
+                join::JoinSpec {
+                    kind: *kind,
+                    qual: qual.as_ref(),
+                    outer_width: 0,
+                    inner_width: *inner_width,
+                },
+                keys,
+            ))
+        }
+        Plan::Material { input } => open(input, engine, ctx)?,
+        Plan::Aggregate { input, keys, aggs, input_width, hashed } => Box::new(AggregateSource {
             input: Some(open(input, engine, ctx)?),
             keys,
             aggs,
             input_width: *input_width,
+            hashed: *hashed,
             groups: Vec::new(),
             pos: 0,
         }),
@@ -639,12 +712,56 @@ impl<'e> RowSource<'e> for Blocking<'e> {
     }
 }
 
-/// Grouping by sorting.
+/// The rows of each group, groups in key order (GroupAggregate).
+fn sorted_groups(mut keyed: Vec<(Vec<Datum>, Vec<Datum>)>) -> Vec<Vec<(Vec<Datum>, Vec<Datum>)>> {
+    let width = keyed.first().map_or(0, |k| k.0.len());
+    let key_order: Vec<SortKey> = (0..width)
+        .map(|column| SortKey { column, descending: false, nulls_first: false })
+        .collect();
+    keyed.sort_by(|a, b| compare_rows(&a.0, &b.0, &key_order));
+    let mut groups: Vec<Vec<(Vec<Datum>, Vec<Datum>)>> = Vec::new();
+    for entry in keyed {
+        match groups.last_mut() {
+            Some(g) if compare_rows(&g[0].0, &entry.0, &key_order) == Ordering::Equal => {
+                g.push(entry)
+            }
+            _ => groups.push(vec![entry]),
+        }
+    }
+    groups
+}
+
+/// The rows of each group, groups in the order their first row came
+/// (HashAggregate): a hash of the key finds the candidate groups, and NULL
+/// keys group together, as GROUP BY wants.
+fn hash_groups(keyed: Vec<(Vec<Datum>, Vec<Datum>)>) -> Vec<Vec<(Vec<Datum>, Vec<Datum>)>> {
+    let mut table: std::collections::HashMap<u64, Vec<usize>> = Default::default();
+    let mut groups: Vec<Vec<(Vec<Datum>, Vec<Datum>)>> = Vec::new();
+    for entry in keyed {
+        let hash =
+            entry.0.iter().fold(0u64, |h, d| h.rotate_left(5) ^ sluice_types::compare::hash(d));
+        let candidates = table.entry(hash).or_default();
+        let same = |g: &Vec<(Vec<Datum>, Vec<Datum>)>| {
+            g[0].0.iter().zip(&entry.0).all(|(a, b)| cmp(a, b) == Ordering::Equal)
+        };
+        match candidates.iter().find(|&&i| same(&groups[i])) {
+            Some(&i) => groups[i].push(entry),
+            None => {
+                candidates.push(groups.len());
+                groups.push(vec![entry]);
+            }
+        }
+    }
+    groups
+}
+
+/// Grouping by sorting or hashing.
 struct AggregateSource<'e> {
     input: Option<Source<'e>>,
     keys: &'e [Expr],
     aggs: &'e [AggCall],
     input_width: usize,
+    hashed: bool,
     groups: Vec<Vec<Datum>>,
     pos: usize,
 }
@@ -659,23 +776,13 @@ impl<'e> AggregateSource<'e> {
             let key = self.keys.iter().map(|k| eval(k, &row, host)).collect::<Result<Vec<_>>>()?;
             keyed.push((key, row));
         }
-        let key_order: Vec<SortKey> = (0..self.keys.len())
-            .map(|column| SortKey { column, descending: false, nulls_first: false })
-            .collect();
-        keyed.sort_by(|a, b| compare_rows(&a.0, &b.0, &key_order));
-        let mut start = 0;
-        while start < keyed.len() || (start == 0 && self.keys.is_empty()) {
-            let mut end = start;
-            while end < keyed.len()
-                && compare_rows(&keyed[start].0, &keyed[end].0, &key_order) == Ordering::Equal
-            {
-                end += 1;
-            }
-            self.groups.push(self.finish_group(&keyed[start..end], host)?);
-            if end == start {
-                break;
-            }
-            start = end;
+        if keyed.is_empty() && self.keys.is_empty() {
+            self.groups.push(self.finish_group(&[], host)?);
+            return Ok(());
+        }
+        let groups = if self.hashed { hash_groups(keyed) } else { sorted_groups(keyed) };
+        for group in &groups {
+            self.groups.push(self.finish_group(group, host)?);
         }
         Ok(())
     }
@@ -850,7 +957,7 @@ pub fn prune_scan_columns(plan: &mut Plan, registry: &subplan::Registry) {
             | Plan::Sort { input, .. }
             | Plan::Limit { input, .. }
             | Plan::Truncate { input, .. } => input,
-            Plan::SeqScan { rel, needed: slot } => {
+            Plan::SeqScan { rel, needed: slot, .. } => {
                 needed.resize(rel.columns.len().max(needed.len()), false);
                 needed.truncate(rel.columns.len());
                 *slot = Some(needed);

@@ -8,6 +8,7 @@
 //! [`plan_select`] puts the registry at the plan's root.
 
 mod cte;
+mod joins;
 mod planner;
 mod setop;
 
@@ -107,11 +108,17 @@ fn plan_simple(
         qual = Some(check_boolean(analyze(where_clause, &scope, &mut host)?, "WHERE")?);
     }
     drop(host);
-    plan = choose_table_scan(pl, plan, qual.as_ref())?;
-    let mut host = PlanHost::with_planner(params, pl, &scope);
-    if let Some(qual) = qual {
-        plan = Plan::Filter { input: Box::new(plan), qual, agg_offset: None };
+    if matches!(plan, Plan::NestLoop { .. }) {
+        let types: Vec<joins::ColumnType> =
+            scope.columns.iter().map(|c| (c.ty, c.typmod)).collect();
+        plan = joins::plan_joins(pl, plan, qual, &types)?;
+    } else {
+        plan = choose_table_scan(pl, plan, qual.as_ref())?;
+        if let Some(qual) = qual {
+            plan = Plan::Filter { input: Box::new(plan), qual, agg_offset: None };
+        }
     }
+    let mut host = PlanHost::with_planner(params, pl, &scope);
     host.agg_clause = None;
     let mut targets = analyze_targets(&stmt.target_list, &scope, &mut host)?;
     if resolve_unknowns {
@@ -139,6 +146,7 @@ fn plan_simple(
             keys: group_keys,
             aggs: std::mem::take(&mut host.aggs),
             input_width: scope.columns.len(),
+            hashed: false,
         };
         if let Some(qual) = having {
             plan = Plan::Filter { input: Box::new(plan), qual, agg_offset };
@@ -210,8 +218,10 @@ fn use_index_order(pl: &mut Planner, plan: &mut Plan, key: &SortKey, limit: f64)
         Plan::Filter { input: scan, qual, agg_offset: None } => (scan, Some(qual.clone())),
         _ => (input, None),
     };
-    let rel = match &**slot {
-        Plan::SeqScan { rel, .. } | Plan::IndexScan { rel, .. } => rel.clone(),
+    let (rel, alias) = match &**slot {
+        Plan::SeqScan { rel, alias, .. } | Plan::IndexScan { rel, alias, .. } => {
+            (rel.clone(), alias.clone())
+        }
         _ => return Ok(false),
     };
     let order = OrderRequest { column, descending: key.descending, limit };
@@ -220,7 +230,7 @@ fn use_index_order(pl: &mut Planner, plan: &mut Plan, key: &SortKey, limit: f64)
     })?;
     match chosen {
         Some(path) => {
-            **slot = Plan::IndexScan { rel, path: Box::new(path) };
+            **slot = Plan::IndexScan { rel, path: Box::new(path), alias };
             Ok(true)
         }
         None => Ok(false),
@@ -386,16 +396,16 @@ fn output_reference(node: &Node, targets: &[OutputColumn], clause: &str) -> Resu
 /// sequential scan and the optimizer prices an index scan cheaper for
 /// `qual`.
 fn choose_table_scan(pl: &mut Planner, plan: Plan, qual: Option<&Expr>) -> Result<Plan> {
-    let Plan::SeqScan { rel, needed } = plan else { return Ok(plan) };
+    let Plan::SeqScan { rel, needed, alias } = plan else { return Ok(plan) };
     Ok(match with_scan_context(pl, |sc| choose_scan(sc, &rel, &sc.indexes(&rel)?, qual))? {
-        Some(path) => Plan::IndexScan { rel, path: Box::new(path) },
-        None => Plan::SeqScan { rel, needed },
+        Some(path) => Plan::IndexScan { rel, path: Box::new(path), alias },
+        None => Plan::SeqScan { rel, needed, alias },
     })
 }
 
 /// with_scan_context -- runs `choose` with the optimizer's view of the
 /// statement (cost settings, the catalogs as its snapshot sees them).
-fn with_scan_context<T>(
+pub(super) fn with_scan_context<T>(
     pl: &mut Planner,
     choose: impl FnOnce(&ScanContext) -> Result<T>,
 ) -> Result<T> {
@@ -542,7 +552,8 @@ fn plan_range_var(
         other => other?,
     };
     let scope = alias_scope(relation_scope(&rel, &rel.name).columns, rv.alias.as_ref(), &rel.name)?;
-    Ok((Plan::SeqScan { rel: Box::new(rel), needed: None }, scope))
+    let alias = rv.alias.as_ref().map(|a| a.aliasname.clone()).filter(|a| *a != rel.name);
+    Ok((Plan::SeqScan { rel: Box::new(rel), needed: None, alias }, scope))
 }
 
 /// `[LATERAL] (SELECT ...) AS alias(columns)`; only a LATERAL one sees the

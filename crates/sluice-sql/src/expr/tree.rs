@@ -368,6 +368,39 @@ impl Expr {
         }
     }
 
+    /// The direct subexpressions, mutably (for rewriting column references
+    /// when the planner moves an expression onto another row layout).
+    pub fn children_mut(&mut self) -> Vec<&mut Expr> {
+        match self {
+            Expr::Const { .. }
+            | Expr::Column { .. }
+            | Expr::Param { .. }
+            | Expr::CaseTest { .. }
+            | Expr::AggRef { .. }
+            | Expr::ExecParam { .. }
+            | Expr::SubLink { .. } => Vec::new(),
+            Expr::Call { args, .. }
+            | Expr::Bool { args, .. }
+            | Expr::Coalesce { args, .. }
+            | Expr::MinMax { args, .. } => args.iter_mut().collect(),
+            Expr::Cast { arg, .. } | Expr::NullTest { arg, .. } | Expr::BoolTest { arg, .. } => {
+                vec![arg]
+            }
+            Expr::Case { arg, whens, default, .. } => arg
+                .iter_mut()
+                .map(|a| &mut **a)
+                .chain(whens.iter_mut().flat_map(|w| [&mut w.condition, &mut w.result]))
+                .chain([&mut **default])
+                .collect(),
+            Expr::NullIf { left, right, .. } | Expr::Distinct { left, right, .. } => {
+                vec![left, right]
+            }
+            Expr::ScalarArrayOp { left, items, .. } => {
+                std::iter::once(&mut **left).chain(items.iter_mut()).collect()
+            }
+        }
+    }
+
     /// Whether the expression reads a column of the input row (PostgreSQL's
     /// `contain_vars_of_level`), which decides how IN lists are built.
     pub(crate) fn contains_column(&self) -> bool {

@@ -33,6 +33,23 @@ pub struct CostParams {
     pub enable_seqscan: bool,
     /// `enable_indexscan`.
     pub enable_indexscan: bool,
+    /// `enable_nestloop`.
+    pub enable_nestloop: bool,
+    /// `enable_hashjoin`.
+    pub enable_hashjoin: bool,
+    /// `enable_mergejoin`.
+    pub enable_mergejoin: bool,
+    /// `enable_hashagg`.
+    pub enable_hashagg: bool,
+    /// `enable_sort`.
+    pub enable_sort: bool,
+    /// `enable_material`.
+    pub enable_material: bool,
+    /// `work_mem` × `hash_mem_multiplier`, in bytes: what a hash table may
+    /// use before PostgreSQL would split it into batches.
+    pub hash_mem: f64,
+    /// `work_mem`, in bytes.
+    pub work_mem: f64,
 }
 
 impl CostParams {
@@ -47,6 +64,14 @@ impl CostParams {
             effective_cache_size: f64::from(s.get_int("effective_cache_size")).max(1.0),
             enable_seqscan: s.get_bool("enable_seqscan"),
             enable_indexscan: s.get_bool("enable_indexscan"),
+            enable_nestloop: s.get_bool("enable_nestloop"),
+            enable_hashjoin: s.get_bool("enable_hashjoin"),
+            enable_mergejoin: s.get_bool("enable_mergejoin"),
+            enable_hashagg: s.get_bool("enable_hashagg"),
+            enable_sort: s.get_bool("enable_sort"),
+            enable_material: s.get_bool("enable_material"),
+            hash_mem: f64::from(s.get_int("work_mem")) * 1024.0 * s.get_real("hash_mem_multiplier"),
+            work_mem: f64::from(s.get_int("work_mem")) * 1024.0,
         }
     }
 }
@@ -184,6 +209,254 @@ pub fn cost_index(
     PathCost { startup: descent, total, rows: tuples_fetched }
 }
 
+/// A plan node's estimate as EXPLAIN prints it: startup and total cost,
+/// rows and average row width in bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Estimate {
+    /// Cost before the first row.
+    pub startup: f64,
+    /// Cost of all rows.
+    pub total: f64,
+    /// Rows returned.
+    pub rows: f64,
+    /// Average row width.
+    pub width: f64,
+}
+
+impl Estimate {
+    /// The cost after the first row.
+    pub fn run(&self) -> f64 {
+        self.total - self.startup
+    }
+}
+
+/// Pages `rows` rows of `width` bytes fill (PostgreSQL's relation_byte_size
+/// over BLCKSZ), for pricing what spills to disk.
+fn pages_of(rows: f64, width: f64) -> f64 {
+    (rows * (width.max(0.0) + 24.0) / BLCKSZ as f64).ceil()
+}
+
+/// cost_sort -- sorting `input` (PostgreSQL's cost_sort): two comparisons
+/// per row per level of the merge, a bounded heap when only the first
+/// `bound` rows are wanted, and writing and reading the rows once when they
+/// exceed work_mem.
+pub fn cost_sort(p: &CostParams, input: Estimate, bound: Option<f64>) -> Estimate {
+    let rows = input.rows.max(2.0);
+    let comparison = 2.0 * p.cpu_operator_cost;
+    let mut startup = input.total;
+    let bytes = rows * (input.width + 24.0);
+    match bound {
+        Some(b) if b < rows / 2.0 && bytes * b / rows <= p.work_mem => {
+            startup += comparison * rows * (2.0 * b).max(2.0).log2();
+        }
+        _ if bytes > p.work_mem => {
+            let pages = pages_of(rows, input.width);
+            let merge_order = (p.work_mem / (BLCKSZ as f64 * 4.0)).max(6.0);
+            let runs = (bytes / p.work_mem).max(1.0);
+            let passes = (runs.ln() / merge_order.ln()).ceil().max(1.0);
+            startup += comparison * rows * rows.log2();
+            startup += 2.0 * pages * passes * (0.75 * p.seq_page_cost + 0.25 * p.random_page_cost);
+        }
+        _ => startup += comparison * rows * rows.log2(),
+    }
+    if !p.enable_sort {
+        startup += DISABLE_COST;
+    }
+    let total = startup + p.cpu_operator_cost * input.rows;
+    Estimate { startup, total, rows: input.rows, width: input.width }
+}
+
+/// cost_material -- keeping `input`'s rows for rescans (PostgreSQL's
+/// cost_material: two operator costs per row to store and fetch).
+pub fn cost_material(p: &CostParams, input: Estimate) -> Estimate {
+    let mut total = input.total + 2.0 * p.cpu_operator_cost * input.rows;
+    if input.rows * (input.width + 24.0) > p.work_mem {
+        total += p.seq_page_cost * pages_of(input.rows, input.width);
+    }
+    Estimate { total, ..input }
+}
+
+/// What running a path again costs: a materialised one (Material, Sort)
+/// only hands its rows out again; anything else is run in full.
+pub fn rescan_cost(p: &CostParams, input: Estimate, materialised: bool) -> f64 {
+    if materialised {
+        p.cpu_operator_cost * input.rows
+    } else {
+        input.total
+    }
+}
+
+/// One side of a join, as its cost function sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct JoinInput {
+    /// The side's estimate.
+    pub est: Estimate,
+    /// What a second and later run of it costs.
+    pub rescan: f64,
+}
+
+/// What a join's conditions do, as the cost functions see them.
+#[derive(Clone, Copy, Debug)]
+pub struct JoinQuals {
+    /// Equality conditions the method itself applies (hash/merge keys).
+    pub keys: usize,
+    /// Operators in the remaining join condition, checked on every pair
+    /// that gets that far.
+    pub other_ops: usize,
+    /// Pairs whose keys are equal (or, for a nested loop, all pairs).
+    pub key_matches: f64,
+    /// Rows the join returns.
+    pub rows: f64,
+    /// Whether each outer row matches at most one inner row (a unique
+    /// index covers the inner side's key).
+    pub inner_unique: bool,
+}
+
+/// cost_nestloop -- every outer row runs the inner side (PostgreSQL's
+/// initial and final_cost_nestloop): the first run in full, the later ones
+/// at their rescan cost, and the join condition on every pair.
+pub fn cost_nestloop(p: &CostParams, outer: Estimate, inner: JoinInput, q: JoinQuals) -> Estimate {
+    let mut startup = outer.startup + inner.est.startup;
+    let pairs = outer.rows * inner.est.rows;
+    let run = outer.run()
+        + inner.est.run()
+        + (outer.rows - 1.0).max(0.0) * inner.rescan
+        + (p.cpu_tuple_cost + p.cpu_operator_cost * (q.keys + q.other_ops) as f64) * pairs;
+    if !p.enable_nestloop {
+        startup += DISABLE_COST;
+    }
+    Estimate { startup, total: startup + run, rows: q.rows, width: outer.width + inner.est.width }
+}
+
+/// cost_hashjoin -- building a hash table of the inner side and probing it
+/// once per outer row (PostgreSQL's initial and final_cost_hashjoin):
+/// hashing every inner row is startup cost; each probe hashes the outer keys
+/// and compares with the rows of its bucket (half of them on average,
+/// `bucket_rows` per bucket); pairs with equal keys pay the rest of the
+/// condition and the output row. Batches are written out and read back when
+/// the inner rows do not fit in hash_mem.
+pub fn cost_hashjoin(
+    p: &CostParams,
+    outer: Estimate,
+    inner: Estimate,
+    q: JoinQuals,
+    bucket_rows: f64,
+) -> Estimate {
+    let keys = q.keys as f64;
+    let mut startup =
+        outer.startup + inner.total + (p.cpu_operator_cost * keys + p.cpu_tuple_cost) * inner.rows;
+    let mut run = outer.run() + p.cpu_operator_cost * keys * outer.rows;
+    if inner.rows * (inner.width + 24.0) > p.hash_mem {
+        let inner_pages = pages_of(inner.rows, inner.width);
+        let outer_pages = pages_of(outer.rows, outer.width);
+        startup += p.seq_page_cost * inner_pages;
+        run += p.seq_page_cost * (inner_pages + 2.0 * outer_pages);
+    }
+    let matched = if q.inner_unique {
+        // PostgreSQL prices a unique inner side like a semi join, with the
+        // fraction of outer rows that match taken as the join selectivity
+        // (compute_semi_anti_join_factors under JOIN_INNER rules): those
+        // stop at their one match, the others scan a twentieth of a bucket.
+        let selectivity = q.key_matches / (outer.rows * inner.rows).max(1.0);
+        let matched = (outer.rows * selectivity).round();
+        let per_bucket = inner.rows / inner.rows.max(1024.0).log2().ceil().exp2();
+        run += p.cpu_operator_cost * keys * matched * 0.5;
+        run +=
+            p.cpu_operator_cost * keys * (outer.rows - matched) * clamp_row_est(per_bucket) * 0.05;
+        matched
+    } else {
+        run += p.cpu_operator_cost * keys * outer.rows * clamp_row_est(bucket_rows) * 0.5;
+        q.key_matches
+    };
+    run += (p.cpu_tuple_cost + p.cpu_operator_cost * q.other_ops as f64) * matched;
+    if !p.enable_hashjoin {
+        startup += DISABLE_COST;
+    }
+    Estimate { startup, total: startup + run, rows: q.rows, width: outer.width + inner.width }
+}
+
+/// cost_mergejoin -- walking two sorted inputs in step (PostgreSQL's
+/// initial and final_cost_mergejoin): a key comparison per row read on
+/// either side, inner rows read again for each further outer row with the
+/// same key (from the group kept in memory), the rest of the condition and
+/// the output row for every pair with equal keys.
+pub fn cost_mergejoin(p: &CostParams, outer: Estimate, inner: Estimate, q: JoinQuals) -> Estimate {
+    let keys = q.keys as f64;
+    let mut startup = outer.startup + inner.startup;
+    let rescanned = (q.key_matches - inner.rows).max(0.0);
+    let run = outer.run()
+        + inner.run()
+        + p.cpu_operator_cost * keys * (outer.rows + inner.rows)
+        + p.cpu_operator_cost * rescanned
+        + (p.cpu_tuple_cost + p.cpu_operator_cost * q.other_ops as f64) * q.key_matches;
+    if !p.enable_mergejoin {
+        startup += DISABLE_COST;
+    }
+    Estimate { startup, total: startup + run, rows: q.rows, width: outer.width + inner.width }
+}
+
+/// How an aggregation groups its input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AggStrategy {
+    /// No GROUP BY: one group.
+    Plain,
+    /// Input sorted by the keys (GroupAggregate).
+    Sorted,
+    /// A hash table of groups (HashAggregate).
+    Hashed,
+}
+
+/// cost_agg -- aggregating `input` into `groups` groups by `keys` keys with
+/// `aggs` aggregates (PostgreSQL's cost_agg): each input row pays an
+/// operator per key and per aggregate transition, each group an output row.
+/// Sorted input streams, so only a plain or hashed aggregation has to read
+/// everything before its first row; a hash table larger than hash_mem
+/// spills (written and read back once).
+pub fn cost_agg(
+    p: &CostParams,
+    strategy: AggStrategy,
+    input: Estimate,
+    keys: usize,
+    aggs: usize,
+    groups: f64,
+    width: f64,
+) -> Estimate {
+    let per_row = p.cpu_operator_cost * input.rows;
+    let (mut startup, mut total) = match strategy {
+        AggStrategy::Plain => {
+            let startup = input.total + per_row * aggs as f64;
+            (startup, startup + p.cpu_tuple_cost)
+        }
+        AggStrategy::Sorted => (
+            input.startup,
+            input.total + per_row * (keys + aggs) as f64 + p.cpu_tuple_cost * groups,
+        ),
+        AggStrategy::Hashed => {
+            let startup = input.total + per_row * (keys + aggs) as f64;
+            let mut total = startup + p.cpu_tuple_cost * groups;
+            if groups * (width + 48.0) > p.hash_mem {
+                let pages = pages_of(input.rows, input.width);
+                total += 2.0 * p.seq_page_cost * pages;
+            }
+            (startup, total)
+        }
+    };
+    if strategy == AggStrategy::Hashed && !p.enable_hashagg {
+        startup += DISABLE_COST;
+        total += DISABLE_COST;
+    }
+    Estimate { startup, total, rows: groups, width }
+}
+
+/// eqjoinsel -- the fraction of pairs whose two columns are equal
+/// (PostgreSQL's eqjoinsel_inner without the MCV matching): the non-NULL
+/// fractions of both sides over the larger distinct-value count, since each
+/// value of the side with fewer distinct values is assumed to find its
+/// match among the other side's.
+pub fn eqjoinsel(nd1: f64, null_frac1: f64, nd2: f64, null_frac2: f64) -> f64 {
+    ((1.0 - null_frac1) * (1.0 - null_frac2) / nd1.max(nd2).max(1.0)).clamp(0.0, 1.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,6 +471,14 @@ mod tests {
             effective_cache_size: 524288.0,
             enable_seqscan: true,
             enable_indexscan: true,
+            enable_nestloop: true,
+            enable_hashjoin: true,
+            enable_mergejoin: true,
+            enable_hashagg: true,
+            enable_sort: true,
+            enable_material: true,
+            hash_mem: 8.0 * 1024.0 * 1024.0,
+            work_mem: 4.0 * 1024.0 * 1024.0,
         }
     }
 

@@ -13,6 +13,8 @@
 //! sort strategies, bitmap and index-only scans.
 
 pub mod costsize;
+pub mod estimate;
+pub mod joinpath;
 pub mod selfuncs;
 
 use crate::catalog::index::{indexes_of, IndexDesc};
@@ -254,7 +256,7 @@ fn qual_selectivity(
 
 /// How many operators and function calls evaluating `e` costs (for the per-row
 /// CPU cost of a filter).
-fn count_operators(e: &Expr) -> usize {
+pub(crate) fn count_operators(e: &Expr) -> usize {
     match e {
         Expr::Call { args, .. } => 1 + args.iter().map(count_operators).sum::<usize>(),
         Expr::Bool { args, .. } => args.iter().map(count_operators).sum(),

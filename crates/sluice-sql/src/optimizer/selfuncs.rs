@@ -38,7 +38,7 @@ pub struct ColumnInfo<'a> {
 
 impl ColumnInfo<'_> {
     /// Distinct non-NULL values (PostgreSQL's get_variable_numdistinct).
-    fn n_distinct(&self) -> Option<f64> {
+    pub(crate) fn n_distinct(&self) -> Option<f64> {
         if self.unique {
             return Some(self.tuples.max(1.0));
         }
@@ -46,7 +46,7 @@ impl ColumnInfo<'_> {
         Some(if n < 0.0 { (-n * self.tuples).max(1.0) } else { n.max(1.0) })
     }
 
-    fn null_frac(&self) -> f64 {
+    pub(crate) fn null_frac(&self) -> f64 {
         self.stats.map_or(0.0, |s| f64::from(s.null_frac))
     }
 }

@@ -1,0 +1,318 @@
+//! Hash and merge joins (PostgreSQL's `nodeHashjoin.c`/`nodeHash.c` and
+//! `nodeMergejoin.c`), the join methods that need equality conditions.
+//!
+//! Both produce the joined row as `outer columns ++ inner columns`, like the
+//! nested loop, so the planner can swap one join method for another without
+//! touching the expressions above.
+//!
+//! **Hash join.** The first call reads the whole inner input into a table
+//! keyed by the hash of its key values (PostgreSQL's Hash node; sluice keeps
+//! it inside the join and EXPLAIN prints the `Hash` child). Each outer row
+//! then looks up its own keys and is paired with every inner row whose keys
+//! are equal; the remaining join condition (`qual`) is checked on the pair.
+//! A NULL key never matches (`=` is strict), so such rows are not hashed, but
+//! a RIGHT join keeps them to emit NULL-extended at the end, together with
+//! every inner row no outer row matched.
+//!
+//! **Merge join.** Both inputs arrive sorted ascending on the key columns,
+//! NULLs last (the planner puts Sort nodes below). The join walks them in
+//! step: inner rows with a smaller key are skipped, the run of inner rows
+//! equal to the outer row's key is kept as the current group, and every
+//! outer row with that key pairs with the group. Outer keys only grow, so a
+//! group is read once and dropped when the outer key passes it.
+//!
+//! Neither spills to disk: the hash table and the merge group live in memory
+//! (the cost model still prices work_mem, see `optimizer/joinpath.rs`).
+
+use super::{ExecHost, JoinKind, Source};
+use crate::error::Result;
+use crate::expr::{eval, eval_qual, Expr};
+use sluice_types::compare::{cmp, hash};
+use sluice_types::Datum;
+use std::cmp::Ordering;
+use std::collections::HashMap;
+
+/// What every join node needs besides its inputs.
+pub(super) struct JoinSpec<'e> {
+    /// Inner, left or right.
+    pub kind: JoinKind,
+    /// The join condition beyond the key equalities, over the joined row.
+    pub qual: Option<&'e Expr>,
+    /// Columns of an outer row (for NULL-extending unmatched inner rows).
+    pub outer_width: usize,
+    /// Columns of an inner row (for NULL-extending unmatched outer rows).
+    pub inner_width: usize,
+}
+
+/// The key values of `row`, or `None` if one is NULL (it can match nothing).
+fn key_of(keys: &[Expr], row: &[Datum], host: &mut ExecHost) -> Result<Option<Vec<Datum>>> {
+    let mut values = Vec::with_capacity(keys.len());
+    for k in keys {
+        let v = eval(k, row, host)?;
+        if v.is_null() {
+            return Ok(None);
+        }
+        values.push(v);
+    }
+    Ok(Some(values))
+}
+
+fn hash_key(key: &[Datum]) -> u64 {
+    key.iter().fold(0u64, |h, d| h.rotate_left(5) ^ hash(d))
+}
+
+fn keys_equal(a: &[Datum], b: &[Datum]) -> bool {
+    a.iter().zip(b).all(|(x, y)| cmp(x, y) == Ordering::Equal)
+}
+
+/// The hash table of a hash join: inner rows, their keys, whether one
+/// matched, and the rows of each hash value.
+#[derive(Default)]
+struct HashTable {
+    rows: Vec<(Option<Vec<Datum>>, Vec<Datum>)>,
+    matched: Vec<bool>,
+    buckets: HashMap<u64, Vec<usize>>,
+}
+
+/// A running hash join.
+pub(super) struct HashJoinSource<'e> {
+    outer: Source<'e>,
+    inner: Option<Source<'e>>,
+    spec: JoinSpec<'e>,
+    outer_keys: &'e [Expr],
+    inner_keys: &'e [Expr],
+    table: HashTable,
+    /// The outer row being joined, the inner rows it may match, how many of
+    /// them were tried, and whether one matched.
+    current: Option<(Vec<Datum>, Vec<usize>, usize, bool)>,
+    /// After the outer side ends (RIGHT join): the next inner row to check
+    /// for having been unmatched.
+    unmatched: Option<usize>,
+}
+
+impl<'e> HashJoinSource<'e> {
+    pub(super) fn new(
+        outer: Source<'e>,
+        inner: Source<'e>,
+        spec: JoinSpec<'e>,
+        (outer_keys, inner_keys): (&'e [Expr], &'e [Expr]),
+    ) -> HashJoinSource<'e> {
+        HashJoinSource {
+            outer,
+            inner: Some(inner),
+            spec,
+            outer_keys,
+            inner_keys,
+            table: HashTable::default(),
+            current: None,
+            unmatched: None,
+        }
+    }
+
+    /// build -- reads the inner side into the hash table (the Hash node).
+    fn build(&mut self, mut inner: Source<'e>, host: &mut ExecHost<'e, '_>) -> Result<()> {
+        while let Some(row) = inner.next(host)? {
+            let key = key_of(self.inner_keys, &row, host)?;
+            if key.is_none() && self.spec.kind != JoinKind::Right {
+                continue;
+            }
+            if let Some(k) = &key {
+                self.table.buckets.entry(hash_key(k)).or_default().push(self.table.rows.len());
+            }
+            self.table.rows.push((key, row));
+        }
+        self.table.matched = vec![false; self.table.rows.len()];
+        Ok(())
+    }
+
+    /// The next inner row no outer row matched, NULL-extended on the left.
+    fn next_unmatched(&mut self) -> Option<Vec<Datum>> {
+        let pos = self.unmatched.get_or_insert(0);
+        while *pos < self.table.rows.len() {
+            let i = *pos;
+            *pos += 1;
+            if !self.table.matched[i] {
+                let mut row = vec![Datum::Null; self.spec.outer_width];
+                row.extend(self.table.rows[i].1.iter().cloned());
+                return Some(row);
+            }
+        }
+        None
+    }
+}
+
+impl<'e> super::RowSource<'e> for HashJoinSource<'e> {
+    fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
+        if let Some(inner) = self.inner.take() {
+            self.build(inner, host)?;
+        }
+        loop {
+            if self.unmatched.is_some() {
+                return Ok(self.next_unmatched());
+            }
+            if self.current.is_none() {
+                let Some(row) = self.outer.next(host)? else {
+                    if self.spec.kind == JoinKind::Right {
+                        return Ok(self.next_unmatched());
+                    }
+                    return Ok(None);
+                };
+                let candidates = match key_of(self.outer_keys, &row, host)? {
+                    Some(key) => self
+                        .table
+                        .buckets
+                        .get(&hash_key(&key))
+                        .map(|c| {
+                            c.iter()
+                                .copied()
+                                .filter(|&i| {
+                                    self.table.rows[i]
+                                        .0
+                                        .as_deref()
+                                        .is_some_and(|k| keys_equal(k, &key))
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                    None => Vec::new(),
+                };
+                self.current = Some((row, candidates, 0, false));
+            }
+            let (outer, candidates, pos, matched) = self.current.as_mut().expect("set");
+            while *pos < candidates.len() {
+                let i = candidates[*pos];
+                *pos += 1;
+                let mut joined = outer.clone();
+                joined.extend(self.table.rows[i].1.iter().cloned());
+                if self.spec.qual.map_or(Ok(true), |q| eval_qual(q, &joined, host))? {
+                    *matched = true;
+                    self.table.matched[i] = true;
+                    return Ok(Some(joined));
+                }
+            }
+            let (mut outer, _, _, matched) = self.current.take().expect("set");
+            if self.spec.kind == JoinKind::Left && !matched {
+                outer.extend(std::iter::repeat_n(Datum::Null, self.spec.inner_width));
+                return Ok(Some(outer));
+            }
+        }
+    }
+}
+
+/// A running merge join (inner and left joins).
+pub(super) struct MergeJoinSource<'e> {
+    outer: Source<'e>,
+    inner: Source<'e>,
+    spec: JoinSpec<'e>,
+    keys: &'e [(usize, usize)],
+    /// The next inner row not yet in a group, read ahead.
+    pending: Option<Vec<Datum>>,
+    /// Whether the inner side is exhausted.
+    inner_done: bool,
+    /// The current group of inner rows sharing one key, and that key.
+    group: Vec<Vec<Datum>>,
+    group_key: Option<Vec<Datum>>,
+    /// The outer row being joined, the next group row to try, and whether
+    /// one matched.
+    current: Option<(Vec<Datum>, usize, bool)>,
+}
+
+impl<'e> MergeJoinSource<'e> {
+    pub(super) fn new(
+        outer: Source<'e>,
+        inner: Source<'e>,
+        spec: JoinSpec<'e>,
+        keys: &'e [(usize, usize)],
+    ) -> MergeJoinSource<'e> {
+        MergeJoinSource {
+            outer,
+            inner,
+            spec,
+            keys,
+            pending: None,
+            inner_done: false,
+            group: Vec::new(),
+            group_key: None,
+            current: None,
+        }
+    }
+
+    /// The merge key of an outer (`side` 0) or inner (1) row; `None` if a
+    /// key column is NULL.
+    fn key(&self, row: &[Datum], side: usize) -> Option<Vec<Datum>> {
+        let values: Vec<Datum> =
+            self.keys.iter().map(|&(o, i)| row[if side == 0 { o } else { i }].clone()).collect();
+        (!values.iter().any(Datum::is_null)).then_some(values)
+    }
+
+    /// The next inner row, from the read-ahead slot or the input.
+    fn next_inner(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
+        if let Some(row) = self.pending.take() {
+            return Ok(Some(row));
+        }
+        if self.inner_done {
+            return Ok(None);
+        }
+        let row = self.inner.next(host)?;
+        self.inner_done = row.is_none();
+        Ok(row)
+    }
+
+    /// position -- makes the group the inner rows whose key equals `key`
+    /// (empty if there are none), skipping inner rows with smaller keys.
+    fn position(&mut self, key: &[Datum], host: &mut ExecHost<'e, '_>) -> Result<()> {
+        if self.group_key.as_deref().is_some_and(|g| keys_equal(g, key)) {
+            return Ok(());
+        }
+        self.group.clear();
+        self.group_key = Some(key.to_vec());
+        while let Some(row) = self.next_inner(host)? {
+            let order = match self.key(&row, 1) {
+                Some(k) => k.iter().zip(key).map(|(a, b)| cmp(a, b)).find(|o| o.is_ne()),
+                None => Some(Ordering::Greater), // NULLs sort last
+            };
+            match order.unwrap_or(Ordering::Equal) {
+                Ordering::Less => continue,
+                Ordering::Equal => self.group.push(row),
+                Ordering::Greater => {
+                    self.pending = Some(row);
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'e> super::RowSource<'e> for MergeJoinSource<'e> {
+    fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
+        loop {
+            if self.current.is_none() {
+                let Some(row) = self.outer.next(host)? else { return Ok(None) };
+                match self.key(&row, 0) {
+                    Some(key) => self.position(&key, host)?,
+                    None => {
+                        self.group_key = None;
+                        self.group.clear();
+                    }
+                }
+                self.current = Some((row, 0, false));
+            }
+            let (outer, pos, matched) = self.current.as_mut().expect("set");
+            while *pos < self.group.len() {
+                let mut joined = outer.clone();
+                joined.extend(self.group[*pos].iter().cloned());
+                *pos += 1;
+                if self.spec.qual.map_or(Ok(true), |q| eval_qual(q, &joined, host))? {
+                    *matched = true;
+                    return Ok(Some(joined));
+                }
+            }
+            let (mut outer, _, matched) = self.current.take().expect("set");
+            if self.spec.kind == JoinKind::Left && !matched {
+                outer.extend(std::iter::repeat_n(Datum::Null, self.spec.inner_width));
+                return Ok(Some(outer));
+            }
+        }
+    }
+}
