@@ -94,3 +94,8 @@ fn truncate() {
 fn unique_insert() {
     check("unique_insert");
 }
+
+#[test]
+fn vacuum_horizon() {
+    check("vacuum_horizon");
+}

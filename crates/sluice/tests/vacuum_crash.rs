@@ -1,0 +1,162 @@
+//! VACUUM across `kill -9`: a server killed while VACUUM prunes, cleans the
+//! indexes and truncates a table that writers keep changing comes back with
+//! every acknowledged row, the deleted ones gone, and indexes that agree with
+//! the heap; one killed right after a VACUUM that truncated the table comes
+//! back with the shorter file and the same rows. Also VACUUM VERBOSE's
+//! report of rows a REPEATABLE READ snapshot keeps ("dead but not yet
+//! removable") and of the same rows removed once it ends.
+
+mod common;
+
+use postgres::{Client, NoTls};
+use std::thread;
+use std::time::Duration;
+
+fn connect(server: &common::Server) -> Client {
+    Client::connect(&server.conninfo(), NoTls).expect("connect")
+}
+
+/// count -- rows of `t` with ids in `range` (SQL), counted with sequential
+/// scans only or through the primary key only.
+fn count(client: &mut Client, range: &str, through_index: bool) -> i64 {
+    let (seq, index) = if through_index { ("off", "on") } else { ("on", "off") };
+    client
+        .batch_execute(&format!("SET enable_seqscan = {seq}; SET enable_indexscan = {index}"))
+        .unwrap();
+    client.query_one(&format!("SELECT count(*) FROM t WHERE {range}"), &[]).unwrap().get(0)
+}
+
+/// Heap and both indexes find the same rows.
+fn assert_consistent(client: &mut Client) -> i64 {
+    let rows = count(client, "id >= 0", false);
+    assert_eq!(count(client, "id >= 0", true), rows, "primary key and heap agree");
+    client.batch_execute("SET enable_seqscan = off").unwrap();
+    let by_v: i64 = client.query_one("SELECT count(*) FROM t WHERE v >= ''", &[]).unwrap().get(0);
+    assert_eq!(by_v, rows, "the index on v and the heap agree");
+    rows
+}
+
+#[test]
+fn a_crash_during_vacuum_keeps_acknowledged_rows_and_consistent_indexes() {
+    let mut server = common::Server::start();
+    let mut client = connect(&server);
+    client
+        .batch_execute(
+            "CREATE TABLE t (id int PRIMARY KEY, v text); CREATE INDEX t_v ON t (v);
+             INSERT INTO t SELECT i, md5(i::text) FROM generate_series(0, 99999) i;
+             DELETE FROM t WHERE id % 3 = 0 OR id >= 80000;",
+        )
+        .unwrap();
+    let conninfo = server.conninfo();
+    let writer = thread::spawn(move || {
+        let mut acked = Vec::new();
+        let Ok(mut c) = Client::connect(&conninfo, NoTls) else { return acked };
+        for i in 0..100_000 {
+            let id = 1_000_000 + i;
+            let sql = format!(
+                "INSERT INTO t VALUES ({id}, md5('{id}')); DELETE FROM t WHERE id = {}",
+                i * 3 + 1
+            );
+            if c.batch_execute(&sql).is_err() {
+                break;
+            }
+            acked.push(id);
+        }
+        acked
+    });
+    let conninfo = server.conninfo();
+    let vacuumer = thread::spawn(move || {
+        let Ok(mut c) = Client::connect(&conninfo, NoTls) else { return 0 };
+        let mut done = 0;
+        while c.batch_execute("VACUUM t").is_ok() {
+            done += 1;
+        }
+        done
+    });
+    thread::sleep(Duration::from_millis(2500));
+    server.kill();
+    let acked = writer.join().unwrap();
+    let vacuums = vacuumer.join().unwrap();
+    eprintln!("{} writer transactions and {vacuums} VACUUMs before the kill", acked.len());
+    assert!(acked.len() > 10, "the writer got going before the kill");
+    server.spawn();
+    let mut client = connect(&server);
+    assert_consistent(&mut client);
+    assert_eq!(count(&mut client, "id % 3 = 0 AND id < 1000000", false), 0, "deleted stay deleted");
+    for id in acked.iter().step_by(7) {
+        let found = count(&mut client, &format!("id = {id}"), true);
+        assert_eq!(found, 1, "acknowledged row {id} is found through the primary key");
+    }
+    client.batch_execute("VACUUM t").unwrap();
+    assert_consistent(&mut client);
+}
+
+#[test]
+fn a_truncating_vacuum_survives_a_crash() {
+    let mut server = common::Server::start();
+    let mut client = connect(&server);
+    client
+        .batch_execute(
+            "CREATE TABLE t (id int PRIMARY KEY, v text); CREATE INDEX t_v ON t (v);
+             INSERT INTO t SELECT i, md5(i::text) FROM generate_series(0, 49999) i;
+             CHECKPOINT;
+             DELETE FROM t WHERE id >= 5000 OR id % 2 = 0;",
+        )
+        .unwrap();
+    // VACUUM must be a query string of its own (25001 otherwise).
+    client.batch_execute("VACUUM t").unwrap();
+    let size = |c: &mut Client| -> i64 {
+        c.query_one("SELECT pg_relation_size('t')", &[]).unwrap().get(0)
+    };
+    let truncated = size(&mut client);
+    server.kill();
+    server.spawn();
+    let mut client = connect(&server);
+    assert_eq!(size(&mut client), truncated, "the truncation was replayed");
+    assert_eq!(assert_consistent(&mut client), 2500);
+    client
+        .batch_execute("INSERT INTO t SELECT i, 'new' FROM generate_series(60000, 60999) i")
+        .unwrap();
+    assert_eq!(assert_consistent(&mut client), 3500);
+}
+
+#[test]
+fn verbose_reports_rows_a_snapshot_still_needs() {
+    let server = common::Server::start();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let mut config: postgres::Config = server.conninfo().parse().unwrap();
+    config.notice_callback(move |notice| {
+        let _ = tx.send(notice.message().to_string());
+    });
+    let mut client = config.connect(NoTls).unwrap();
+    client
+        .batch_execute(
+            "CREATE TABLE t (id int PRIMARY KEY, v text);
+             INSERT INTO t SELECT i, 'v' FROM generate_series(1, 1000) i;",
+        )
+        .unwrap();
+    let mut reader = connect(&server);
+    let reader_pid: i32 = reader.query_one("SELECT pg_backend_pid()", &[]).unwrap().get(0);
+    reader.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM t").unwrap();
+    client.batch_execute("DELETE FROM t WHERE id > 100").unwrap();
+    let report = |client: &mut Client| -> String {
+        client.batch_execute("VACUUM (VERBOSE) t").unwrap();
+        rx.try_iter().find(|m| m.starts_with("finished vacuuming")).expect("a VERBOSE report")
+    };
+    let held = report(&mut client);
+    assert!(
+        held.contains("tuples: 0 removed, 1000 remain, 900 are dead but not yet removable"),
+        "{held}"
+    );
+    let sql = format!("SELECT backend_xmin::text FROM pg_stat_activity WHERE pid = {reader_pid}");
+    let backend_xmin: String = client.query_one(&sql, &[]).unwrap().get(0);
+    assert!(held.contains(&format!("removable cutoff: {backend_xmin},")), "{held}");
+    reader.batch_execute("COMMIT").unwrap();
+    let freed = report(&mut client);
+    assert!(
+        freed.contains("tuples: 900 removed, 100 remain, 0 are dead but not yet removable"),
+        "{freed}"
+    );
+    assert!(freed.contains("index scan needed:"), "{freed}");
+    assert!(freed.contains("index \"t_pkey\": pages:"), "{freed}");
+}
