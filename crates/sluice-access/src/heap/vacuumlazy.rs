@@ -406,7 +406,15 @@ pub fn vacuum_heap_page(
 /// and flushes the log first, so a crash can never leave the file shorter
 /// than the WAL before it expects (RelationTruncate). The caller holds ACCESS
 /// EXCLUSIVE, so nobody uses the pages cut off; inserts stop aiming at them.
+///
+/// The buffers of the cut pages are dropped unwritten, so a checkpoint must
+/// not fix its redo point between the record and the truncation: recovery
+/// from it would skip the record and find those pages as they last reached
+/// disk, possibly older than changes logged before it. Holding the commit
+/// barrier keeps the checkpointer out meanwhile (PostgreSQL's
+/// DELAY_CHKPT_START); commits wait that short moment too.
 fn truncate_heap_fork(engine: &Engine, rel: &HeapRelation, nblocks: BlockNumber) -> Result<()> {
+    let _no_checkpoint = engine.txns().block_commits();
     let record = RecordBuilder::new(RmgrId::Smgr, XLOG_SMGR_TRUNCATE, Xid::INVALID)
         .with_main_data(encode_smgr_truncate(rel.locator, ForkNumber::Main, nblocks));
     let end = engine.wal().insert(&record)?;
