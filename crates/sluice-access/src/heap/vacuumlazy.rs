@@ -422,3 +422,17 @@ fn truncate_heap_fork(engine: &Engine, rel: &HeapRelation, nblocks: BlockNumber)
     engine.set_target_block(rel.locator, None);
     truncate_fork(engine.pool(), rel.locator, ForkNumber::Main, nblocks)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dead_item_memory_is_bounded_by_settings_and_table() {
+        // 64 MB holds 11 million TIDs, but a 10-page table cannot have them.
+        assert_eq!(max_dead_items(64 << 20, 10), 10 * MAX_HEAP_TUPLES_PER_PAGE);
+        assert_eq!(max_dead_items(1 << 20, 1_000_000), (1 << 20) / DEAD_ITEM_BYTES);
+        // Never less than one page's worth, so every page can be pruned.
+        assert_eq!(max_dead_items(0, 1_000_000), MAX_HEAP_TUPLES_PER_PAGE);
+    }
+}

@@ -261,6 +261,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn prune_and_vacuum_redo_free_space_then_line_pointers() {
+        let mut page = Page::new_zeroed();
+        page.init(0);
+        for i in 1..=4u8 {
+            page.add_item(&[i; 40]).unwrap();
+        }
+        let before = page.free_space();
+        apply_prune(&mut page, &encode_offsets(&[2, 4])).unwrap();
+        assert!(page.item_id(2).is_dead() && page.item_id(4).is_dead());
+        assert_eq!(page.free_space(), before + 2 * 40, "the tuples' storage is free");
+        assert_eq!(page.item(3).unwrap(), &[3; 40][..], "survivors keep their addresses");
+        apply_vacuum(&mut page, &encode_offsets(&[2, 4])).unwrap();
+        assert_eq!(page.max_offset(), 3, "the trailing unused pointer is cut off");
+        assert!(!page.item_id(2).is_used());
+        assert_eq!(page.add_item(&[9; 8]), Some(2), "the freed pointer is reused");
+        assert!(apply_vacuum(&mut page, &encode_offsets(&[7])).is_err());
+        assert!(apply_prune(&mut page, &[1]).is_err());
+    }
+
+    #[test]
     fn header_changes_round_trip() {
         let c = HeaderChange {
             offset: 7,
