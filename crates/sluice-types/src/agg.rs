@@ -48,7 +48,7 @@ pub enum AggKind {
 
 impl AggKind {
     /// The SQL function name.
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             AggKind::CountStar | AggKind::Count => "count",
             AggKind::Sum => "sum",

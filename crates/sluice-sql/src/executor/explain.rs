@@ -27,7 +27,7 @@ use super::select;
 use crate::catalog::relation::RelationDesc;
 use crate::error::{Result, SqlError};
 use crate::expr::{BoolOp, Builtin, Expr};
-use crate::optimizer::costsize::Estimate;
+use crate::optimizer::costsize::{cost_sort, Estimate};
 use crate::optimizer::estimate::Estimator;
 use crate::optimizer::ScanContext;
 use crate::session::Session;
@@ -173,13 +173,15 @@ impl Printer<'_, '_> {
     /// `top` is the outermost node folded into it, whose estimate it shows.
     fn node(&mut self, plan: &Plan, top: &Plan, depth: usize, filters: &[Expr]) -> Result<()> {
         match plan {
-            Plan::Filter { input, qual, .. } => {
-                let mut all = vec![qual.clone()];
+            Plan::Filter { input, qual, agg_offset } => {
+                let mut all = vec![resolve_aggrefs(qual, *agg_offset)];
                 all.extend_from_slice(filters);
                 self.node(input, top, depth, &all)
             }
-            Plan::Project { input, exprs, .. } => {
-                let below: Vec<Expr> = filters.iter().map(|f| substitute(f, exprs)).collect();
+            Plan::Project { input, exprs, agg_offset } => {
+                let exprs: Vec<Expr> =
+                    exprs.iter().map(|e| resolve_aggrefs(e, *agg_offset)).collect();
+                let below: Vec<Expr> = filters.iter().map(|f| substitute(f, &exprs)).collect();
                 self.node(input, top, depth, &below)
             }
             Plan::Truncate { input, .. } | Plan::Statement { input, .. } => {
@@ -223,7 +225,22 @@ impl Printer<'_, '_> {
                 }
                 let names = self.upper_names(plan);
                 self.filter(depth, &filters.iter().collect::<Vec<_>>(), &names);
-                self.node(input, input, depth + 1, &[])
+                if keys.is_empty() || *hashed {
+                    return self.node(input, input, depth + 1, &[]);
+                }
+                // GroupAggregate sorts its input by the keys itself;
+                // PostgreSQL has a Sort node below it for that.
+                let text = match self.est {
+                    Some(est) => {
+                        let sorted = cost_sort(est.params(), est.estimate(input)?, None);
+                        format!("Sort  {}", cost_text(&sorted))
+                    }
+                    None => "Sort".into(),
+                };
+                self.header_line(depth + 1, text);
+                let sort_keys: Vec<String> = keys.iter().map(|k| expr(k, &input_names)).collect();
+                self.detail(depth + 1, format!("Sort Key: {}", sort_keys.join(", ")));
+                self.node(input, input, depth + 2, &[])
             }
             Plan::Sort { input, keys } => {
                 let input_names = self.upper_names(input);
@@ -367,6 +384,23 @@ fn scan_name(rel: &RelationDesc, alias: &Option<String>) -> String {
     }
 }
 
+/// resolve_aggrefs -- `e`, read above an aggregation whose results start at
+/// column `offset`, with each aggregate reference turned into a reference
+/// to its result column (so it prints as the aggregate call).
+fn resolve_aggrefs(e: &Expr, offset: Option<usize>) -> Expr {
+    let Some(offset) = offset else { return e.clone() };
+    match e {
+        Expr::AggRef { index, ty, .. } => Expr::column(offset + index, *ty, -1),
+        _ => {
+            let mut out = e.clone();
+            for child in out.children_mut() {
+                *child = resolve_aggrefs(child, Some(offset));
+            }
+            out
+        }
+    }
+}
+
 /// substitute -- `e` over a projection's output, rewritten over its input
 /// (each column reference replaced by the expression that computes it).
 fn substitute(e: &Expr, exprs: &[Expr]) -> Expr {
@@ -429,9 +463,9 @@ fn output_names(plan: &Plan, qualified: bool) -> Vec<String> {
         Plan::Truncate { input, width } => {
             output_names(input, qualified).into_iter().take(*width).collect()
         }
-        Plan::Project { input, exprs, .. } => {
+        Plan::Project { input, exprs, agg_offset } => {
             let names = output_names(input, qualified);
-            exprs.iter().map(|e| expr(e, &names)).collect()
+            exprs.iter().map(|e| expr(&resolve_aggrefs(e, *agg_offset), &names)).collect()
         }
         Plan::Aggregate { input, aggs, .. } => {
             let mut names = output_names(input, qualified);
@@ -456,10 +490,11 @@ fn column_names(rel: &RelationDesc) -> Vec<String> {
 }
 
 fn agg_name(agg: &AggCall, names: &[String]) -> String {
-    let name = format!("{:?}", agg.kind).to_lowercase();
+    let name = agg.kind.name();
+    let distinct = if agg.distinct { "DISTINCT " } else { "" };
     match &agg.arg {
         None => format!("{name}(*)"),
-        Some(arg) => format!("{name}({})", expr(arg, names)),
+        Some(arg) => format!("{name}({distinct}{})", expr(arg, names)),
     }
 }
 

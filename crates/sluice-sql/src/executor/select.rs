@@ -12,7 +12,9 @@ mod joins;
 mod planner;
 mod setop;
 
-use crate::optimizer::{choose_ordered_scan, choose_scan, OrderRequest, ScanContext};
+use crate::optimizer::{
+    choose_hashed_agg, choose_ordered_scan, choose_scan, OrderRequest, ScanContext,
+};
 use planner::LateralRefs;
 pub(crate) use planner::Planner;
 use sluice_access::heap::visibility::VisibilityContext;
@@ -141,12 +143,18 @@ fn plan_simple(
     let mut agg_offset = None;
     if aggregating {
         agg_offset = Some(scope.columns.len());
+        let aggs = std::mem::take(&mut host.aggs);
+        drop(host);
+        let hashed = !group_keys.is_empty()
+            && aggs.iter().all(|a| !a.distinct)
+            && with_scan_context(pl, |sc| choose_hashed_agg(sc, &plan, &group_keys, aggs.len()))?;
+        host = PlanHost::with_planner(params, pl, &scope);
         plan = Plan::Aggregate {
             input: Box::new(plan),
             keys: group_keys,
-            aggs: std::mem::take(&mut host.aggs),
+            aggs,
             input_width: scope.columns.len(),
-            hashed: false,
+            hashed,
         };
         if let Some(qual) = having {
             plan = Plan::Filter { input: Box::new(plan), qual, agg_offset };

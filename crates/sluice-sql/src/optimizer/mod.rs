@@ -95,6 +95,30 @@ pub fn choose_scan(
     Ok(best)
 }
 
+/// choose_hashed_agg -- whether grouping `input` by `keys` (with `aggs`
+/// aggregates) is cheaper through a hash table than by sorting
+/// (PostgreSQL's choice between AGG_HASHED and AGG_SORTED paths in
+/// add_paths_to_grouping_rel; enable_hashagg and enable_sort price their
+/// strategy out).
+pub fn choose_hashed_agg(
+    sc: &ScanContext,
+    input: &crate::executor::plan::Plan,
+    keys: &[Expr],
+    aggs: usize,
+) -> Result<bool> {
+    use costsize::{cost_agg, cost_sort, AggStrategy};
+    let est = estimate::Estimator::new(sc, &[]);
+    let input_est = est.estimate(input)?;
+    let groups = est.num_groups(input, keys, input_est.rows)?;
+    let width = 8.0 * aggs as f64 + 4.0 * keys.len() as f64;
+    let hashed =
+        cost_agg(&sc.params, AggStrategy::Hashed, input_est, keys.len(), aggs, groups, width);
+    let sorted_input = cost_sort(&sc.params, input_est, None);
+    let sorted =
+        cost_agg(&sc.params, AggStrategy::Sorted, sorted_input, keys.len(), aggs, groups, width);
+    Ok(hashed.total < sorted.total)
+}
+
 /// What an ORDER BY over one table's column asks of its scan.
 #[derive(Clone, Copy, Debug)]
 pub struct OrderRequest {
