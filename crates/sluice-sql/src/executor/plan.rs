@@ -1,12 +1,14 @@
-//! Query plans and their execution (PostgreSQL's executor nodes, in their
-//! simplest forms: no indexes or cost-based choices yet).
+//! Query plans and their execution (PostgreSQL's executor nodes, in
+//! simple forms; the planner's choices are made in `select.rs` and
+//! `optimizer/`).
 //!
 //! A plan is a tree of nodes, each producing rows (`Vec<Datum>`) on demand:
 //!
 //! ```text
 //!   [Statement] ─ Limit ─ Sort ─ Project ─ [Filter(HAVING)] ─ [Aggregate] ─ [Filter(WHERE)] ─ source
-//!   source: SeqScan | IndexScan | GenerateSeries | Values | NestLoop(source, source) | Result
-//!         | CteScan | WorkTableScan | a whole query (FROM subquery)
+//!   source: SeqScan | IndexScan | GenerateSeries | Values | Result | CteScan | WorkTableScan
+//!         | NestLoop(source, [Material] source) | HashJoin(source, source)
+//!         | MergeJoin(Sort source, Sort source) | a whole query (FROM subquery)
 //!   set operations: Append (UNION ALL) | Distinct(Append) (UNION) | SetOp (INTERSECT, EXCEPT)
 //! ```
 //!
@@ -15,8 +17,9 @@
 //! root hands to the host before the first row (see `subplan.rs`; the set
 //! operation and WITH nodes are in `setops.rs`).
 //!
-//! Aggregation sorts its input by the grouping keys and emits, per group, the
-//! group's first row followed by the aggregate results; expressions above it
+//! Aggregation groups its input by sorting on the grouping keys or through
+//! a hash table and emits, per group, the group's first row followed by the
+//! aggregate results; expressions above it
 //! read aggregates through `ExecHost::aggs` (set per row from that suffix).
 //! Scans copy one page of visible tuples at a time (see `heap::scan`), so no
 //! page lock is held while rows flow up the tree.

@@ -1,6 +1,8 @@
-//! Planning SELECT (PostgreSQL's analyze.c transformSelectStmt + a planner with
-//! one choice per node: scans are sequential, joins nested loops, grouping by
-//! sorting). Cost-based planning arrives with indexes.
+//! Planning SELECT (PostgreSQL's analyze.c transformSelectStmt and the
+//! planner): the FROM list is built as nested loops in writing order, then
+//! `joins.rs` places the WHERE clause and orders and costs the joins
+//! (`optimizer/joinpath.rs`); scans, grouping strategy and ORDER BY ...
+//! LIMIT paths are chosen by cost (`optimizer/`).
 //!
 //! One [`Planner`] serves a whole statement: it plans the subqueries found
 //! in expressions (`planner.rs`), WITH queries (`cte.rs`) and set operations
