@@ -98,9 +98,10 @@ pub struct VacuumParams<'a> {
     pub interrupted: &'a dyn Fn() -> bool,
 }
 
-/// The table lock truncation needs, taken only if free at once.
+/// The table lock truncation needs, never waited for in the lock queue.
 pub trait TruncateLock {
-    /// Takes ACCESS EXCLUSIVE on the table if nobody holds a conflicting lock.
+    /// Takes ACCESS EXCLUSIVE on the table if it can be had without queueing
+    /// (retrying for a while is up to the implementation); false if not.
     fn try_acquire(&mut self) -> bool;
     /// Lets it go again (before the transaction ends, as PostgreSQL does).
     fn release(&mut self);
@@ -135,6 +136,8 @@ pub struct VacuumReport {
     pub index_stats: Vec<Option<BulkDeleteResult>>,
     /// The xid horizon used (PostgreSQL's "removable cutoff").
     pub removable_cutoff: Xid,
+    /// Truncation was worth trying but the lock could not be had.
+    pub truncate_lock_missed: bool,
 }
 
 /// max_dead_items -- how many dead TIDs `maintenance_work_mem` (bytes) holds
@@ -195,7 +198,11 @@ pub fn heap_vacuum_rel<'e>(
         },
     };
     vacuum.scan_heap()?;
-    if params.truncate && vacuum.should_attempt_truncation() && truncate_lock.try_acquire() {
+    if params.truncate && vacuum.should_attempt_truncation() {
+        if !truncate_lock.try_acquire() {
+            vacuum.report.truncate_lock_missed = true;
+            return Ok(vacuum.report);
+        }
         let truncated = vacuum.truncate_heap();
         truncate_lock.release();
         truncated?;

@@ -14,7 +14,8 @@
 //!            ──► horizon: the oldest snapshot anybody holds
 //!            ──► heap_vacuum_rel: prune, bulk-delete index entries, free
 //!                line pointers, truncate the empty tail (ACCESS EXCLUSIVE
-//!                only if free at once, released right after)
+//!                only if it can be had without queueing, asked for
+//!                every 50 ms for up to 5 s, released right after)
 //!            ──► pg_class: relpages, reltuples of the table and of each
 //!                vacuumed index
 //!            ──► ANALYZE t, if asked
@@ -65,9 +66,14 @@ use sluice_common::{ForkNumber, Oid};
 use sluice_guc::Settings;
 use sluice_txn::lmgr::{LockMode, LockTag, LockWaitParams};
 use sluice_txn::{ProcId, Transaction};
+use std::time::{Duration, Instant};
 
 /// The most parallel workers VACUUM accepts (MAX_PARALLEL_WORKER_LIMIT).
 const MAX_PARALLEL_WORKERS: i32 = 1024;
+/// How often truncation asks for its lock again ...
+const TRUNCATE_LOCK_WAIT_INTERVAL: Duration = Duration::from_millis(50);
+/// ... and for how long before it gives up.
+const TRUNCATE_LOCK_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// VACUUM's options.
 #[derive(Clone, Copy, Debug)]
@@ -266,6 +272,11 @@ fn vacuum_relation(
     }
     let report = run_lazy_vacuum(parts, proc, rel, &indexes, options)?;
     if options.verbose {
+        if report.truncate_lock_missed {
+            let message =
+                format!("\"{}\": stopping truncate due to conflicting lock request", rel.name);
+            sink.info(&SqlError::new("00000", message))?;
+        }
         if report.rel_pages < report.orig_rel_pages {
             let message = format!(
                 "table \"{}\": truncated {} to {} pages",
@@ -309,7 +320,7 @@ fn run_lazy_vacuum(
     };
     let horizon = PruneHorizon::new(engine.txns(), parts.txn.snapshot());
     let tag = LockTag::Relation { database: parts.env.database, relation: rel.oid };
-    let mut lock = ConditionalExclusive { txn: parts.txn, tag, proc };
+    let mut lock = ConditionalExclusive { txn: parts.txn, tag, proc, interrupted: &interrupted };
     heap_vacuum_rel(engine, &rel.heap(), &btrees, &horizon, &params, &mut lock).map_err(|e| {
         match (e, (parts.env.interrupts)()) {
             // Report why: cancel, statement_timeout, termination.
@@ -324,13 +335,27 @@ struct ConditionalExclusive<'t> {
     txn: &'t Transaction,
     tag: LockTag,
     proc: ProcId,
+    /// Cancel or timeout ends the retries.
+    interrupted: &'t dyn Fn() -> bool,
 }
 
 impl TruncateLock for ConditionalExclusive<'_> {
+    /// Asks without queueing every 50 ms for up to 5 s, as PostgreSQL's
+    /// lazy_truncate_heap does (VACUUM_TRUNCATE_LOCK_WAIT_INTERVAL and
+    /// _TIMEOUT): a queued request would block every later reader.
     fn try_acquire(&mut self) -> bool {
         let never = || false;
         let params = LockWaitParams { nowait: true, ..LockWaitParams::new(&never) };
-        self.txn.lock(self.tag, LockMode::AccessExclusive, &params).is_ok()
+        let deadline = Instant::now() + TRUNCATE_LOCK_TIMEOUT;
+        loop {
+            if self.txn.lock(self.tag, LockMode::AccessExclusive, &params).is_ok() {
+                return true;
+            }
+            if Instant::now() >= deadline || (self.interrupted)() {
+                return false;
+            }
+            std::thread::sleep(TRUNCATE_LOCK_WAIT_INTERVAL);
+        }
     }
 
     fn release(&mut self) {
