@@ -18,11 +18,22 @@
 //!
 //! Costs come from `optimizer::estimate`, which recomputes each node's
 //! estimate from the finished tree with the formulas the planner chose it
-//! by. EXPLAIN ANALYZE is not implemented yet (0A000).
+//! by.
+//!
+//! EXPLAIN ANALYZE runs the plan to the end with every node counted
+//! (`plan/instrument.rs`) and adds `(actual time=S..T rows=N loops=L)` —
+//! per-loop averages, as PostgreSQL prints them — `Rows Removed by Filter`
+//! and `by Join Filter`, and the planning and execution times. Two things
+//! differ in how sluice runs plans: a nested loop's inner side is kept in
+//! memory once, so it is shown with the loops PostgreSQL's rescans would
+//! have; and the Hash node's `Memory Usage` is an estimate of PostgreSQL's
+//! (entries of a hash link plus a minimal tuple of the estimated width).
 
 use super::host::AggCall;
+use super::host::ExecHost;
 use super::indexscan::{conjuncts, index_quals, IndexPath};
-use super::plan::{JoinKind, Plan, SortKey};
+use super::plan::instrument::{key_of, Instrumentation};
+use super::plan::{self, JoinKind, Plan, SortKey};
 use super::select;
 use crate::catalog::relation::RelationDesc;
 use crate::error::{Result, SqlError};
@@ -37,18 +48,32 @@ use pg_query::NodeEnum;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_types::types::format_type;
 use sluice_types::{Datum, SqlType};
+use std::time::Instant;
 
 /// EXPLAIN [ ( option [, ...] ) ] statement.
 pub fn explain(session: &mut Session, stmt: &ExplainStmt, sink: &mut dyn QuerySink) -> Result<()> {
-    let costs = explain_options(stmt)?;
+    let options = explain_options(stmt)?;
     let Some(NodeEnum::SelectStmt(query)) = stmt.query.as_deref().and_then(|n| n.node.as_ref())
     else {
         return Err(SqlError::unsupported("EXPLAIN of statements other than SELECT"));
     };
+    let planning_start = Instant::now();
     let mut parts = session.parts()?;
     let mut param_types = Vec::new();
     let planned = select::plan_select(&mut parts, query, &mut param_types)?;
+    let planning = planning_start.elapsed();
     let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
+    let mut executed = None;
+    if options.analyze {
+        let execution_start = Instant::now();
+        let (_, inst) = Instrumentation::run(options.timing, || {
+            let mut host = ExecHost::new(&mut parts.env, Vec::new(), ctx.clone());
+            let mut source = plan::open(&planned.plan, parts.engine, &ctx)?;
+            while source.next(&mut host)?.is_some() {}
+            Ok(())
+        })?;
+        executed = Some((inst, execution_start.elapsed()));
+    }
     let sc = ScanContext::new(parts.engine, &parts.env, &ctx);
     let ctes = match &planned.plan {
         Plan::Statement { registry, .. } => registry.ctes.as_slice(),
@@ -58,11 +83,22 @@ pub fn explain(session: &mut Session, stmt: &ExplainStmt, sink: &mut dyn QuerySi
     let mut lines = Vec::new();
     let mut printer = Printer {
         lines: &mut lines,
-        est: costs.then_some(&estimator),
+        est: options.costs.then_some(&estimator),
+        estimator: &estimator,
         prefix: relations_read(&planned.plan) > 1,
         bound: None,
+        actual: executed.as_ref().map(|(inst, _)| &**inst),
+        timing: options.timing,
+        fold: None,
+        loops_override: None,
     };
     printer.node(&planned.plan, &planned.plan, 0, &[])?;
+    if options.summary {
+        lines.push(format!("Planning Time: {:.3} ms", millis(planning)));
+        if let Some((_, execution)) = &executed {
+            lines.push(format!("Execution Time: {:.3} ms", millis(*execution)));
+        }
+    }
     sink.columns(&[OutputColumn::computed("QUERY PLAN", SqlType::Text, -1)])?;
     for line in &lines {
         sink.row(&[Datum::Text(line.as_str().into())])?;
@@ -70,17 +106,36 @@ pub fn explain(session: &mut Session, stmt: &ExplainStmt, sink: &mut dyn QuerySi
     sink.complete("EXPLAIN")
 }
 
-/// Whether costs are to be shown; refuses options sluice lacks.
-fn explain_options(stmt: &ExplainStmt) -> Result<bool> {
-    let mut costs = true;
+/// A duration in milliseconds.
+fn millis(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// The EXPLAIN options sluice acts on.
+struct Options {
+    /// COSTS (default on).
+    costs: bool,
+    /// ANALYZE: run the statement and show what each node did.
+    analyze: bool,
+    /// TIMING (default on with ANALYZE).
+    timing: bool,
+    /// SUMMARY: planning and execution times (default on with ANALYZE).
+    summary: bool,
+}
+
+/// The statement's options, with PostgreSQL's defaults and errors.
+fn explain_options(stmt: &ExplainStmt) -> Result<Options> {
+    let (mut costs, mut analyze, mut timing, mut summary) = (true, false, None, None);
     for option in &stmt.options {
         let Some(NodeEnum::DefElem(def)) = option.node.as_ref() else { continue };
         let value = def.arg.as_deref().and_then(crate::commands::node_str);
         let on = !matches!(value.as_deref(), Some("false" | "off" | "0"));
         match def.defname.as_str() {
             "costs" => costs = on,
-            "analyze" if on => return Err(SqlError::unsupported("EXPLAIN ANALYZE")),
-            "analyze" | "verbose" | "summary" | "timing" | "buffers" => {}
+            "analyze" => analyze = on,
+            "timing" => timing = Some(on),
+            "summary" => summary = Some(on),
+            "verbose" | "buffers" => {}
             "format" if value.as_deref() == Some("text") => {}
             other => {
                 return Err(SqlError::new(
@@ -91,7 +146,15 @@ fn explain_options(stmt: &ExplainStmt) -> Result<bool> {
             }
         }
     }
-    Ok(costs)
+    if timing == Some(true) && !analyze {
+        return Err(SqlError::new("22023", "EXPLAIN option TIMING requires ANALYZE"));
+    }
+    Ok(Options {
+        costs,
+        analyze,
+        timing: timing.unwrap_or(analyze),
+        summary: summary.unwrap_or(analyze),
+    })
 }
 
 /// How many relations (table scans, subqueries of the registry) a plan
@@ -132,6 +195,19 @@ struct Printer<'a, 'e> {
     lines: &'a mut Vec<String>,
     /// The estimator, when costs are shown.
     est: Option<&'a Estimator<'e>>,
+    /// The estimator, for what ANALYZE's details need of the plan.
+    estimator: &'a Estimator<'e>,
+    /// What each node did, under ANALYZE.
+    actual: Option<&'a Instrumentation>,
+    /// Whether ANALYZE measured time.
+    timing: bool,
+    /// While Filter nodes are folded into the node below: the outermost
+    /// Filter's key and the innermost one's input's (rows removed are the
+    /// difference of their rows).
+    fold: Option<(usize, usize)>,
+    /// The loops to show for the next node (a nested loop's inner side,
+    /// which sluice materialises once and PostgreSQL rescans per outer row).
+    loops_override: Option<u64>,
     /// Qualify column names with their relation above the scans.
     prefix: bool,
     /// The LIMIT a Sort directly below a Limit sorts for.
@@ -142,13 +218,63 @@ impl Printer<'_, '_> {
     /// The header line of a node at `depth`, with the estimate of `top`
     /// (the outermost node folded into it).
     fn header(&mut self, depth: usize, text: String, top: &Plan) -> Result<()> {
-        let text = match self.est {
+        let mut text = match self.est {
             Some(est) => format!("{text}  {}", cost_text(&est.estimate_bounded(top, self.bound)?)),
             None => text,
         };
         self.bound = None;
+        if let Some(actual) = self.actual_text(key_of(top)) {
+            text = format!("{text} {actual}");
+        }
         self.header_line(depth, text);
         Ok(())
+    }
+
+    /// `(actual ...)` for the node at `key`, under ANALYZE.
+    fn actual_text(&mut self, key: usize) -> Option<String> {
+        let mut stats = self.actual?.stats(key);
+        if let Some(loops) = self.loops_override.take().filter(|_| stats.loops > 0) {
+            stats.rows *= loops;
+            stats.loops = loops;
+        }
+        if stats.loops == 0 {
+            return Some("(never executed)".into());
+        }
+        let loops = stats.loops as f64;
+        let rows = stats.rows as f64 / loops;
+        Some(if self.timing {
+            format!(
+                "(actual time={:.3}..{:.3} rows={rows:.0} loops={})",
+                millis(stats.startup) / loops,
+                millis(stats.total) / loops,
+                stats.loops
+            )
+        } else {
+            format!("(actual rows={rows:.0} loops={})", stats.loops)
+        })
+    }
+
+    /// `Rows Removed by ...: N` (per loop) under ANALYZE, if any were.
+    fn removed(&mut self, depth: usize, what: &str, removed: u64, loops: u64) {
+        if self.actual.is_some() && removed > 0 && loops > 0 {
+            self.detail(
+                depth,
+                format!("Rows Removed by {what}: {:.0}", removed as f64 / loops as f64),
+            );
+        }
+    }
+
+    /// A join's `Rows Removed by Join Filter:` line.
+    fn join_removed(&mut self, depth: usize, plan: &Plan) {
+        let Some(actual) = self.actual else { return };
+        let stats = actual.stats(key_of(plan));
+        self.removed(depth, "Join Filter", stats.join_removed, stats.loops);
+    }
+
+    /// child -- prints an input of a node: a new chain of folded nodes.
+    fn child(&mut self, plan: &Plan, depth: usize) -> Result<()> {
+        self.fold = None;
+        self.node(plan, plan, depth, &[])
     }
 
     fn header_line(&mut self, depth: usize, text: String) {
@@ -174,6 +300,8 @@ impl Printer<'_, '_> {
     fn node(&mut self, plan: &Plan, top: &Plan, depth: usize, filters: &[Expr]) -> Result<()> {
         match plan {
             Plan::Filter { input, qual, agg_offset } => {
+                let outermost = self.fold.map_or(key_of(plan), |f| f.0);
+                self.fold = Some((outermost, key_of(&**input)));
                 let mut all = vec![resolve_aggrefs(qual, *agg_offset)];
                 all.extend_from_slice(filters);
                 self.node(input, top, depth, &all)
@@ -225,8 +353,11 @@ impl Printer<'_, '_> {
                 }
                 let names = self.upper_names(plan);
                 self.filter(depth, &filters.iter().collect::<Vec<_>>(), &names);
+                if *hashed {
+                    self.memory_line(depth, "Batches: 1  Memory Usage", top, 48.0)?;
+                }
                 if keys.is_empty() || *hashed {
-                    return self.node(input, input, depth + 1, &[]);
+                    return self.child(input, depth + 1);
                 }
                 // GroupAggregate sorts its input by the keys itself;
                 // PostgreSQL has a Sort node below it for that.
@@ -237,16 +368,22 @@ impl Printer<'_, '_> {
                     }
                     None => "Sort".into(),
                 };
+                let text = match self.actual_text(key_of(&**input)) {
+                    Some(actual) => format!("{text} {actual}"),
+                    None => text,
+                };
                 self.header_line(depth + 1, text);
                 let sort_keys: Vec<String> = keys.iter().map(|k| expr(k, &input_names)).collect();
                 self.detail(depth + 1, format!("Sort Key: {}", sort_keys.join(", ")));
-                self.node(input, input, depth + 2, &[])
+                self.memory_line(depth + 1, "Sort Method: quicksort  Memory", input, 24.0)?;
+                self.child(input, depth + 2)
             }
             Plan::Sort { input, keys } => {
                 let input_names = self.upper_names(input);
                 self.header(depth, "Sort".into(), top)?;
                 let keys: Vec<String> = keys.iter().map(|k| sort_key(k, &input_names)).collect();
                 self.detail(depth, format!("Sort Key: {}", keys.join(", ")));
+                self.memory_line(depth, "Sort Method: quicksort  Memory", input, 24.0)?;
                 self.node(input, input, depth + 1, filters)
             }
             Plan::Limit { input, limit, offset } => {
@@ -268,15 +405,15 @@ impl Printer<'_, '_> {
                 self.header(depth, "Materialize".into(), top)?;
                 self.node(input, input, depth + 1, filters)
             }
-            Plan::NestLoop { outer, inner, kind, qual, .. } => {
+            Plan::NestLoop { outer, inner, kind, qual, params, .. } => {
                 self.header(depth, join_title("Nested Loop", *kind, true), top)?;
-                let names = self.upper_names(plan);
-                if let Some(q) = qual {
-                    self.detail(depth, format!("Join Filter: {}", top_expr(q, &names)));
+                self.join_details(plan, depth, qual.as_ref(), filters);
+                self.child(outer, depth + 1)?;
+                if params.is_empty() {
+                    // Each outer row reads the (kept) inner rows again.
+                    self.loops_override = self.actual.map(|a| a.stats(key_of(&**outer)).rows);
                 }
-                self.filter(depth, &filters.iter().collect::<Vec<_>>(), &names);
-                self.node(outer, outer, depth + 1, &[])?;
-                self.node(inner, inner, depth + 1, &[])
+                self.child(inner, depth + 1)
             }
             Plan::HashJoin { outer, inner, kind, outer_keys, inner_keys, qual, .. } => {
                 self.header(depth, join_title("Hash", *kind, false), top)?;
@@ -288,18 +425,9 @@ impl Printer<'_, '_> {
                     .collect();
                 self.detail(depth, format!("Hash Cond: {}", and_text(&conds)));
                 self.join_details(plan, depth, qual.as_ref(), filters);
-                self.node(outer, outer, depth + 1, &[])?;
-                let text = match self.est {
-                    // The Hash node reads its input whole before the join
-                    // starts: its startup cost is its input's total.
-                    Some(est) => {
-                        let e = est.estimate(inner)?;
-                        format!("Hash  {}", cost_text(&Estimate { startup: e.total, ..e }))
-                    }
-                    None => "Hash".into(),
-                };
-                self.header_line(depth + 1, text);
-                self.node(inner, inner, depth + 2, &[])
+                self.child(outer, depth + 1)?;
+                self.hash_node(inner, depth + 1)?;
+                self.child(inner, depth + 2)
             }
             Plan::MergeJoin { outer, inner, kind, keys, qual, .. } => {
                 self.header(depth, join_title("Merge", *kind, false), top)?;
@@ -308,15 +436,15 @@ impl Printer<'_, '_> {
                     keys.iter().map(|&(o, i)| format!("({} = {})", on[o], inn[i])).collect();
                 self.detail(depth, format!("Merge Cond: {}", and_text(&conds)));
                 self.join_details(plan, depth, qual.as_ref(), filters);
-                self.node(outer, outer, depth + 1, &[])?;
-                self.node(inner, inner, depth + 1, &[])
+                self.child(outer, depth + 1)?;
+                self.child(inner, depth + 1)
             }
             other => {
                 self.header(depth, leaf_title(other), top)?;
                 let names = self.upper_names(other);
                 self.filter(depth, &filters.iter().collect::<Vec<_>>(), &names);
                 for child in children(other) {
-                    self.node(child, child, depth + 1, &[])?;
+                    self.child(child, depth + 1)?;
                 }
                 Ok(())
             }
@@ -329,19 +457,81 @@ impl Printer<'_, '_> {
         let names = self.upper_names(plan);
         if let Some(q) = qual {
             self.detail(depth, format!("Join Filter: {}", top_expr(q, &names)));
+            self.join_removed(depth, plan);
         }
         self.filter(depth, &filters.iter().collect::<Vec<_>>(), &names);
     }
 
-    /// The `Filter:` line for the folded conditions, if any.
+    /// memory_line -- under ANALYZE, `{label}: NkB` for a node that keeps
+    /// the rows `rows_of` produced in memory (a sort, a hash aggregation):
+    /// an estimate of PostgreSQL's figure from the rows counted and the
+    /// estimated width, `overhead` bytes per row and an 8 kB minimum.
+    fn memory_line(
+        &mut self,
+        depth: usize,
+        label: &str,
+        rows_of: &Plan,
+        overhead: f64,
+    ) -> Result<()> {
+        let Some(actual) = self.actual else { return Ok(()) };
+        let stats = actual.stats(key_of(rows_of));
+        if stats.loops == 0 {
+            return Ok(());
+        }
+        let width = self.estimator.estimate(rows_of)?.width;
+        let per_row = overhead + ((16.0 + width) / 8.0).ceil() * 8.0;
+        let kb = ((stats.rows as f64 * per_row).max(8192.0) / 1024.0).ceil();
+        self.detail(depth, format!("{label}: {kb:.0}kB"));
+        Ok(())
+    }
+
+    /// hash_node -- the Hash node PostgreSQL shows above a hash join's inner
+    /// side (sluice builds the table inside the join): the inner side's
+    /// estimate with its total as startup cost (the table is built before
+    /// the first row), and under ANALYZE the table's size.
+    fn hash_node(&mut self, inner: &Plan, depth: usize) -> Result<()> {
+        let mut text = "Hash".to_string();
+        if let Some(est) = self.est {
+            let e = est.estimate(inner)?;
+            text = format!("{text}  {}", cost_text(&Estimate { startup: e.total, ..e }));
+        }
+        if let Some(actual) = self.actual_text(key_of(inner)) {
+            text = format!("{text} {actual}");
+        }
+        self.header_line(depth, text);
+        if let Some(actual) = self.actual {
+            let stats = actual.stats(key_of(inner));
+            if stats.loops > 0 {
+                let estimate = self.estimator.estimate(inner)?;
+                let rows = stats.rows as f64;
+                let buckets = rows.max(estimate.rows).max(1024.0).log2().ceil().exp2();
+                // Each entry: a 16-byte hash link and the row as a minimal
+                // tuple (16-byte header, data, 8-byte alignment).
+                let entry = 16.0 + ((16.0 + estimate.width) / 8.0).ceil() * 8.0;
+                let kb = ((rows * entry + buckets * 8.0) / 1024.0).ceil();
+                self.detail(
+                    depth,
+                    format!("Buckets: {buckets:.0}  Batches: 1  Memory Usage: {kb:.0}kB"),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The `Filter:` line for the folded conditions, if any (and under
+    /// ANALYZE how many rows they removed).
     fn filter(&mut self, depth: usize, filters: &[&Expr], names: &[String]) {
         match filters {
-            [] => {}
+            [] => return,
             [one] => self.detail(depth, format!("Filter: {}", top_expr(one, names))),
             many => {
                 let parts: Vec<String> = many.iter().map(|e| expr(e, names)).collect();
                 self.detail(depth, format!("Filter: ({})", parts.join(" AND ")));
             }
+        }
+        if let (Some(actual), Some((out, input))) = (self.actual, self.fold.take()) {
+            let (out, input) = (actual.stats(out), actual.stats(input));
+            self.removed(depth, "Filter", input.rows.saturating_sub(out.rows), out.loops);
         }
     }
 }

@@ -24,6 +24,7 @@
 //! Scans copy one page of visible tuples at a time (see `heap::scan`), so no
 //! page lock is held while rows flow up the tree.
 
+pub mod instrument;
 mod join;
 mod setops;
 pub mod subplan;
@@ -172,8 +173,18 @@ pub trait RowSource<'e> {
 /// A running plan node, boxed.
 pub type Source<'e> = Box<dyn RowSource<'e> + 'e>;
 
-/// open -- starts executing `plan` under `ctx`'s snapshot.
+/// open -- starts executing `plan` under `ctx`'s snapshot (counted, while
+/// EXPLAIN ANALYZE runs, see `instrument.rs`).
 pub fn open<'e>(
+    plan: &'e Plan,
+    engine: &'e Engine,
+    ctx: &VisibilityContext<'e>,
+) -> Result<Source<'e>> {
+    Ok(instrument::wrap(instrument::key_of(plan), open_node(plan, engine, ctx)?))
+}
+
+/// open_node -- the running node for `plan` itself.
+fn open_node<'e>(
     plan: &'e Plan,
     engine: &'e Engine,
     ctx: &VisibilityContext<'e>,
@@ -214,6 +225,7 @@ pub fn open<'e>(
                 }
             };
             Box::new(NestLoopSource {
+                key: instrument::key_of(plan),
                 outer: open(outer, engine, ctx)?,
                 inner,
                 kind: *kind,
@@ -240,6 +252,7 @@ pub fn open<'e>(
                 qual: qual.as_ref(),
                 outer_width: *outer_width,
                 inner_width: *inner_width,
+                key: instrument::key_of(plan),
             },
             (outer_keys, inner_keys),
         )),
@@ -252,6 +265,7 @@ pub fn open<'e>(
                     qual: qual.as_ref(),
                     outer_width: 0,
                     inner_width: *inner_width,
+                    key: instrument::key_of(plan),
                 },
                 keys,
             ))
@@ -532,6 +546,8 @@ impl<'e> RowSource<'e> for ProjectSource<'e> {
 }
 
 struct NestLoopSource<'e> {
+    /// The plan node's key, for counting rejected pairs.
+    key: usize,
     outer: Source<'e>,
     inner: Inner<'e>,
     kind: JoinKind,
@@ -622,6 +638,7 @@ impl<'e> RowSource<'e> for NestLoopSource<'e> {
                     self.matched = true;
                     return Ok(Some(joined));
                 }
+                instrument::join_removed(self.key, 1);
                 joined.truncate(outer.len());
             }
             let unmatched_left = self.kind == JoinKind::Left && !self.matched;

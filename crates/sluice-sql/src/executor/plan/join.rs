@@ -42,6 +42,8 @@ pub(super) struct JoinSpec<'e> {
     pub outer_width: usize,
     /// Columns of an inner row (for NULL-extending unmatched outer rows).
     pub inner_width: usize,
+    /// The plan node's key, for counting rejected pairs (EXPLAIN ANALYZE).
+    pub key: usize,
 }
 
 /// The key values of `row`, or `None` if one is NULL (it can match nothing).
@@ -189,6 +191,7 @@ impl<'e> super::RowSource<'e> for HashJoinSource<'e> {
                     self.table.matched[i] = true;
                     return Ok(Some(joined));
                 }
+                super::instrument::join_removed(self.spec.key, 1);
             }
             let (mut outer, _, _, matched) = self.current.take().expect("set");
             if self.spec.kind == JoinKind::Left && !matched {
@@ -307,6 +310,7 @@ impl<'e> super::RowSource<'e> for MergeJoinSource<'e> {
                     *matched = true;
                     return Ok(Some(joined));
                 }
+                super::instrument::join_removed(self.spec.key, 1);
             }
             let (mut outer, _, matched) = self.current.take().expect("set");
             if self.spec.kind == JoinKind::Left && !matched {

@@ -1,0 +1,130 @@
+//! Per-node execution counts for EXPLAIN ANALYZE (PostgreSQL's
+//! `executor/instrument.c`).
+//!
+//! While EXPLAIN ANALYZE runs a plan it installs an [`Instrumentation`] for
+//! the session's thread ([`Instrumentation::run`]); every node `plan::open`
+//! starts during that time is wrapped so that its rows, its loops (runs
+//! that were asked for a row at least once) and, with TIMING, the time
+//! spent inside it are added to the counters of its plan node, found by the
+//! node's address. Join nodes also count the row pairs their join condition
+//! rejected. Outside EXPLAIN ANALYZE nothing is installed and `open` wraps
+//! nothing, so ordinary queries pay one thread-local read per node started.
+//!
+//! A thread-local rather than a parameter of `open`: nodes are started from
+//! many places (nested loops, subplans, WITH queries), all of which would
+//! otherwise have to pass it along; each session runs on its own thread and
+//! runs one statement at a time, and the guard removes it even on error.
+
+use super::{ExecHost, RowSource, Source};
+use crate::error::Result;
+use sluice_types::Datum;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+/// What one plan node did.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NodeStats {
+    /// Runs in which a row was asked for.
+    pub loops: u64,
+    /// Rows returned, over all loops.
+    pub rows: u64,
+    /// Time to the first row, summed over loops.
+    pub startup: Duration,
+    /// Time inside the node, summed over loops.
+    pub total: Duration,
+    /// Row pairs the join condition rejected.
+    pub join_removed: u64,
+}
+
+/// The counters of one EXPLAIN ANALYZE run, by plan node address.
+#[derive(Default)]
+pub struct Instrumentation {
+    nodes: RefCell<HashMap<usize, NodeStats>>,
+    timing: bool,
+}
+
+thread_local! {
+    static ACTIVE: RefCell<Option<Rc<Instrumentation>>> = const { RefCell::new(None) };
+}
+
+/// Removes the installed instrumentation when the run ends, however it ends.
+struct Installed;
+
+impl Drop for Installed {
+    fn drop(&mut self) {
+        ACTIVE.with(|a| a.borrow_mut().take());
+    }
+}
+
+impl Instrumentation {
+    /// run -- calls `f` with a new instrumentation installed (measuring time
+    /// if `timing`); returns its result and the counters.
+    pub fn run<T>(timing: bool, f: impl FnOnce() -> Result<T>) -> Result<(T, Rc<Instrumentation>)> {
+        let inst = Rc::new(Instrumentation { nodes: RefCell::default(), timing });
+        ACTIVE.with(|a| *a.borrow_mut() = Some(inst.clone()));
+        let _installed = Installed;
+        Ok((f()?, inst))
+    }
+
+    /// The counters of the node at `key` (zero if it never started).
+    pub fn stats(&self, key: usize) -> NodeStats {
+        self.nodes.borrow().get(&key).copied().unwrap_or_default()
+    }
+
+    fn update(&self, key: usize, f: impl FnOnce(&mut NodeStats)) {
+        f(self.nodes.borrow_mut().entry(key).or_default());
+    }
+}
+
+/// The key of a plan node.
+pub fn key_of<T>(node: &T) -> usize {
+    node as *const T as usize
+}
+
+/// wrap -- `source`, counted under `key` if EXPLAIN ANALYZE is running.
+pub fn wrap<'e>(key: usize, source: Source<'e>) -> Source<'e> {
+    match ACTIVE.with(|a| a.borrow().clone()) {
+        Some(inst) => Box::new(Counted { key, source, inst, started: false }),
+        None => source,
+    }
+}
+
+/// join_removed -- notes `n` row pairs rejected by the join condition of
+/// the join at `key` (nothing outside EXPLAIN ANALYZE).
+pub fn join_removed(key: usize, n: u64) {
+    ACTIVE.with(|a| {
+        if let Some(inst) = a.borrow().as_ref() {
+            inst.update(key, |s| s.join_removed += n);
+        }
+    });
+}
+
+/// A node being counted.
+struct Counted<'e> {
+    key: usize,
+    source: Source<'e>,
+    inst: Rc<Instrumentation>,
+    /// Whether this run has been asked for a row yet.
+    started: bool,
+}
+
+impl<'e> RowSource<'e> for Counted<'e> {
+    fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
+        let first = !self.started;
+        self.started = true;
+        let clock = self.inst.timing.then(Instant::now);
+        let row = self.source.next(host)?;
+        let spent = clock.map(|c| c.elapsed()).unwrap_or_default();
+        self.inst.update(self.key, |s| {
+            if first {
+                s.loops += 1;
+                s.startup += spent;
+            }
+            s.total += spent;
+            s.rows += u64::from(row.is_some());
+        });
+        Ok(row)
+    }
+}
