@@ -34,3 +34,13 @@ SELECT * FROM n ORDER BY k LIMIT 4;
 SELECT * FROM n WHERE k < 3 ORDER BY k DESC LIMIT 2;
 SELECT count(*) FROM n WHERE k IS NULL OR k > 0;
 RESET enable_seqscan;
+-- INSERT, UPDATE and DELETE show the table they change above their scan
+EXPLAIN (COSTS OFF) UPDATE accounts SET abalance = abalance + 1 WHERE aid = 5;
+EXPLAIN (COSTS OFF) UPDATE accounts SET abalance = 0 WHERE abalance > 10;
+EXPLAIN (COSTS OFF) DELETE FROM accounts WHERE filler = 'z';
+EXPLAIN (COSTS OFF) DELETE FROM n;
+EXPLAIN (COSTS OFF) INSERT INTO n VALUES (7, 'g');
+EXPLAIN (COSTS OFF) INSERT INTO n VALUES (8, 'h'), (9, 'i');
+EXPLAIN (COSTS OFF) INSERT INTO n SELECT aid, filler FROM accounts WHERE aid < 3;
+EXPLAIN (COSTS OFF) VALUES (1, 2);
+SELECT count(*) FROM n;

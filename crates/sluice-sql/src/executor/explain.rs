@@ -1,4 +1,5 @@
-//! EXPLAIN (PostgreSQL's `commands/explain.c`): a SELECT's plan as
+//! EXPLAIN (PostgreSQL's `commands/explain.c`): a SELECT's plan (or that
+//! of the scan or query under an INSERT, UPDATE or DELETE) as
 //! PostgreSQL prints it, one line per node, children indented under `->`,
 //! each node with `(cost=startup..total rows=N width=W)` unless COSTS OFF.
 //!
@@ -43,7 +44,7 @@ use crate::optimizer::estimate::Estimator;
 use crate::optimizer::ScanContext;
 use crate::session::Session;
 use crate::sink::{OutputColumn, QuerySink};
-use pg_query::protobuf::ExplainStmt;
+use pg_query::protobuf::{ExplainStmt, Node, RangeVar, SelectStmt, SetOperation};
 use pg_query::NodeEnum;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_types::types::format_type;
@@ -53,14 +54,14 @@ use std::time::Instant;
 /// EXPLAIN [ ( option [, ...] ) ] statement.
 pub fn explain(session: &mut Session, stmt: &ExplainStmt, sink: &mut dyn QuerySink) -> Result<()> {
     let options = explain_options(stmt)?;
-    let Some(NodeEnum::SelectStmt(query)) = stmt.query.as_deref().and_then(|n| n.node.as_ref())
-    else {
-        return Err(SqlError::unsupported("EXPLAIN of statements other than SELECT"));
-    };
+    let (query, modify) = explained_query(stmt)?;
+    if modify.is_some() && options.analyze {
+        return Err(SqlError::unsupported("EXPLAIN ANALYZE of INSERT, UPDATE or DELETE"));
+    }
     let planning_start = Instant::now();
     let mut parts = session.parts()?;
     let mut param_types = Vec::new();
-    let planned = select::plan_select(&mut parts, query, &mut param_types)?;
+    let planned = select::plan_select(&mut parts, &query, &mut param_types)?;
     let planning = planning_start.elapsed();
     let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
     let mut executed = None;
@@ -91,8 +92,12 @@ pub fn explain(session: &mut Session, stmt: &ExplainStmt, sink: &mut dyn QuerySi
         timing: options.timing,
         fold: None,
         loops_override: None,
+        width_bonus: 0.0,
     };
-    printer.node(&planned.plan, &planned.plan, 0, &[])?;
+    match &modify {
+        Some(m) => printer.modify(m, &planned.plan)?,
+        None => printer.node(&planned.plan, &planned.plan, 0, &[])?,
+    }
     if options.summary {
         lines.push(format!("Planning Time: {:.3} ms", millis(planning)));
         if let Some((_, execution)) = &executed {
@@ -104,6 +109,54 @@ pub fn explain(session: &mut Session, stmt: &ExplainStmt, sink: &mut dyn QuerySi
         sink.row(&[Datum::Text(line.as_str().into())])?;
     }
     sink.complete("EXPLAIN")
+}
+
+/// An INSERT, UPDATE or DELETE being explained: PostgreSQL shows a
+/// ModifyTable node (`Update on t`) above the plan that finds or makes the
+/// rows.
+struct Modify {
+    /// `Insert`, `Update` or `Delete`.
+    verb: &'static str,
+    /// The target table's name.
+    table: String,
+}
+
+/// explained_query -- the SELECT whose plan EXPLAIN shows: the statement
+/// itself, or for UPDATE and DELETE a scan of the target with its WHERE
+/// clause (selecting the SET expressions), for INSERT its source query.
+fn explained_query(stmt: &ExplainStmt) -> Result<(SelectStmt, Option<Modify>)> {
+    let table = |rv: &Option<RangeVar>| rv.as_ref().map_or(String::new(), |r| r.relname.clone());
+    let scan =
+        |rv: &Option<RangeVar>, where_clause: &Option<Box<Node>>, targets: &[Node]| SelectStmt {
+            target_list: targets.to_vec(),
+            from_clause: rv
+                .iter()
+                .map(|r| Node { node: Some(NodeEnum::RangeVar(r.clone())) })
+                .collect(),
+            where_clause: where_clause.clone(),
+            op: SetOperation::SetopNone as i32,
+            ..Default::default()
+        };
+    match stmt.query.as_deref().and_then(|n| n.node.as_ref()) {
+        Some(NodeEnum::SelectStmt(q)) => Ok(((**q).clone(), None)),
+        Some(NodeEnum::UpdateStmt(u)) if u.from_clause.is_empty() => Ok((
+            scan(&u.relation, &u.where_clause, &u.target_list),
+            Some(Modify { verb: "Update", table: table(&u.relation) }),
+        )),
+        Some(NodeEnum::DeleteStmt(d)) if d.using_clause.is_empty() => Ok((
+            scan(&d.relation, &d.where_clause, &[]),
+            Some(Modify { verb: "Delete", table: table(&d.relation) }),
+        )),
+        Some(NodeEnum::InsertStmt(i)) => {
+            match i.select_stmt.as_deref().and_then(|n| n.node.as_ref()) {
+                Some(NodeEnum::SelectStmt(q)) => {
+                    Ok(((**q).clone(), Some(Modify { verb: "Insert", table: table(&i.relation) })))
+                }
+                _ => Err(SqlError::unsupported("EXPLAIN of INSERT ... DEFAULT VALUES")),
+            }
+        }
+        _ => Err(SqlError::unsupported("EXPLAIN of this statement")),
+    }
 }
 
 /// A duration in milliseconds.
@@ -208,6 +261,8 @@ struct Printer<'a, 'e> {
     /// The loops to show for the next node (a nested loop's inner side,
     /// which sluice materialises once and PostgreSQL rescans per outer row).
     loops_override: Option<u64>,
+    /// Bytes the next node's rows carry beyond its columns (a ctid).
+    width_bonus: f64,
     /// Qualify column names with their relation above the scans.
     prefix: bool,
     /// The LIMIT a Sort directly below a Limit sorts for.
@@ -219,10 +274,15 @@ impl Printer<'_, '_> {
     /// (the outermost node folded into it).
     fn header(&mut self, depth: usize, text: String, top: &Plan) -> Result<()> {
         let mut text = match self.est {
-            Some(est) => format!("{text}  {}", cost_text(&est.estimate_bounded(top, self.bound)?)),
+            Some(est) => {
+                let mut e = est.estimate_bounded(top, self.bound)?;
+                e.width += self.width_bonus;
+                format!("{text}  {}", cost_text(&e))
+            }
             None => text,
         };
         self.bound = None;
+        self.width_bonus = 0.0;
         if let Some(actual) = self.actual_text(key_of(top)) {
             text = format!("{text} {actual}");
         }
@@ -269,6 +329,22 @@ impl Printer<'_, '_> {
         let Some(actual) = self.actual else { return };
         let stats = actual.stats(key_of(plan));
         self.removed(depth, "Join Filter", stats.join_removed, stats.loops);
+    }
+
+    /// modify -- an INSERT, UPDATE or DELETE: the ModifyTable node, which
+    /// returns no rows and costs what its input does, over `input`.
+    fn modify(&mut self, m: &Modify, input: &Plan) -> Result<()> {
+        let mut text = format!("{} on {}", m.verb, m.table);
+        if let Some(est) = self.est {
+            let e = est.estimate(input)?;
+            text = format!("{text}  {}", cost_text(&Estimate { rows: 0.0, width: 0.0, ..e }));
+        }
+        self.header_line(0, text);
+        // UPDATE and DELETE also carry each row's ctid (6 bytes) up.
+        if m.verb != "Insert" {
+            self.width_bonus = 6.0;
+        }
+        self.child(input, 1)
     }
 
     /// child -- prints an input of a node: a new chain of folded nodes.
@@ -611,6 +687,10 @@ fn leaf_title(plan: &Plan) -> String {
     match plan {
         Plan::Result | Plan::Rows(_) => "Result".into(),
         Plan::GenerateSeries { .. } => "Function Scan on generate_series".into(),
+        // PostgreSQL turns a single VALUES row into a Result.
+        Plan::Values(rows) if rows.len() == 1 => "Result".into(),
+        // PostgreSQL turns a single VALUES row into a Result.
+        Plan::Values(rows) if rows.len() == 1 => "Result".into(),
         Plan::Values(_) => "Values Scan on \"*VALUES*\"".into(),
         Plan::Append { .. } => "Append".into(),
         Plan::SetOp { kind, all, .. } => {
