@@ -11,30 +11,14 @@ use sluice_access::common::{AttrDesc, IndexTuple, TupleDesc};
 use sluice_access::heap::visibility::DirtyStatus;
 use sluice_access::nbtree::page::{Meta, Opaque};
 use sluice_access::nbtree::{
-    btree_build, btree_insert, BTreeIndex, BTreeScan, BuildEntry, ColumnOrder, KeyOrder, ScanKey,
-    UniqueCheck,
+    btree_build, btree_insert, BTreeIndex, BTreeScan, BuildEntry, ColumnOrder, ScanKey, UniqueCheck,
 };
 use sluice_access::{AccessError, Engine};
 use sluice_common::{ForkNumber, ItemPointer, RelFileLocator, DEFAULTTABLESPACE_OID};
 use sluice_storage::buffer::BufferTag;
 use sluice_txn::IsolationLevel::ReadCommitted as RC;
-use std::cmp::Ordering;
 use std::sync::Arc;
 use support::*;
-
-/// bigint keys in their stored (little-endian) form.
-#[derive(Debug)]
-struct Int8Order;
-
-impl KeyOrder for Int8Order {
-    fn compare(&self, _col: usize, a: &[u8], b: &[u8]) -> Ordering {
-        int(a).cmp(&int(b))
-    }
-}
-
-fn int(bytes: &[u8]) -> i64 {
-    i64::from_le_bytes(bytes.try_into().expect("8 bytes"))
-}
 
 fn index(rel_number: u32, descending: bool) -> BTreeIndex {
     BTreeIndex {

@@ -13,26 +13,12 @@ use sluice_access::heap::vacuumlazy::{
 };
 use sluice_access::heap::visibility::PruneHorizon;
 use sluice_access::heap::HeapRelation;
-use sluice_access::nbtree::{btree_insert, BTreeIndex, BTreeScan, ColumnOrder, KeyOrder};
+use sluice_access::nbtree::{btree_insert, BTreeIndex, BTreeScan, ColumnOrder};
 use sluice_access::Engine;
 use sluice_common::{ForkNumber, ItemPointer, RelFileLocator, DEFAULTTABLESPACE_OID};
 use sluice_txn::IsolationLevel::{ReadCommitted as RC, RepeatableRead as RR};
-use std::cmp::Ordering;
 use std::sync::Arc;
 use support::*;
-
-#[derive(Debug)]
-struct Int8Order;
-
-impl KeyOrder for Int8Order {
-    fn compare(&self, _col: usize, a: &[u8], b: &[u8]) -> Ordering {
-        int(a).cmp(&int(b))
-    }
-}
-
-fn int(bytes: &[u8]) -> i64 {
-    i64::from_le_bytes(bytes.try_into().expect("8 bytes"))
-}
 
 fn index(rel_number: u32) -> BTreeIndex {
     BTreeIndex {

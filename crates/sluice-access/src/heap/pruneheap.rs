@@ -149,11 +149,25 @@ fn execute_prune(
     page.repair_fragmentation();
     // Room was made: the next update that finds the page full may look again.
     page.clear_flag(PD_PAGE_FULL);
+    log_line_pointers(engine, rel, block, page, XLOG_HEAP_PRUNE, dead)
+}
+
+/// log_line_pointers -- dirties the changed `page` and logs record `info`
+/// (`XLOG_HEAP_PRUNE` or `XLOG_HEAP_VACUUM`) naming the line pointers
+/// `offsets` whose state changed, then stamps the page's LSN.
+pub(super) fn log_line_pointers(
+    engine: &Engine,
+    rel: &HeapRelation,
+    block: BlockNumber,
+    page: &mut BufferWriteGuard<'_>,
+    info: u8,
+    offsets: &[OffsetNumber],
+) -> Result<()> {
     page.mark_dirty();
     let end = {
-        let record = RecordBuilder::new(RmgrId::Heap, XLOG_HEAP_PRUNE, Xid::INVALID).with_block(
+        let record = RecordBuilder::new(RmgrId::Heap, info, Xid::INVALID).with_block(
             BlockRef::new(0, rel.locator, ForkNumber::Main, block)
-                .with_data(encode_offsets(dead))
+                .with_data(encode_offsets(offsets))
                 .with_page(page.as_bytes(), page.hole()),
         );
         engine.wal().insert(&record)?

@@ -43,9 +43,9 @@
 //! of rows on the same page and by inserts into the table's current target
 //! page; B-tree pages are never deleted.
 
-use super::pruneheap::{heap_page_prune, PruneResult};
+use super::pruneheap::{heap_page_prune, log_line_pointers, PruneResult};
 use super::visibility::{PruneHorizon, VacuumStatus};
-use super::xlog::{encode_offsets, XLOG_HEAP_VACUUM};
+use super::xlog::XLOG_HEAP_VACUUM;
 use super::HeapRelation;
 use crate::engine::Engine;
 use crate::error::{AccessError, Result};
@@ -55,7 +55,7 @@ use crate::xlog_records::{encode_smgr_truncate, XLOG_SMGR_TRUNCATE};
 use sluice_common::{BlockNumber, ForkNumber, ItemPointer, RmgrId, Xid};
 use sluice_storage::buffer::{Buffer, BufferAccessStrategy, BufferTag};
 use sluice_storage::page::{LpFlags, OffsetNumber, MAX_HEAP_TUPLES_PER_PAGE};
-use sluice_wal::{BlockRef, RecordBuilder};
+use sluice_wal::RecordBuilder;
 
 /// Bytes PostgreSQL counts per remembered dead TID (sizeof ItemPointerData):
 /// `maintenance_work_mem` holds as many TIDs here as there.
@@ -396,17 +396,7 @@ pub fn vacuum_heap_page(
         page.set_item_state(off, LpFlags::Unused);
     }
     page.truncate_line_pointers();
-    page.mark_dirty();
-    let end = {
-        let record = RecordBuilder::new(RmgrId::Heap, XLOG_HEAP_VACUUM, Xid::INVALID).with_block(
-            BlockRef::new(0, rel.locator, ForkNumber::Main, block)
-                .with_data(encode_offsets(offsets))
-                .with_page(page.as_bytes(), page.hole()),
-        );
-        engine.wal().insert(&record)?
-    };
-    page.set_lsn(end);
-    Ok(())
+    log_line_pointers(engine, rel, block, page, XLOG_HEAP_VACUUM, offsets)
 }
 
 /// truncate_heap_fork -- cuts `rel`'s main fork to `nblocks` blocks: logs it

@@ -9,9 +9,11 @@ use sluice_access::heap::heapam::heap_insert;
 use sluice_access::heap::scan::HeapScan;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::heap::HeapRelation;
+use sluice_access::nbtree::KeyOrder;
 use sluice_access::{Engine, EngineConfig};
 use sluice_common::{ForkNumber, ItemPointer, RelFileLocator, DEFAULTTABLESPACE_OID};
 use sluice_txn::{Backend, IsolationLevel, Transaction};
+use std::cmp::Ordering;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -99,4 +101,19 @@ pub fn visible_ids(engine: &Engine, rel: &HeapRelation) -> Vec<i64> {
     let be = backend(engine);
     let mut txn = be.begin(IsolationLevel::ReadCommitted);
     scan(engine, rel, &mut txn).into_iter().map(|(_, r)| r.0).collect()
+}
+
+/// bigint index keys in their stored (little-endian) form.
+#[derive(Debug)]
+pub struct Int8Order;
+
+impl KeyOrder for Int8Order {
+    fn compare(&self, _col: usize, a: &[u8], b: &[u8]) -> Ordering {
+        int(a).cmp(&int(b))
+    }
+}
+
+/// A stored bigint.
+pub fn int(bytes: &[u8]) -> i64 {
+    i64::from_le_bytes(bytes.try_into().expect("8 bytes"))
 }

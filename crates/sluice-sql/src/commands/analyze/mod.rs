@@ -243,7 +243,7 @@ pub(crate) fn analyze_relation(
     options: &AnalyzeOptions,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
-    if !lock_table(parts, relid, named, options, sink)? {
+    if !lock_for_maintenance(parts, relid, named, options.skip_locked, "analyze", sink)? {
         return Ok(());
     }
     // Read the table as it is now that it is locked: a TRUNCATE or DROP
@@ -287,22 +287,23 @@ pub(crate) fn analyze_relation(
     update_relstats(parts, relid, sample.total_pages, sample.total_rows)
 }
 
-/// lock_table -- takes ANALYZE's ShareUpdateExclusiveLock on `relid`.
-/// Returns false if SKIP_LOCKED found it taken (after warning about a
-/// named table).
-fn lock_table(
+/// lock_for_maintenance -- takes the ShareUpdateExclusiveLock ANALYZE and
+/// VACUUM (`command`, lower case) hold on `relid`. Returns false if
+/// SKIP_LOCKED found it taken (after warning about a named table).
+pub(crate) fn lock_for_maintenance(
     parts: &mut ExecParts,
     relid: Oid,
     named: Option<&str>,
-    options: &AnalyzeOptions,
+    skip_locked: bool,
+    command: &str,
     sink: &mut dyn QuerySink,
 ) -> Result<bool> {
     let mode = LockMode::ShareUpdateExclusive;
-    match lock_relation_with(parts, relid, mode, options.skip_locked, named) {
+    match lock_relation_with(parts, relid, mode, skip_locked, named) {
         Ok(()) => Ok(true),
-        Err(e) if options.skip_locked && e.code == "55P03" => {
+        Err(e) if skip_locked && e.code == "55P03" => {
             if let Some(name) = named {
-                let message = format!("skipping analyze of \"{name}\" --- lock not available");
+                let message = format!("skipping {command} of \"{name}\" --- lock not available");
                 sink.warning(&SqlError::new("55P03", message))?;
             }
             Ok(false)

@@ -48,10 +48,10 @@ use crate::catalog::relation::{self, RelationDesc};
 use crate::catalog::schema::RelKind;
 use crate::catalog::statistic::{self, latest_view};
 use crate::commands::analyze::{
-    all_tables, analyze_relation, def_boolean, listed_tables, update_relstats, AnalyzeOptions,
-    Target,
+    all_tables, analyze_relation, def_boolean, listed_tables, lock_for_maintenance,
+    update_relstats, AnalyzeOptions, Target,
 };
-use crate::commands::tablecmds::{lock_relation_with, position};
+use crate::commands::tablecmds::position;
 use crate::error::{Result, SqlError};
 use crate::session::{ExecParts, Session};
 use crate::sink::QuerySink;
@@ -62,7 +62,7 @@ use sluice_access::heap::vacuumlazy::{
 };
 use sluice_access::heap::visibility::PruneHorizon;
 use sluice_access::AccessError;
-use sluice_common::{ForkNumber, Oid};
+use sluice_common::ForkNumber;
 use sluice_guc::Settings;
 use sluice_txn::lmgr::{LockMode, LockTag, LockWaitParams};
 use sluice_txn::{ProcId, Transaction};
@@ -198,7 +198,7 @@ fn vacuum_target(
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
     let named = target.named.as_deref();
-    if !lock_table(parts, target.oid, named, options, sink)? {
+    if !lock_for_maintenance(parts, target.oid, named, options.skip_locked, "vacuum", sink)? {
         return Ok(());
     }
     // Look again now that it is locked: a DROP may have committed meanwhile.
@@ -225,29 +225,6 @@ fn vacuum_target(
         analyze_relation(parts, target.oid, named, &target.columns, &analyze, sink)?;
     }
     Ok(())
-}
-
-/// lock_table -- SHARE UPDATE EXCLUSIVE on `relid`; false if SKIP_LOCKED
-/// found it taken (after warning about a named table).
-fn lock_table(
-    parts: &mut ExecParts,
-    relid: Oid,
-    named: Option<&str>,
-    options: &VacuumOptions,
-    sink: &mut dyn QuerySink,
-) -> Result<bool> {
-    let mode = LockMode::ShareUpdateExclusive;
-    match lock_relation_with(parts, relid, mode, options.skip_locked, named) {
-        Ok(()) => Ok(true),
-        Err(e) if options.skip_locked && e.code == "55P03" => {
-            if let Some(name) = named {
-                let message = format!("skipping vacuum of \"{name}\" --- lock not available");
-                sink.warning(&SqlError::new("55P03", message))?;
-            }
-            Ok(false)
-        }
-        Err(e) => Err(e),
-    }
 }
 
 /// vacuum_relation -- lazy VACUUM of the locked table `rel` and its indexes,
