@@ -253,11 +253,7 @@ impl<'a> Estimator<'a> {
                 let mut est = self.estimate_bounded(input, bound)?;
                 let ops: usize = exprs.iter().map(count_operators).sum();
                 est.total += p.cpu_operator_cost * ops as f64 * est.rows;
-                est.width = exprs
-                    .iter()
-                    .enumerate()
-                    .map(|(i, e)| self.expr_width(input, e, i))
-                    .sum::<Result<f64>>()?;
+                est.width = exprs.iter().map(|e| self.expr_width(input, e)).sum::<Result<f64>>()?;
                 est
             }
             Plan::Truncate { input, .. } | Plan::Statement { input, .. } => {
@@ -284,11 +280,7 @@ impl<'a> Estimator<'a> {
                 let groups =
                     if keys.is_empty() { 1.0 } else { self.num_groups(input, keys, est.rows)? };
                 let width = 8.0 * aggs.len() as f64
-                    + keys
-                        .iter()
-                        .enumerate()
-                        .map(|(i, k)| self.expr_width(input, k, i))
-                        .sum::<Result<f64>>()?;
+                    + keys.iter().map(|k| self.expr_width(input, k)).sum::<Result<f64>>()?;
                 let input = if strategy == AggStrategy::Sorted {
                     self.sorted_input(input, est)?
                 } else {
@@ -427,7 +419,7 @@ impl<'a> Estimator<'a> {
     }
 
     /// Average bytes of an expression's value over `input`'s rows.
-    fn expr_width(&self, input: &Plan, e: &Expr, _position: usize) -> Result<f64> {
+    fn expr_width(&self, input: &Plan, e: &Expr) -> Result<f64> {
         Ok(match strip(e) {
             Expr::Column { index, ty, .. } => column_width(self.column_stat(input, *index)?, *ty),
             other => column_width(None, other.ty()),

@@ -30,7 +30,7 @@ use super::with_scan_context;
 use crate::error::Result;
 use crate::executor::indexscan::conjuncts;
 use crate::executor::plan::{JoinKind, Plan, SortKey};
-use crate::expr::{BoolOp, Builtin, Expr};
+use crate::expr::{BoolOp, Builtin, Comparison, Expr};
 use crate::optimizer::choose_scan;
 use crate::optimizer::count_operators;
 use crate::optimizer::estimate::{ColumnStat, Estimator};
@@ -492,7 +492,11 @@ fn and(quals: Vec<Expr>) -> Expr {
 /// The operands of `a = b`.
 fn equality(e: &Expr) -> Option<(&Expr, &Expr)> {
     match e {
-        Expr::Call { func: Builtin::Compare(CmpOp::Eq, _), args, .. } if args.len() == 2 => {
+        // Only the plain comparison: `character(n)` and zoned timestamp
+        // equality do not hash or sort as their values do.
+        Expr::Call { func: Builtin::Compare(CmpOp::Eq, Comparison::Plain), args, .. }
+            if args.len() == 2 =>
+        {
             hashable(&args[0], &args[1]).then(|| (&args[0], &args[1]))
         }
         _ => None,
