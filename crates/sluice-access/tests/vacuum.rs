@@ -83,6 +83,7 @@ fn vacuum(
         truncate: true,
         max_dead_items: max_items.unwrap_or_else(|| max_dead_items(64 << 20, pages)),
         interrupted: &|| false,
+        progress: &|_| {},
     };
     heap_vacuum_rel(engine, rel, std::slice::from_ref(idx), &horizon, &params, &mut Lock(true))
         .unwrap()

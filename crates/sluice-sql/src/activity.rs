@@ -5,12 +5,17 @@
 //! copy the whole table. One mutex guards it: updates are two per statement and
 //! take microseconds, far from the statement costs around them.
 //!
+//! Beside it sits each session's progress in a maintenance command
+//! (`pg_stat_progress_vacuum`), published as the command goes and removed
+//! when it ends.
+//!
 //! The table is also how one session interrupts another by pid
 //! (`pg_cancel_backend`, `pg_terminate_backend`): PostgreSQL signals the backend
 //! process; sluice's sessions are threads, so each registers a [`BackendSignal`]
 //! with its entry and the table delivers requests through it.
 
 use parking_lot::Mutex;
+use sluice_access::heap::vacuumlazy::VacuumProgress;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -66,10 +71,21 @@ struct Entry {
     signal: Arc<dyn BackendSignal>,
 }
 
+/// A VACUUM in progress: the table and how far it has got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VacuumActivity {
+    /// The table's OID.
+    pub relid: u32,
+    /// Phase and counters.
+    pub progress: VacuumProgress,
+}
+
 /// Every session's activity, by pid.
 #[derive(Default)]
 pub struct ActivityTable {
     sessions: Mutex<BTreeMap<u32, Entry>>,
+    /// VACUUMs running, by pid.
+    vacuums: Mutex<BTreeMap<u32, VacuumActivity>>,
 }
 
 impl ActivityTable {
@@ -101,6 +117,21 @@ impl ActivityTable {
     /// Removes a session (it disconnected).
     pub fn remove(&self, pid: u32) {
         self.sessions.lock().remove(&pid);
+        self.vacuums.lock().remove(&pid);
+    }
+
+    /// Publishes (or, with `None`, withdraws) session `pid`'s VACUUM progress.
+    pub fn set_vacuum_progress(&self, pid: u32, vacuum: Option<VacuumActivity>) {
+        let mut vacuums = self.vacuums.lock();
+        match vacuum {
+            Some(v) => vacuums.insert(pid, v),
+            None => vacuums.remove(&pid),
+        };
+    }
+
+    /// A copy of every running VACUUM's progress, by pid.
+    pub fn vacuums(&self) -> Vec<(u32, VacuumActivity)> {
+        self.vacuums.lock().iter().map(|(pid, v)| (*pid, *v)).collect()
     }
 
     /// A copy of every session's activity, by pid.

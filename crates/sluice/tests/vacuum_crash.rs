@@ -160,3 +160,52 @@ fn verbose_reports_rows_a_snapshot_still_needs() {
     assert!(freed.contains("index scan needed:"), "{freed}");
     assert!(freed.contains("index \"t_pkey\": pages:"), "{freed}");
 }
+
+#[test]
+fn pg_stat_progress_vacuum_shows_a_running_vacuum() {
+    let server = common::Server::start();
+    let mut client = connect(&server);
+    client
+        .batch_execute(
+            "CREATE TABLE t (id int PRIMARY KEY, v text);
+             INSERT INTO t SELECT i, 'v' FROM generate_series(1, 20000) i;
+             DELETE FROM t WHERE id > 1000;",
+        )
+        .unwrap();
+    // A reader's lock makes VACUUM retry for the truncation lock: a phase
+    // that lasts long enough to be seen.
+    let mut reader = connect(&server);
+    reader.batch_execute("BEGIN; LOCK t IN ACCESS SHARE MODE").unwrap();
+    let conninfo = server.conninfo();
+    let vacuum = thread::spawn(move || {
+        let mut c = Client::connect(&conninfo, NoTls).expect("connect");
+        c.batch_execute("VACUUM t").unwrap();
+        c.query_one("SELECT pg_relation_size('t')", &[]).unwrap().get::<_, i64>(0)
+    });
+    let sql =
+        "SELECT relid::int8 = 't'::regclass::int8, phase, heap_blks_total = heap_blks_scanned, \
+               heap_blks_vacuumed > 0, index_vacuum_count, datname::text \
+               FROM pg_stat_progress_vacuum";
+    let row = (0..500)
+        .find_map(|_| {
+            let rows = client.query(sql, &[]).unwrap();
+            let phase = rows.first().map(|r| r.get::<_, String>(1));
+            if phase.as_deref() == Some("truncating heap") {
+                return rows.into_iter().next();
+            }
+            thread::sleep(Duration::from_millis(10));
+            None
+        })
+        .expect("the VACUUM shows up waiting to truncate");
+    assert!(row.get::<_, bool>(0), "relid is t");
+    assert!(row.get::<_, bool>(2), "every page was scanned");
+    assert!(row.get::<_, bool>(3), "dead line pointers were freed");
+    assert_eq!(row.get::<_, i64>(4), 1, "one round of index vacuuming");
+    assert_eq!(row.get::<_, String>(5), "postgres");
+    reader.batch_execute("COMMIT").unwrap();
+    let size = vacuum.join().unwrap();
+    assert!(size < 20 * 8192, "truncated once the reader let go: {size}");
+    let left: i64 =
+        client.query_one("SELECT count(*) FROM pg_stat_progress_vacuum", &[]).unwrap().get(0);
+    assert_eq!(left, 0, "the row goes when VACUUM ends");
+}

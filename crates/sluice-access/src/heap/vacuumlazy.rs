@@ -17,6 +17,9 @@
 //!            ACCESS EXCLUSIVE lock can be had without waiting
 //! ```
 //!
+//! Each page and phase change is reported through `VacuumParams::progress`
+//! (the SQL layer's `pg_stat_progress_vacuum`).
+//!
 //! The order is what keeps index scans correct: a line pointer is reused only
 //! after no index entry can lead to it. A table without indexes skips the
 //! middle step and frees each page's dead pointers right after pruning it
@@ -85,6 +88,56 @@ pub enum IndexCleanup {
     Off,
 }
 
+/// The phases `pg_stat_progress_vacuum` shows (PostgreSQL's
+/// PROGRESS_VACUUM_PHASE_*; "cleaning up indexes" is not a phase here because
+/// there is no separate cleanup pass).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum VacuumPhase {
+    /// Before the heap scan starts.
+    #[default]
+    Initializing,
+    /// Pass 1: pruning and collecting dead TIDs.
+    ScanningHeap,
+    /// Bulk delete in the indexes.
+    VacuumingIndexes,
+    /// Pass 2: freeing dead line pointers.
+    VacuumingHeap,
+    /// Waiting for the lock or cutting the empty tail.
+    TruncatingHeap,
+}
+
+impl VacuumPhase {
+    /// The phase as `pg_stat_progress_vacuum.phase` shows it.
+    pub fn name(self) -> &'static str {
+        match self {
+            VacuumPhase::Initializing => "initializing",
+            VacuumPhase::ScanningHeap => "scanning heap",
+            VacuumPhase::VacuumingIndexes => "vacuuming indexes",
+            VacuumPhase::VacuumingHeap => "vacuuming heap",
+            VacuumPhase::TruncatingHeap => "truncating heap",
+        }
+    }
+}
+
+/// How far a VACUUM has got: a row of `pg_stat_progress_vacuum`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct VacuumProgress {
+    /// What it is doing.
+    pub phase: VacuumPhase,
+    /// Pages of the table when it began.
+    pub heap_blks_total: u64,
+    /// Pages pass 1 has read.
+    pub heap_blks_scanned: u64,
+    /// Pages whose dead line pointers were freed.
+    pub heap_blks_vacuumed: u64,
+    /// Rounds of index vacuuming completed.
+    pub index_vacuum_count: u64,
+    /// How many dead TIDs fit in the memory.
+    pub max_dead_tuples: u64,
+    /// Dead TIDs remembered now.
+    pub num_dead_tuples: u64,
+}
+
 /// How to vacuum (the options the SQL layer parsed).
 pub struct VacuumParams<'a> {
     /// INDEX_CLEANUP.
@@ -96,6 +149,8 @@ pub struct VacuumParams<'a> {
     pub max_dead_items: usize,
     /// Polled between pages: cancel, `statement_timeout`.
     pub interrupted: &'a dyn Fn() -> bool,
+    /// Told of every page and phase change (`pg_stat_progress_vacuum`).
+    pub progress: &'a dyn Fn(&VacuumProgress),
 }
 
 /// The table lock truncation needs, never waited for in the lock queue.
@@ -162,6 +217,7 @@ struct LazyVacuum<'a, 'e> {
     nonempty_pages: BlockNumber,
     strategy: Option<BufferAccessStrategy>,
     report: VacuumReport,
+    progress: VacuumProgress,
 }
 
 /// heap_vacuum_rel -- VACUUM of `rel` and its `indexes` (see the module doc).
@@ -196,9 +252,15 @@ pub fn heap_vacuum_rel<'e>(
             removable_cutoff: horizon.horizon.xmin,
             ..VacuumReport::default()
         },
+        progress: VacuumProgress {
+            heap_blks_total: rel_pages.into(),
+            max_dead_tuples: params.max_dead_items as u64,
+            ..VacuumProgress::default()
+        },
     };
     vacuum.scan_heap()?;
     if params.truncate && vacuum.should_attempt_truncation() {
+        vacuum.set_phase(VacuumPhase::TruncatingHeap);
         if !truncate_lock.try_acquire() {
             vacuum.report.truncate_lock_missed = true;
             return Ok(vacuum.report);
@@ -215,6 +277,7 @@ impl<'e> LazyVacuum<'_, 'e> {
     /// whenever the dead TIDs fill their memory, and once more at the end
     /// (PostgreSQL's lazy_scan_heap).
     fn scan_heap(&mut self) -> Result<()> {
+        self.set_phase(VacuumPhase::ScanningHeap);
         for block in 0..self.report.orig_rel_pages {
             if (self.params.interrupted)() {
                 return Err(AccessError::Interrupted);
@@ -223,13 +286,22 @@ impl<'e> LazyVacuum<'_, 'e> {
                 && !self.dead_items.is_empty()
             {
                 self.vacuum_indexes_and_heap(false)?;
+                self.set_phase(VacuumPhase::ScanningHeap);
             }
             self.scan_page(block)?;
+            (self.params.progress)(&self.progress);
         }
         if !self.dead_items.is_empty() {
             self.vacuum_indexes_and_heap(true)?;
         }
         Ok(())
+    }
+
+    /// Moves to `phase` and says so.
+    fn set_phase(&mut self, phase: VacuumPhase) {
+        self.progress.phase = phase;
+        self.progress.num_dead_tuples = self.dead_items.len() as u64;
+        (self.params.progress)(&self.progress);
     }
 
     /// Pins `block`, through the ring for a big table.
@@ -252,14 +324,17 @@ impl<'e> LazyVacuum<'_, 'e> {
             if self.indexes.is_empty() && !pruned.dead_items.is_empty() {
                 // Nothing points at the dead line pointers: free them now.
                 vacuum_heap_page(engine, &rel, block, &mut page, &pruned.dead_items)?;
+                self.progress.heap_blks_vacuumed += 1;
             }
             pruned
         };
         self.report.scanned_pages += 1;
+        self.progress.heap_blks_scanned += 1;
         self.count(block, &pruned);
         if !self.indexes.is_empty() {
             let tids = pruned.dead_items.iter().map(|&off| ItemPointer::new(block, off));
             self.dead_items.extend(tids);
+            self.progress.num_dead_tuples = self.dead_items.len() as u64;
         }
         Ok(())
     }
@@ -294,6 +369,7 @@ impl<'e> LazyVacuum<'_, 'e> {
             self.dead_items.clear();
             return Ok(());
         }
+        self.set_phase(VacuumPhase::VacuumingIndexes);
         let dead = &self.dead_items;
         let is_dead = |tid: ItemPointer| dead.binary_search(&tid).is_ok();
         for (i, index) in self.indexes.iter().enumerate() {
@@ -301,6 +377,8 @@ impl<'e> LazyVacuum<'_, 'e> {
             self.report.index_stats[i] = Some(stats);
         }
         self.report.num_index_scans += 1;
+        self.progress.index_vacuum_count += 1;
+        self.set_phase(VacuumPhase::VacuumingHeap);
         self.vacuum_heap()?;
         self.dead_items.clear();
         Ok(())
@@ -328,6 +406,8 @@ impl<'e> LazyVacuum<'_, 'e> {
             let buffer = self.read(block)?;
             let mut page = buffer.write();
             vacuum_heap_page(engine, &rel, block, &mut page, &offsets)?;
+            self.progress.heap_blks_vacuumed += 1;
+            (self.params.progress)(&self.progress);
         }
         Ok(())
     }

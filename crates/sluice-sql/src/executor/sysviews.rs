@@ -30,13 +30,67 @@ pub fn lookup(name: &str, parts: &mut ExecParts) -> Result<Option<ViewRows>> {
         "pg_settings" => Some(pg_settings(env)),
         "pg_stats" => Some(pg_stats(parts)?),
         "pg_roles" => Some(pg_roles(parts)?),
+        "pg_stat_progress_vacuum" => Some(pg_stat_progress_vacuum(env)),
         _ => None,
     })
 }
 
 /// The names `lookup` answers for.
-pub const SYSTEM_VIEWS: [&str; 5] =
-    ["pg_stat_activity", "pg_locks", "pg_settings", "pg_stats", "pg_roles"];
+pub const SYSTEM_VIEWS: [&str; 6] = [
+    "pg_stat_activity",
+    "pg_locks",
+    "pg_settings",
+    "pg_stats",
+    "pg_roles",
+    "pg_stat_progress_vacuum",
+];
+
+/// `pg_stat_progress_vacuum`: one row per running VACUUM, from the progress
+/// each publishes in the activity table (`commands/vacuum/`).
+fn pg_stat_progress_vacuum(env: &SessionEnv) -> ViewRows {
+    use SqlType::*;
+    let cols = columns(
+        "pg_stat_progress_vacuum",
+        &[
+            ("pid", Int4),
+            ("datid", Oid),
+            ("datname", Name),
+            ("relid", Oid),
+            ("phase", Text),
+            ("heap_blks_total", Int8),
+            ("heap_blks_scanned", Int8),
+            ("heap_blks_vacuumed", Int8),
+            ("index_vacuum_count", Int8),
+            ("max_dead_tuples", Int8),
+            ("num_dead_tuples", Int8),
+        ],
+    );
+    let sessions = env.activity.snapshot();
+    let count = |n: u64| Datum::Int8(i64::try_from(n).unwrap_or(i64::MAX));
+    let rows = env
+        .activity
+        .vacuums()
+        .into_iter()
+        .filter_map(|(pid, v)| {
+            let session = sessions.iter().find(|a| a.pid == pid)?;
+            let p = v.progress;
+            Some(vec![
+                Datum::Int4(pid as i32),
+                Datum::Oid(session.database.0),
+                Datum::Text(session.database.1.clone()),
+                Datum::Oid(v.relid),
+                Datum::Text(p.phase.name().to_string()),
+                count(p.heap_blks_total),
+                count(p.heap_blks_scanned),
+                count(p.heap_blks_vacuumed),
+                count(p.index_vacuum_count),
+                count(p.max_dead_tuples),
+                count(p.num_dead_tuples),
+            ])
+        })
+        .collect();
+    ViewRows { columns: cols, rows }
+}
 
 /// `pg_roles`: `pg_authid` without the password (PostgreSQL shows
 /// `********`; sluice stores none, so the column is NULL as for roles

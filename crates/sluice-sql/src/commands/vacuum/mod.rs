@@ -21,6 +21,10 @@
 //!            ──► ANALYZE t, if asked
 //! ```
 //!
+//! While a table is vacuumed its progress is published in the activity table
+//! (`pg_stat_progress_vacuum`: phase, pages scanned and vacuumed, index
+//! rounds, dead TIDs remembered) and withdrawn when it is done.
+//!
 //! # Transactions
 //!
 //! VACUUM refuses to run inside a transaction block (25001), as in
@@ -43,6 +47,7 @@
 
 mod verbose;
 
+use crate::activity::{ActivityTable, VacuumActivity};
 use crate::catalog::index::{indexes_of, IndexDesc};
 use crate::catalog::relation::{self, RelationDesc};
 use crate::catalog::schema::RelKind;
@@ -58,7 +63,8 @@ use crate::sink::QuerySink;
 use pg_query::protobuf::{DefElem, VacuumStmt};
 use pg_query::NodeEnum;
 use sluice_access::heap::vacuumlazy::{
-    heap_vacuum_rel, max_dead_items, IndexCleanup, TruncateLock, VacuumParams, VacuumReport,
+    heap_vacuum_rel, max_dead_items, IndexCleanup, TruncateLock, VacuumParams, VacuumProgress,
+    VacuumReport,
 };
 use sluice_access::heap::visibility::PruneHorizon;
 use sluice_access::AccessError;
@@ -289,11 +295,17 @@ fn run_lazy_vacuum(
     let work_mem = parts.env.settings.get_int("maintenance_work_mem").max(1024) as usize * 1024;
     let interrupts = parts.env.interrupts.clone();
     let interrupted = move || interrupts().is_err();
+    let published = PublishedProgress { activity: parts.env.activity, pid: parts.env.pid };
+    let progress = |progress: &VacuumProgress| {
+        let vacuum = VacuumActivity { relid: rel.oid, progress: *progress };
+        published.activity.set_vacuum_progress(published.pid, Some(vacuum));
+    };
     let params = VacuumParams {
         index_cleanup: options.index_cleanup,
         truncate: options.truncate,
         max_dead_items: max_dead_items(work_mem, rel_pages),
         interrupted: &interrupted,
+        progress: &progress,
     };
     let horizon = PruneHorizon::new(engine.txns(), parts.txn.snapshot());
     let tag = LockTag::Relation { database: parts.env.database, relation: rel.oid };
@@ -305,6 +317,19 @@ fn run_lazy_vacuum(
             (e, _) => SqlError::from(e),
         }
     })
+}
+
+/// A session's row in `pg_stat_progress_vacuum`, withdrawn when dropped
+/// (however the table's VACUUM ends).
+struct PublishedProgress<'a> {
+    activity: &'a ActivityTable,
+    pid: u32,
+}
+
+impl Drop for PublishedProgress<'_> {
+    fn drop(&mut self) {
+        self.activity.set_vacuum_progress(self.pid, None);
+    }
 }
 
 /// Truncation's ACCESS EXCLUSIVE lock on one table, taken only if free.
