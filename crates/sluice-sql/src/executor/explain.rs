@@ -93,6 +93,7 @@ pub fn explain(session: &mut Session, stmt: &ExplainStmt, sink: &mut dyn QuerySi
         fold: None,
         loops_override: None,
         width_bonus: 0.0,
+        insert_target: None,
     };
     match &modify {
         Some(m) => printer.modify(m, &planned.plan)?,
@@ -263,6 +264,8 @@ struct Printer<'a, 'e> {
     loops_override: Option<u64>,
     /// Bytes the next node's rows carry beyond its columns (a ctid).
     width_bonus: f64,
+    /// The table an INSERT being explained writes to.
+    insert_target: Option<String>,
     /// Qualify column names with their relation above the scans.
     prefix: bool,
     /// The LIMIT a Sort directly below a Limit sorts for.
@@ -341,10 +344,25 @@ impl Printer<'_, '_> {
         }
         self.header_line(0, text);
         // UPDATE and DELETE also carry each row's ctid (6 bytes) up.
-        if m.verb != "Insert" {
+        if m.verb == "Insert" {
+            self.insert_target = Some(m.table.clone());
+        } else {
             self.width_bonus = 6.0;
         }
         self.child(input, 1)
+    }
+
+    /// `table` or `table alias`, as a scan's title names its relation; a
+    /// scan of an INSERT's own target table is renamed `table_1`, as
+    /// PostgreSQL gives each range table entry a distinct name.
+    fn scan_name(&self, rel: &RelationDesc, alias: &Option<String>) -> String {
+        match alias {
+            Some(a) => format!("{} {a}", rel.name),
+            None if self.insert_target.as_deref() == Some(rel.name.as_str()) => {
+                format!("{0} {0}_1", rel.name)
+            }
+            None => rel.name.clone(),
+        }
     }
 
     /// child -- prints an input of a node: a new chain of folded nodes.
@@ -392,7 +410,7 @@ impl Printer<'_, '_> {
                 self.node(input, top, depth, filters)
             }
             Plan::SeqScan { rel, alias, .. } => {
-                self.header(depth, format!("Seq Scan on {}", scan_name(rel, alias)), top)?;
+                self.header(depth, format!("Seq Scan on {}", self.scan_name(rel, alias)), top)?;
                 let refs: Vec<&Expr> = filters.iter().collect();
                 self.filter(depth, &refs, &column_names(rel));
                 Ok(())
@@ -400,8 +418,10 @@ impl Printer<'_, '_> {
             Plan::IndexScan { rel, path, alias } => {
                 let direction = if path.backward { " Backward" } else { "" };
                 let index = &path.index.name;
-                let title =
-                    format!("Index Scan{direction} using {index} on {}", scan_name(rel, alias));
+                let title = format!(
+                    "Index Scan{direction} using {index} on {}",
+                    self.scan_name(rel, alias)
+                );
                 self.header(depth, title, top)?;
                 if !path.quals.is_empty() {
                     self.detail(depth, format!("Index Cond: {}", index_cond(rel, path)));
@@ -643,12 +663,6 @@ fn and_text(conds: &[String]) -> String {
 }
 
 /// `table` or `table alias`, as a scan's title names its relation.
-fn scan_name(rel: &RelationDesc, alias: &Option<String>) -> String {
-    match alias {
-        Some(a) => format!("{} {a}", rel.name),
-        None => rel.name.clone(),
-    }
-}
 
 /// resolve_aggrefs -- `e`, read above an aggregation whose results start at
 /// column `offset`, with each aggregate reference turned into a reference
