@@ -662,8 +662,6 @@ fn and_text(conds: &[String]) -> String {
     }
 }
 
-/// `table` or `table alias`, as a scan's title names its relation.
-
 /// resolve_aggrefs -- `e`, read above an aggregation whose results start at
 /// column `offset`, with each aggregate reference turned into a reference
 /// to its result column (so it prints as the aggregate call).
