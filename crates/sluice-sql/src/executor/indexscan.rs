@@ -68,7 +68,7 @@ fn row_independent(e: &Expr) -> bool {
 }
 
 /// The operator seen from the other side (`5 < x` is `x > 5`).
-fn commute(op: CmpOp) -> CmpOp {
+pub(crate) fn commute(op: CmpOp) -> CmpOp {
     match op {
         CmpOp::Lt => CmpOp::Gt,
         CmpOp::Le => CmpOp::Ge,

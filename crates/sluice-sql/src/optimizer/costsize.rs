@@ -76,6 +76,31 @@ impl CostParams {
     }
 }
 
+#[cfg(test)]
+impl CostParams {
+    /// PostgreSQL 15's default settings (for tests).
+    pub(crate) fn postgres_defaults() -> CostParams {
+        CostParams {
+            seq_page_cost: 1.0,
+            random_page_cost: 4.0,
+            cpu_tuple_cost: 0.01,
+            cpu_index_tuple_cost: 0.005,
+            cpu_operator_cost: 0.0025,
+            effective_cache_size: 524288.0,
+            enable_seqscan: true,
+            enable_indexscan: true,
+            enable_nestloop: true,
+            enable_hashjoin: true,
+            enable_mergejoin: true,
+            enable_hashagg: true,
+            enable_sort: true,
+            enable_material: true,
+            hash_mem: 8.0 * 1024.0 * 1024.0,
+            work_mem: 4.0 * 1024.0 * 1024.0,
+        }
+    }
+}
+
 /// A path's estimated cost and result size.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PathCost {
@@ -462,24 +487,7 @@ mod tests {
     use super::*;
 
     fn params() -> CostParams {
-        CostParams {
-            seq_page_cost: 1.0,
-            random_page_cost: 4.0,
-            cpu_tuple_cost: 0.01,
-            cpu_index_tuple_cost: 0.005,
-            cpu_operator_cost: 0.0025,
-            effective_cache_size: 524288.0,
-            enable_seqscan: true,
-            enable_indexscan: true,
-            enable_nestloop: true,
-            enable_hashjoin: true,
-            enable_mergejoin: true,
-            enable_hashagg: true,
-            enable_sort: true,
-            enable_material: true,
-            hash_mem: 8.0 * 1024.0 * 1024.0,
-            work_mem: 4.0 * 1024.0 * 1024.0,
-        }
+        CostParams::postgres_defaults()
     }
 
     #[test]

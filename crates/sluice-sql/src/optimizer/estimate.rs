@@ -25,7 +25,7 @@ use crate::catalog::index::IndexDesc;
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::statistic::{self, ColumnStatistics};
 use crate::error::Result;
-use crate::executor::indexscan::conjuncts;
+use crate::executor::indexscan::{commute, conjuncts};
 use crate::executor::plan::Plan;
 use crate::expr::{Builtin, Expr};
 use sluice_common::Oid;
@@ -448,17 +448,6 @@ fn column_width(stat: Option<ColumnStat>, ty: SqlType) -> f64 {
 fn strip(e: &Expr) -> &Expr {
     match e {
         Expr::Cast { arg, .. } => strip(arg),
-        other => other,
-    }
-}
-
-/// The operator seen from the other side.
-fn commute(op: CmpOp) -> CmpOp {
-    match op {
-        CmpOp::Lt => CmpOp::Gt,
-        CmpOp::Le => CmpOp::Ge,
-        CmpOp::Gt => CmpOp::Lt,
-        CmpOp::Ge => CmpOp::Le,
         other => other,
     }
 }

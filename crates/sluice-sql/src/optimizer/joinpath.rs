@@ -31,7 +31,7 @@ use super::costsize::{
     rescan_cost, CostParams, Estimate, JoinInput, JoinQuals,
 };
 use super::count_operators;
-use super::estimate::Estimator;
+use super::estimate::{ColumnStat, Estimator};
 use crate::error::Result;
 use crate::executor::plan::{JoinKind, Plan};
 use crate::expr::Expr;
@@ -445,15 +445,7 @@ pub fn estimate_join(est: &Estimator, plan: &Plan) -> Result<Estimate> {
             for (ok, ik) in outer_keys.iter().zip(inner_keys) {
                 let (a, b) = (key_stat(est, outer, ok)?, key_stat(est, inner, ik)?);
                 inner_unique |= b.as_ref().is_some_and(|b| b.unique) && single_relation(inner);
-                key_sel *= match (&a, &b) {
-                    (Some(a), Some(b)) => super::costsize::eqjoinsel(
-                        a.n_distinct(),
-                        a.info().null_frac(),
-                        b.n_distinct(),
-                        b.info().null_frac(),
-                    ),
-                    _ => super::selfuncs::DEFAULT_EQ_SEL,
-                };
+                key_sel *= key_selectivity(a.as_ref(), b.as_ref());
                 distinct = distinct.max(b.map_or(200.0, |b| b.n_distinct()));
             }
             let qual_sel = qual.as_ref().map_or(Ok(1.0), |q| est.qual_selectivity(plan, q))?;
@@ -473,15 +465,8 @@ pub fn estimate_join(est: &Estimator, plan: &Plan) -> Result<Estimate> {
             let (o, i) = (est.estimate(outer)?, est.estimate(inner)?);
             let mut key_sel = 1.0;
             for &(oc, ic) in keys {
-                key_sel *= match (est.column_stat(outer, oc)?, est.column_stat(inner, ic)?) {
-                    (Some(a), Some(b)) => super::costsize::eqjoinsel(
-                        a.n_distinct(),
-                        a.info().null_frac(),
-                        b.n_distinct(),
-                        b.info().null_frac(),
-                    ),
-                    _ => super::selfuncs::DEFAULT_EQ_SEL,
-                };
+                let (a, b) = (est.column_stat(outer, oc)?, est.column_stat(inner, ic)?);
+                key_sel *= key_selectivity(a.as_ref(), b.as_ref());
             }
             let qual_sel = qual.as_ref().map_or(Ok(1.0), |q| est.qual_selectivity(plan, q))?;
             let matches = clamp_row_est(o.rows * i.rows * key_sel);
@@ -500,6 +485,20 @@ pub fn estimate_join(est: &Estimator, plan: &Plan) -> Result<Estimate> {
     }
 }
 
+/// The selectivity of an equality between two keys (eqjoinsel, or
+/// PostgreSQL's default when either side has no statistics).
+fn key_selectivity(a: Option<&ColumnStat>, b: Option<&ColumnStat>) -> f64 {
+    match (a, b) {
+        (Some(a), Some(b)) => super::costsize::eqjoinsel(
+            a.n_distinct(),
+            a.info().null_frac(),
+            b.n_distinct(),
+            b.info().null_frac(),
+        ),
+        _ => super::selfuncs::DEFAULT_EQ_SEL,
+    }
+}
+
 /// Whether `plan` reads one table (through filters and projections), so a
 /// unique column of it is unique in its output.
 fn single_relation(plan: &Plan) -> bool {
@@ -513,11 +512,7 @@ fn single_relation(plan: &Plan) -> bool {
 }
 
 /// What is known about a hash key (a plain column of `side`).
-fn key_stat(
-    est: &Estimator,
-    side: &Plan,
-    key: &Expr,
-) -> Result<Option<super::estimate::ColumnStat>> {
+fn key_stat(est: &Estimator, side: &Plan, key: &Expr) -> Result<Option<ColumnStat>> {
     match key {
         Expr::Column { index, .. } => est.column_stat(side, *index),
         Expr::Cast { arg, .. } => key_stat(est, side, arg),
@@ -542,24 +537,7 @@ mod tests {
     use super::*;
 
     fn params() -> CostParams {
-        CostParams {
-            seq_page_cost: 1.0,
-            random_page_cost: 4.0,
-            cpu_tuple_cost: 0.01,
-            cpu_index_tuple_cost: 0.005,
-            cpu_operator_cost: 0.0025,
-            effective_cache_size: 524288.0,
-            enable_seqscan: true,
-            enable_indexscan: true,
-            enable_nestloop: true,
-            enable_hashjoin: true,
-            enable_mergejoin: true,
-            enable_hashagg: true,
-            enable_sort: true,
-            enable_material: true,
-            hash_mem: 8.0 * 1024.0 * 1024.0,
-            work_mem: 4.0 * 1024.0 * 1024.0,
-        }
+        CostParams::postgres_defaults()
     }
 
     fn scan(pages: f64, rows: f64, width: f64) -> JoinItem {

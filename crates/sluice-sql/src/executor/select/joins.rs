@@ -325,14 +325,7 @@ impl JoinPlanner<'_, '_> {
                     .iter()
                     .map(|k| (column_index(&k.0), column_index(&k.1) - outer_width))
                     .collect();
-                Plan::MergeJoin {
-                    outer: Box::new(sorted(left, pairs.iter().map(|p| p.0))),
-                    inner: Box::new(sorted(right, pairs.iter().map(|p| p.1))),
-                    kind: JoinKind::Left,
-                    keys: pairs,
-                    qual: and_opt(others),
-                    inner_width,
-                }
+                merge_join(left, right, JoinKind::Left, pairs, and_opt(others), inner_width)
             }
         })
     }
@@ -427,17 +420,30 @@ fn build(tree: &JoinTree, items: &mut [Item], clauses: &[Expr]) -> (Plan, Vec<us
                     (on_outer(column_index(o)), on_inner(column_index(i)))
                 })
                 .collect();
-            Plan::MergeJoin {
-                outer: Box::new(sorted(outer_plan, pairs.iter().map(|p| p.0))),
-                inner: Box::new(sorted(inner_plan, pairs.iter().map(|p| p.1))),
-                kind: JoinKind::Inner,
-                keys: pairs,
-                qual: and_opt(others),
-                inner_width,
-            }
+            merge_join(outer_plan, inner_plan, JoinKind::Inner, pairs, and_opt(others), inner_width)
         }
     };
     (plan, layout)
+}
+
+/// merge_join -- `outer` and `inner`, each sorted on its key columns of
+/// `keys`, merge-joined on them.
+fn merge_join(
+    outer: Plan,
+    inner: Plan,
+    kind: JoinKind,
+    keys: Vec<(usize, usize)>,
+    qual: Option<Expr>,
+    inner_width: usize,
+) -> Plan {
+    Plan::MergeJoin {
+        outer: Box::new(sorted(outer, keys.iter().map(|k| k.0))),
+        inner: Box::new(sorted(inner, keys.iter().map(|k| k.1))),
+        kind,
+        keys,
+        qual,
+        inner_width,
+    }
 }
 
 /// `plan` sorted ascending, NULLs last, on `columns` (a merge join's input).
