@@ -45,3 +45,9 @@ EXPLAIN (COSTS OFF) SELECT * FROM tiny a, tiny b WHERE a.k < b.k;
 SELECT a.k, b.k FROM tiny a, tiny b WHERE a.k < b.k ORDER BY 1, 2;
 -- NULL keys never match
 SELECT count(*) FROM tiny a JOIN tiny b ON a.k = b.k;
+-- the preserved side of a LEFT JOIN may be the hashed one (Hash Right Join)
+EXPLAIN (COSTS OFF) SELECT * FROM dept d LEFT JOIN emp e ON d.id = e.dept_id;
+EXPLAIN (COSTS OFF) SELECT * FROM dept d LEFT JOIN proj p ON p.emp_id = d.id AND p.hours > 5;
+SELECT count(*), count(p.id) FROM dept d LEFT JOIN proj p ON p.emp_id = d.id AND p.hours > 5;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM emp e LEFT JOIN proj p ON p.emp_id = e.id WHERE p.id IS NULL;
+SELECT count(*) FROM emp e LEFT JOIN proj p ON p.emp_id = e.id WHERE p.id IS NULL;

@@ -837,6 +837,10 @@ pub(crate) fn expr(e: &Expr, names: &[String]) -> String {
         Expr::Call { func: Builtin::Arith(op), args, .. } if args.len() == 2 => {
             format!("({} {} {})", expr(&args[0], names), op.symbol(), expr(&args[1], names))
         }
+        Expr::NullTest { arg, negated, .. } => {
+            let test = if *negated { "IS NOT NULL" } else { "IS NULL" };
+            format!("({} {test})", expr(arg, names))
+        }
         Expr::Bool { op, args, .. } => {
             let parts: Vec<String> = args.iter().map(|a| expr(a, names)).collect();
             match op {
