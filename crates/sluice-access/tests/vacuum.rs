@@ -2,12 +2,12 @@
 //! B-tree on the table, the horizon held by a REPEATABLE READ snapshot,
 //! freed line pointers reused by inserts, several index rounds when the
 //! dead-TID memory is small, truncation of the empty tail, and all of it
-//! replayed after a simulated crash.
+//! replayed after a simulated crash; and updates that prune their own page.
 
 mod support;
 
 use sluice_access::common::{AttrDesc, IndexTuple, TupleDesc};
-use sluice_access::heap::heapam::{heap_delete, heap_insert};
+use sluice_access::heap::heapam::{heap_delete, heap_insert, heap_update};
 use sluice_access::heap::vacuumlazy::{
     heap_vacuum_rel, max_dead_items, IndexCleanup, TruncateLock, VacuumParams, VacuumReport,
 };
@@ -16,6 +16,7 @@ use sluice_access::heap::HeapRelation;
 use sluice_access::nbtree::{btree_insert, BTreeIndex, BTreeScan, ColumnOrder};
 use sluice_access::Engine;
 use sluice_common::{ForkNumber, ItemPointer, RelFileLocator, DEFAULTTABLESPACE_OID};
+use sluice_storage::page::MAX_HEAP_TUPLES_PER_PAGE;
 use sluice_txn::IsolationLevel::{ReadCommitted as RC, RepeatableRead as RR};
 use std::sync::Arc;
 use support::*;
@@ -202,4 +203,40 @@ fn vacuum_and_truncation_are_replayed_after_a_crash() {
     insert_committed(&engine, &rel, [9000]);
     let again = vacuum(&engine, &rel, &idx, None);
     assert_eq!(again.tuples_deleted, 0, "nothing dead came back");
+}
+
+#[test]
+fn updates_prune_their_page_instead_of_growing_the_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let rel = relation(16384);
+    create(&engine, &rel);
+    let be = backend(&engine);
+    let mut txn = be.begin(RC);
+    let mut tid = heap_insert(&engine, &rel, &mut txn, &seed_row(0)).unwrap();
+    txn.commit().unwrap();
+    // 2000 versions of 160 bytes would fill 40 pages; with nobody to see the
+    // old ones, each full page is pruned and reused instead, until its line
+    // pointers run out (dead ones stay until VACUUM; without HOT each page
+    // takes MAX_HEAP_TUPLES_PER_PAGE versions).
+    for i in 1..=2000 {
+        let mut txn = be.begin(RC);
+        tid = heap_update(&engine, &rel, &mut txn, tid, &seed_row(i), &|| false).unwrap().unwrap();
+        txn.commit().unwrap();
+    }
+    let pages = engine.pool().nblocks(rel.locator, ForkNumber::Main).unwrap();
+    let by_line_pointers = 2000 / MAX_HEAP_TUPLES_PER_PAGE as u32 + 1;
+    assert!(pages <= by_line_pointers, "the table stayed small: {pages} pages");
+    assert_eq!(visible_ids(&engine, &rel), [2000]);
+    // A snapshot that still sees an old version keeps it, and the table grows.
+    let reader = backend(&engine);
+    let mut rr = reader.begin(RR);
+    assert_eq!(scan(&engine, &rel, &mut rr).len(), 1);
+    for i in 2001..=2200 {
+        let mut txn = be.begin(RC);
+        tid = heap_update(&engine, &rel, &mut txn, tid, &seed_row(i), &|| false).unwrap().unwrap();
+        txn.commit().unwrap();
+    }
+    assert_eq!(scan(&engine, &rel, &mut rr)[0].1 .0, 2000, "the old version is still there");
+    assert!(engine.pool().nblocks(rel.locator, ForkNumber::Main).unwrap() > pages);
 }

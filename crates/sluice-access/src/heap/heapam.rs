@@ -21,6 +21,7 @@
 
 use super::hints::{set_hints, TupleHint};
 use super::hio::{get_page_for_tuple, page_has_room, reserved_space};
+use super::pruneheap::heap_page_prune_opt;
 use super::visibility::{
     cmin, satisfies_dirty, satisfies_mvcc, satisfies_update, DirtyStatus, UpdateStatus,
     VisibilityContext,
@@ -375,7 +376,11 @@ pub fn heap_update(
             }
             Ok(None) => {}
         }
-        if opage.heap_free_space() >= sluice_common::maxalign(tuple.len()) {
+        let needed = sluice_common::maxalign(tuple.len());
+        if opage.heap_free_space() < needed {
+            heap_page_prune_opt(engine, rel, otid.block, &mut opage, txn)?;
+        }
+        if opage.heap_free_space() >= needed {
             return update_on_page(engine, rel, txn, &obuf, &mut opage, otid, &tuple, xid).map(Ok);
         }
         drop(opage);

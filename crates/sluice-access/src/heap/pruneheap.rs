@@ -23,6 +23,10 @@
 //! `LP_REDIRECT`), and heap-only tuples, which no index points at, will go
 //! straight to `LP_UNUSED`. The WAL record then gains those two lists.
 //!
+//! VACUUM prunes every page; an update whose new version does not fit on its
+//! page prunes that page first (`heap_page_prune_opt`), so a page of often
+//! updated rows keeps reusing its own space between VACUUMs.
+//!
 //! # Locking
 //!
 //! The caller holds the page's exclusive content lock. PostgreSQL needs a
@@ -52,6 +56,7 @@ use crate::error::Result;
 use sluice_common::{BlockNumber, ForkNumber, RmgrId, Xid};
 use sluice_storage::buffer::{BufferTag, BufferWriteGuard};
 use sluice_storage::page::{LpFlags, OffsetNumber, FIRST_OFFSET, PD_PAGE_FULL};
+use sluice_txn::Transaction;
 use sluice_wal::{BlockRef, RecordBuilder};
 
 /// What pruning one page found and did.
@@ -112,6 +117,30 @@ pub fn heap_page_prune(
     result.dead_items.extend(newly_dead);
     result.dead_items.sort_unstable();
     Ok(result)
+}
+
+/// heap_page_prune_opt -- prunes the exclusively locked `page` if pruning
+/// may find something: an update calls it when its new version does not fit
+/// on the old version's page, before moving it to another page (PostgreSQL
+/// prunes opportunistically on reads instead, with a cheaply cached
+/// horizon). The page's prune hint must be older than everything `txn`'s
+/// snapshot saw running — a necessary condition that costs nothing — before
+/// the horizon, which locks the proc array, is computed. The version being
+/// updated is never pruned: its updater's snapshot sees it.
+pub fn heap_page_prune_opt(
+    engine: &Engine,
+    rel: &HeapRelation,
+    block: BlockNumber,
+    page: &mut BufferWriteGuard<'_>,
+    txn: &mut Transaction,
+) -> Result<()> {
+    let snapshot = txn.snapshot();
+    let hint = page.prune_xid();
+    if !hint.is_valid() || hint >= snapshot.xmin {
+        return Ok(());
+    }
+    let horizon = PruneHorizon::new(engine.txns(), snapshot);
+    heap_page_prune(engine, rel, block, page, &horizon).map(|_| ())
 }
 
 /// The oldest deleter among the `remaining` tuples that will make one of
