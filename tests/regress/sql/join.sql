@@ -51,3 +51,11 @@ EXPLAIN (COSTS OFF) SELECT * FROM dept d LEFT JOIN proj p ON p.emp_id = d.id AND
 SELECT count(*), count(p.id) FROM dept d LEFT JOIN proj p ON p.emp_id = d.id AND p.hours > 5;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM emp e LEFT JOIN proj p ON p.emp_id = e.id WHERE p.id IS NULL;
 SELECT count(*) FROM emp e LEFT JOIN proj p ON p.emp_id = e.id WHERE p.id IS NULL;
+-- merge joins keep a left join's unmatched rows too (Merge Right Join:
+-- the nullable side is the outer one)
+SET enable_hashjoin = off;
+EXPLAIN (COSTS OFF) SELECT * FROM emp e LEFT JOIN dept d ON d.id = e.dept_id;
+SELECT count(*), count(d.id) FROM emp e LEFT JOIN dept d ON d.id = e.dept_id;
+SELECT e.id, d.name FROM emp e LEFT JOIN dept d ON d.id = e.dept_id AND d.id < 3 WHERE e.id < 5 OR e.id > 4999 ORDER BY e.id;
+SELECT t.k, p.id FROM tiny t LEFT JOIN proj p ON p.id = t.k AND p.hours > 1 ORDER BY t.label;
+RESET enable_hashjoin;

@@ -122,6 +122,7 @@ pub enum Plan {
         kind: JoinKind,
         keys: Vec<(usize, usize)>,
         qual: Option<Expr>,
+        outer_width: usize,
         inner_width: usize,
     },
     /// Keeps its input's rows for rescans: the inner side of a nested loop,
@@ -256,14 +257,14 @@ fn open_node<'e>(
             },
             (outer_keys, inner_keys),
         )),
-        Plan::MergeJoin { outer, inner, kind, keys, qual, inner_width } => {
+        Plan::MergeJoin { outer, inner, kind, keys, qual, outer_width, inner_width } => {
             Box::new(join::MergeJoinSource::new(
                 open(outer, engine, ctx)?,
                 open(inner, engine, ctx)?,
                 join::JoinSpec {
                     kind: *kind,
                     qual: qual.as_ref(),
-                    outer_width: 0,
+                    outer_width: *outer_width,
                     inner_width: *inner_width,
                     key: instrument::key_of(plan),
                 },

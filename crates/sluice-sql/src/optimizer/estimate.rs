@@ -484,10 +484,9 @@ pub fn width_of(plan: &Plan, ctes: &[Plan]) -> Option<usize> {
         Plan::Truncate { width, .. } => *width,
         Plan::Project { exprs, .. } => exprs.len(),
         Plan::Aggregate { input_width, aggs, .. } => input_width + aggs.len(),
-        Plan::NestLoop { outer, inner_width, .. } | Plan::MergeJoin { outer, inner_width, .. } => {
-            width_of(outer, ctes)? + inner_width
-        }
-        Plan::HashJoin { outer_width, inner_width, .. } => outer_width + inner_width,
+        Plan::NestLoop { outer, inner_width, .. } => width_of(outer, ctes)? + inner_width,
+        Plan::HashJoin { outer_width, inner_width, .. }
+        | Plan::MergeJoin { outer_width, inner_width, .. } => outer_width + inner_width,
         Plan::Append { inputs } => width_of(inputs.first()?, ctes)?,
         Plan::SetOp { left, .. } => width_of(left, ctes)?,
         Plan::CteScan { cte } => width_of(ctes.get(*cte)?, ctes)?,

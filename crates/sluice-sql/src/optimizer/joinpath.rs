@@ -372,6 +372,8 @@ pub enum OuterMethod {
     HashRight,
     /// Merge join, left side outer (Merge Left Join).
     MergeLeft,
+    /// Merge join, right side outer (Merge Right Join).
+    MergeRight,
 }
 
 /// choose_outer_join -- the cheapest way to run a LEFT JOIN.
@@ -405,6 +407,7 @@ pub fn choose_outer_join(p: &CostParams, j: &OuterJoin) -> OuterMethod {
         if j.mergeable {
             let (l, r) = (cost_sort(p, j.left, None), cost_sort(p, j.right, None));
             options.push((OuterMethod::MergeLeft, cost_mergejoin(p, l, r, q).total));
+            options.push((OuterMethod::MergeRight, cost_mergejoin(p, r, l, q).total));
         }
         for option in options {
             if option.1 < best.1 {

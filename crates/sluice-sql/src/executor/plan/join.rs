@@ -19,7 +19,10 @@
 //! step: inner rows with a smaller key are skipped, the run of inner rows
 //! equal to the outer row's key is kept as the current group, and every
 //! outer row with that key pairs with the group. Outer keys only grow, so a
-//! group is read once and dropped when the outer key passes it.
+//! group is read once and dropped when the outer key passes it. A RIGHT
+//! join returns the inner rows no outer row matched — those skipped, those
+//! of a dropped group never paired, and those left when the outer side
+//! ends — NULL-extended.
 //!
 //! Neither spills to disk: the hash table and the merge group live in memory
 //! (the cost model still prices work_mem, see `optimizer/joinpath.rs`).
@@ -202,7 +205,7 @@ impl<'e> super::RowSource<'e> for HashJoinSource<'e> {
     }
 }
 
-/// A running merge join (inner and left joins).
+/// A running merge join.
 pub(super) struct MergeJoinSource<'e> {
     outer: Source<'e>,
     inner: Source<'e>,
@@ -215,6 +218,13 @@ pub(super) struct MergeJoinSource<'e> {
     /// The current group of inner rows sharing one key, and that key.
     group: Vec<Vec<Datum>>,
     group_key: Option<Vec<Datum>>,
+    /// Which rows of the group some outer row matched (RIGHT joins).
+    group_matched: Vec<bool>,
+    /// Inner rows no outer row matched, NULL-extended, waiting to be
+    /// returned (RIGHT joins).
+    unmatched: std::collections::VecDeque<Vec<Datum>>,
+    /// Whether the outer side is exhausted.
+    outer_done: bool,
     /// The outer row being joined, the next group row to try, and whether
     /// one matched.
     current: Option<(Vec<Datum>, usize, bool)>,
@@ -236,6 +246,9 @@ impl<'e> MergeJoinSource<'e> {
             inner_done: false,
             group: Vec::new(),
             group_key: None,
+            group_matched: Vec::new(),
+            unmatched: Default::default(),
+            outer_done: false,
             current: None,
         }
     }
@@ -262,12 +275,14 @@ impl<'e> MergeJoinSource<'e> {
     }
 
     /// position -- makes the group the inner rows whose key equals `key`
-    /// (empty if there are none), skipping inner rows with smaller keys.
+    /// (empty if there are none), skipping inner rows with smaller keys
+    /// (which, like the old group's unmatched rows, a RIGHT join returns
+    /// NULL-extended).
     fn position(&mut self, key: &[Datum], host: &mut ExecHost<'e, '_>) -> Result<()> {
         if self.group_key.as_deref().is_some_and(|g| keys_equal(g, key)) {
             return Ok(());
         }
-        self.group.clear();
+        self.drop_group();
         self.group_key = Some(key.to_vec());
         while let Some(row) = self.next_inner(host)? {
             let order = match self.key(&row, 1) {
@@ -275,12 +290,48 @@ impl<'e> MergeJoinSource<'e> {
                 None => Some(Ordering::Greater), // NULLs sort last
             };
             match order.unwrap_or(Ordering::Equal) {
-                Ordering::Less => continue,
+                Ordering::Less => self.unmatched_inner(row),
                 Ordering::Equal => self.group.push(row),
                 Ordering::Greater => {
                     self.pending = Some(row);
                     break;
                 }
+            }
+        }
+        self.group_matched = vec![false; self.group.len()];
+        Ok(())
+    }
+
+    /// drop_group -- forgets the current group, keeping its unmatched rows
+    /// for a RIGHT join.
+    fn drop_group(&mut self) {
+        let group = std::mem::take(&mut self.group);
+        let matched = std::mem::take(&mut self.group_matched);
+        for (row, matched) in group.into_iter().zip(matched) {
+            if !matched {
+                self.unmatched_inner(row);
+            }
+        }
+        self.group_key = None;
+    }
+
+    /// Queues an inner row no outer row matched, if the join keeps those.
+    fn unmatched_inner(&mut self, row: Vec<Datum>) {
+        if self.spec.kind == JoinKind::Right {
+            let mut out = vec![Datum::Null; self.spec.outer_width];
+            out.extend(row);
+            self.unmatched.push_back(out);
+        }
+    }
+
+    /// finish -- after the last outer row: every inner row left over is
+    /// unmatched.
+    fn finish(&mut self, host: &mut ExecHost<'e, '_>) -> Result<()> {
+        self.outer_done = true;
+        self.drop_group();
+        if self.spec.kind == JoinKind::Right {
+            while let Some(row) = self.next_inner(host)? {
+                self.unmatched_inner(row);
             }
         }
         Ok(())
@@ -290,14 +341,20 @@ impl<'e> MergeJoinSource<'e> {
 impl<'e> super::RowSource<'e> for MergeJoinSource<'e> {
     fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
         loop {
+            if let Some(row) = self.unmatched.pop_front() {
+                return Ok(Some(row));
+            }
+            if self.outer_done {
+                return Ok(None);
+            }
             if self.current.is_none() {
-                let Some(row) = self.outer.next(host)? else { return Ok(None) };
+                let Some(row) = self.outer.next(host)? else {
+                    self.finish(host)?;
+                    continue;
+                };
                 match self.key(&row, 0) {
                     Some(key) => self.position(&key, host)?,
-                    None => {
-                        self.group_key = None;
-                        self.group.clear();
-                    }
+                    None => self.drop_group(),
                 }
                 self.current = Some((row, 0, false));
             }
@@ -308,6 +365,7 @@ impl<'e> super::RowSource<'e> for MergeJoinSource<'e> {
                 *pos += 1;
                 if self.spec.qual.map_or(Ok(true), |q| eval_qual(q, &joined, host))? {
                     *matched = true;
+                    self.group_matched[*pos - 1] = true;
                     return Ok(Some(joined));
                 }
                 super::instrument::join_removed(self.spec.key, 1);

@@ -278,6 +278,10 @@ impl JoinPlanner<'_, '_> {
             rows: join_rows(JoinKind::Left, l.rows, r.rows, sel),
         };
         let shift_right = |e: &Expr| remap(e, &|c| c - outer_width);
+        // For the methods that put the right side first: the joined row is
+        // right ++ left, put back in order by a projection.
+        let swap = |c: usize| if c < outer_width { c + inner_width } else { c - outer_width };
+        let swapped: Vec<usize> = (outer_width..types.len()).chain(0..outer_width).collect();
         Ok(match choose_outer_join(self.est.params(), &j) {
             OuterMethod::NestLoop(material) => Plan::NestLoop {
                 outer: Box::new(left),
@@ -303,10 +307,7 @@ impl JoinPlanner<'_, '_> {
                 inner_width,
             },
             OuterMethod::HashRight => {
-                // The right side probes; the joined row is right ++ left,
-                // put back in order by a projection.
-                let swap =
-                    |c: usize| if c < outer_width { c + inner_width } else { c - outer_width };
+                // The right side probes.
                 let plan = Plan::HashJoin {
                     outer: Box::new(right),
                     inner: Box::new(left),
@@ -317,15 +318,25 @@ impl JoinPlanner<'_, '_> {
                     outer_width: inner_width,
                     inner_width: outer_width,
                 };
-                let layout: Vec<usize> = (outer_width..types.len()).chain(0..outer_width).collect();
-                restore_layout(plan, &layout, types)
+                restore_layout(plan, &swapped, types)
             }
             OuterMethod::MergeLeft => {
                 let pairs: Vec<(usize, usize)> = keys
                     .iter()
                     .map(|k| (column_index(&k.0), column_index(&k.1) - outer_width))
                     .collect();
-                merge_join(left, right, JoinKind::Left, pairs, and_opt(others), inner_width)
+                let widths = (outer_width, inner_width);
+                merge_join(left, right, JoinKind::Left, pairs, and_opt(others), widths)
+            }
+            OuterMethod::MergeRight => {
+                let pairs: Vec<(usize, usize)> = keys
+                    .iter()
+                    .map(|k| (column_index(&k.1) - outer_width, column_index(&k.0)))
+                    .collect();
+                let qual = and_opt(others.iter().map(|q| remap(q, &swap)).collect());
+                let widths = (inner_width, outer_width);
+                let plan = merge_join(right, left, JoinKind::Right, pairs, qual, widths);
+                restore_layout(plan, &swapped, types)
             }
         })
     }
@@ -420,21 +431,22 @@ fn build(tree: &JoinTree, items: &mut [Item], clauses: &[Expr]) -> (Plan, Vec<us
                     (on_outer(column_index(o)), on_inner(column_index(i)))
                 })
                 .collect();
-            merge_join(outer_plan, inner_plan, JoinKind::Inner, pairs, and_opt(others), inner_width)
+            let widths = (outer_width, inner_width);
+            merge_join(outer_plan, inner_plan, JoinKind::Inner, pairs, and_opt(others), widths)
         }
     };
     (plan, layout)
 }
 
-/// merge_join -- `outer` and `inner`, each sorted on its key columns of
-/// `keys`, merge-joined on them.
+/// merge_join -- `outer` and `inner` (of the given widths), each sorted on
+/// its key columns of `keys`, merge-joined on them.
 fn merge_join(
     outer: Plan,
     inner: Plan,
     kind: JoinKind,
     keys: Vec<(usize, usize)>,
     qual: Option<Expr>,
-    inner_width: usize,
+    (outer_width, inner_width): (usize, usize),
 ) -> Plan {
     Plan::MergeJoin {
         outer: Box::new(sorted(outer, keys.iter().map(|k| k.0))),
@@ -442,6 +454,7 @@ fn merge_join(
         kind,
         keys,
         qual,
+        outer_width,
         inner_width,
     }
 }
