@@ -23,8 +23,8 @@
 //! the search would take too long; the items are then joined in FROM order.
 //!
 //! Outer joins are not reordered: a LEFT JOIN's two sides are planned on
-//! their own, and only its method and which side is hashed are chosen here
-//! ([`choose_outer_join`]).
+//! their own, and only its method and which side is outer (or hashed) are
+//! chosen here ([`choose_outer_join`]).
 
 use super::costsize::{
     clamp_row_est, cost_hashjoin, cost_material, cost_mergejoin, cost_nestloop, cost_sort,
