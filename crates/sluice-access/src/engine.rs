@@ -30,6 +30,7 @@
 //! Locking: `checkpoint_lock` serialises checkpoints; the OID counter has its
 //! own mutex; everything else is the layers' own business.
 
+use crate::catcache::CatCache;
 use crate::error::Result;
 use crate::recovery;
 use crate::xlog_records::*;
@@ -114,6 +115,8 @@ pub struct Engine {
     background: Mutex<Option<Background>>,
     /// Records replayed at startup (0 after a clean shutdown).
     recovered_records: u64,
+    /// Visible catalog tuples shared by all sessions.
+    catcache: CatCache,
 }
 
 /// The engine's background threads.
@@ -221,6 +224,7 @@ impl Engine {
             target_blocks: Mutex::new(HashMap::new()),
             background: Mutex::new(None),
             recovered_records: outcome.records,
+            catcache: CatCache::default(),
         });
         if crashed || outcome.records > 1 {
             engine.checkpoint()?;
@@ -254,6 +258,11 @@ impl Engine {
     /// The transaction manager.
     pub fn txns(&self) -> &Arc<TransactionManager> {
         &self.txns
+    }
+
+    /// The catalog cache.
+    pub fn catcache(&self) -> &CatCache {
+        &self.catcache
     }
 
     /// Records replayed by crash recovery at startup.

@@ -2,6 +2,8 @@
 //! recovered after a crash — plus the [`Engine`] that brings one data directory
 //! to life.
 //!
+//! * [`catcache`] — visible catalog tuples shared by all sessions, reused while
+//!   no catalog-changing commit separates two snapshots.
 //! * [`common`] — the tuple format shared by access methods (`access/common`).
 //! * [`heap`] — the heap access method (`access/heap`): insert, update, delete,
 //!   scans, MVCC visibility, hint bits, WAL records and redo.
@@ -23,6 +25,7 @@
 //! when it is evicted from the buffer pool or at the next checkpoint — always
 //! after the WAL that describes it.
 
+pub mod catcache;
 pub mod common;
 pub mod database;
 pub mod engine;

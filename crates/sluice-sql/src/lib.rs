@@ -8,6 +8,8 @@
 //! * `optimizer` — the cost model: scan sizes, selectivities, path choice.
 //! * `commands` — utility statements: transactions, SET/SHOW/ALTER SYSTEM,
 //!   CREATE/DROP TABLE, sequences, databases, COPY, LOCK.
+//! * `plancache` — a session's kept SELECT plans, reused while the catalogs
+//!   and settings they were planned under hold.
 //! * [`session`] — a client session and its transaction block state machine.
 
 pub mod activity;
@@ -18,6 +20,7 @@ mod executor;
 pub mod expr;
 mod optimizer;
 pub mod parser;
+mod plancache;
 pub mod session;
 pub mod sink;
 

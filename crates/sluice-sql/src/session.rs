@@ -42,12 +42,14 @@ use crate::activity::{Activity, ActivityTable, BackendSignal};
 use crate::catalog::schema::{PG_CATALOG_NAMESPACE, PG_DATABASE, PUBLIC_NAMESPACE};
 use crate::error::{Result, SqlError};
 use crate::parser::{parse, RawStatement};
+use crate::plancache::PlanCache;
 use crate::sink::QuerySink;
 use crate::{commands, executor};
 use pg_query::NodeEnum;
 use sluice_access::Engine;
 use sluice_common::{ForkNumber, Oid, RelFileLocator};
 use sluice_guc::{GlobalConfig, SessionSettings, Settings};
+use sluice_txn::lmgr::LockMode;
 use sluice_txn::{Backend, IsolationLevel, Transaction};
 use sluice_types::Datum;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -131,6 +133,8 @@ pub struct Session {
     sequences: commands::sequence::functions::SeqTable,
     /// Work registered with [`Session::at_transaction_end`].
     pending_actions: Vec<PendingAction>,
+    /// Kept SELECT plans (`plancache.rs`).
+    plans: PlanCache,
 }
 
 /// The deadlines the interrupt check enforces, as microseconds after `base`;
@@ -176,6 +180,20 @@ pub(crate) struct ExecParts<'a> {
     pub txn: &'a mut Transaction,
     /// Everything expression evaluation may consult.
     pub env: SessionEnv<'a>,
+    /// What planning this statement did that a kept plan must repeat.
+    pub plan_log: PlanLog,
+    /// The session's kept plans.
+    pub plans: &'a mut PlanCache,
+}
+
+/// What planning did that matters to keeping its plan (`plancache.rs`).
+#[derive(Debug, Default)]
+pub(crate) struct PlanLog {
+    /// Table locks taken, in order.
+    pub locks: Vec<(Oid, LockMode)>,
+    /// Rows of a live view (pg_stat_activity, ...) were computed into the
+    /// plan, which therefore shows one moment and cannot be kept.
+    pub reads_live_state: bool,
 }
 
 /// Session state visible to expressions (settings, identity, clocks).
@@ -272,6 +290,7 @@ impl Session {
             multi_statement: false,
             sequences: Default::default(),
             pending_actions: Vec::new(),
+            plans: PlanCache::default(),
         };
         session.database = session.find_database(database)?;
         let now = now_timestamptz();
@@ -772,6 +791,8 @@ impl Session {
                 config: &self.instance.config,
                 sequences: &mut self.sequences,
             },
+            plan_log: PlanLog::default(),
+            plans: &mut self.plans,
         })
     }
 

@@ -56,6 +56,10 @@ impl Csn {
     pub const COMMITTING: Csn = Csn(2);
     /// The first real commit sequence number.
     pub const FIRST: Csn = Csn(3);
+    /// A snapshot CSN above every commit's: a view of whatever has committed
+    /// by the time each row is read (PostgreSQL's SnapshotSelf-like catalog
+    /// reads), not one moment.
+    pub const LATEST: Csn = Csn(u64::MAX);
 
     /// Whether this is a real commit sequence number.
     pub fn is_committed(self) -> bool {

@@ -8,6 +8,8 @@
 //! * [`clog`] (on [`slru`]) — the durable two-bit status of every xid.
 //! * [`csnlog`] — the in-memory commit sequence numbers that make a snapshot a
 //!   single number, so no number of (sub)transactions makes snapshots expensive.
+//! * `inval` — whether a cached copy of the catalogs may be reused under a
+//!   snapshot (catalog-changing commits recorded by CSN).
 //! * [`procarray`] — running transactions and live snapshots; the horizon.
 //! * [`lmgr`] — the heavyweight lock manager: table, transaction-id, tuple and
 //!   object locks in PostgreSQL's eight modes, FIFO wait queues, `lock_timeout`,
@@ -22,6 +24,7 @@ pub mod clog;
 pub mod combocid;
 pub mod csnlog;
 mod error;
+mod inval;
 pub mod lmgr;
 pub mod procarray;
 pub mod slru;
@@ -32,6 +35,7 @@ pub use clog::{Clog, XidStatus};
 pub use combocid::ComboCids;
 pub use csnlog::Csn;
 pub use error::{Result, TxnError};
+pub use inval::CatalogChanges;
 pub use procarray::{Horizon, ProcId, ProcState};
 pub use snapshot::{CommandId, Snapshot};
 pub use xact::{Backend, IsolationLevel, SynchronousCommit, Transaction, TransactionManager};

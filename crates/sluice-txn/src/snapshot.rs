@@ -36,6 +36,9 @@ pub struct Snapshot {
     pub own_xid: Option<Xid>,
     /// Changes by the own transaction with a smaller command id are visible.
     pub curcid: CommandId,
+    /// The own transaction has written catalog rows, so what it reads of the
+    /// catalogs is its alone and must not go through shared caches (`inval.rs`).
+    pub wrote_catalog: bool,
 }
 
 impl Snapshot {

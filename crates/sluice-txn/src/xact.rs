@@ -40,6 +40,7 @@ use crate::clog::{Clog, XidStatus};
 use crate::combocid::ComboCids;
 use crate::csnlog::{Csn, CsnLog};
 use crate::error::{Result, TxnError};
+use crate::inval::CatalogChanges;
 use crate::lmgr::{
     LockError, LockManager, LockMode, LockOwner, LockTag, LockWaitParams, DEFAULT_DEADLOCK_TIMEOUT,
 };
@@ -78,6 +79,15 @@ pub enum SynchronousCommit {
     Off = 2,
 }
 
+/// How a transaction ends, as far as the manager's bookkeeping cares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Outcome {
+    Committed,
+    /// Committed, with catalog rows among its changes (caches go stale).
+    CommittedCatalogChanges,
+    Aborted,
+}
+
 /// The transaction manager: xid and CSN counters, the commit and CSN logs, the
 /// proc array and the lock manager.
 pub struct TransactionManager {
@@ -94,6 +104,8 @@ pub struct TransactionManager {
     /// commit record before the redo point always has its commit log entry in the
     /// commit log pages the checkpoint writes (PostgreSQL's DELAY_CHKPT_START).
     commit_barrier: RwLock<()>,
+    /// The CSNs of catalog-changing commits, for catalog caches.
+    catalog_changes: CatalogChanges,
 }
 
 /// A registered backend: owns a proc array slot for as long as it lives.
@@ -121,6 +133,8 @@ pub struct Transaction {
     lock_timeout: Option<Duration>,
     /// `deadlock_timeout` for those waits.
     deadlock_timeout: Duration,
+    /// It wrote catalog rows (see `inval.rs`).
+    catalog_written: bool,
 }
 
 impl TransactionManager {
@@ -144,7 +158,13 @@ impl TransactionManager {
             wal,
             synchronous_commit: AtomicU8::new(SynchronousCommit::On as u8),
             commit_barrier: RwLock::new(()),
+            catalog_changes: CatalogChanges::default(),
         }
+    }
+
+    /// The record of catalog-changing commits, for caches of catalog contents.
+    pub fn catalog_changes(&self) -> &CatalogChanges {
+        &self.catalog_changes
     }
 
     /// The next xid to be assigned.
@@ -268,20 +288,26 @@ impl TransactionManager {
         let xmin = self.procarray.oldest_running(xmax);
         let csn = Csn(self.next_csn.load(Ordering::SeqCst));
         self.procarray.set_snapshot(proc, xmin, csn);
-        Snapshot { xmin, xmax, csn, own_xid: None, curcid: 0 }
+        Snapshot { xmin, xmax, csn, own_xid: None, curcid: 0, wrote_catalog: false }
     }
 
     /// finish -- ends transaction `xid` of `proc` as committed or aborted:
     /// commit log and CSN, then the proc array, then its locks (so a waiter
     /// for the xid wakes to a final status).
-    fn finish(&self, proc: ProcId, xid: Option<Xid>, committed: bool) -> Result<()> {
+    fn finish(&self, proc: ProcId, xid: Option<Xid>, outcome: Outcome) -> Result<()> {
         let mut result = Ok(());
         if let Some(xid) = xid {
+            let committed = outcome != Outcome::Aborted;
             let status = if committed { XidStatus::Committed } else { XidStatus::Aborted };
             result = self.clog.set_status(xid, status);
             if committed {
                 self.csnlog.set(xid, Csn::COMMITTING);
-                let csn = Csn(self.next_csn.fetch_add(1, Ordering::SeqCst));
+                let take_csn = || Csn(self.next_csn.fetch_add(1, Ordering::SeqCst));
+                let csn = if outcome == Outcome::CommittedCatalogChanges {
+                    self.catalog_changes.commit(take_csn)
+                } else {
+                    take_csn()
+                };
                 self.csnlog.set(xid, csn);
             } else {
                 self.csnlog.set(xid, Csn::ABORTED);
@@ -344,6 +370,7 @@ impl Backend {
             first_snapshot_taken: false,
             lock_timeout: None,
             deadlock_timeout: DEFAULT_DEADLOCK_TIMEOUT,
+            catalog_written: false,
         }
     }
 }
@@ -377,6 +404,13 @@ impl Transaction {
         let xid = self.backend.mgr.assign_xid(self.backend.lock_owner());
         self.xid = Some(xid);
         xid
+    }
+
+    /// note_catalog_write -- records that the transaction wrote a catalog
+    /// row: from now on it reads catalogs past the shared caches, and its
+    /// commit makes them stale (`inval.rs`).
+    pub fn note_catalog_write(&mut self) {
+        self.catalog_written = true;
     }
 
     /// The current command id: changes made by earlier commands are visible to
@@ -485,6 +519,7 @@ impl Transaction {
         };
         snap.own_xid = self.xid;
         snap.curcid = self.cid;
+        snap.wrote_catalog = self.catalog_written;
         snap
     }
 
@@ -503,7 +538,7 @@ impl Transaction {
     pub fn commit(mut self) -> Result<()> {
         self.ended = true;
         let Some(xid) = self.xid else {
-            return self.mgr().finish(self.backend.proc, None, true);
+            return self.mgr().finish(self.backend.proc, None, Outcome::Committed);
         };
         let _barrier = self.mgr().commit_barrier.read();
         let flushed = self.mgr().log_end(xid, XLOG_XACT_COMMIT).and_then(|end| {
@@ -514,7 +549,12 @@ impl Transaction {
                 SynchronousCommit::Off => Ok(()),
             }
         });
-        let finished = self.mgr().finish(self.backend.proc, Some(xid), true);
+        let outcome = if self.catalog_written {
+            Outcome::CommittedCatalogChanges
+        } else {
+            Outcome::Committed
+        };
+        let finished = self.mgr().finish(self.backend.proc, Some(xid), outcome);
         flushed.and(finished)
     }
 
@@ -535,7 +575,7 @@ impl Transaction {
             // transaction counts as aborted after any crash.
             let _ = self.mgr().log_end(xid, XLOG_XACT_ABORT);
         }
-        let _ = self.mgr().finish(self.backend.proc, self.xid, false);
+        let _ = self.mgr().finish(self.backend.proc, self.xid, Outcome::Aborted);
     }
 }
 

@@ -72,6 +72,8 @@ pub struct SessionSettings {
     seen_generation: u64,
     /// A reported setting may have changed since the last `take_reports`.
     reports_due: bool,
+    /// Counts changes of values (see [`SessionSettings::changes`]).
+    changes: u64,
 }
 
 impl SessionSettings {
@@ -106,6 +108,7 @@ impl SessionSettings {
             superuser,
             seen_generation,
             reports_due: true,
+            changes: 0,
         };
         session.set_internal("is_superuser", if superuser { "on" } else { "off" });
         session.set_internal("session_authorization", user);
@@ -155,6 +158,7 @@ impl SessionSettings {
         };
         self.reports_due |= change && var.def.has(flags::REPORT);
         var.assign(new, change, make_default, action, level);
+        self.changes += 1;
         self.note_stacked(index);
         Ok(change)
     }
@@ -192,6 +196,7 @@ impl SessionSettings {
     /// and is not excluded (`transaction_isolation`...), returns to its reset
     /// value. Transactional, like SET.
     pub fn reset_all(&mut self) {
+        self.changes += 1;
         let level = self.nest_level;
         for index in 0..self.vars.len() {
             let var = &mut self.vars[index];
@@ -310,6 +315,9 @@ impl SessionSettings {
     /// (commit) merges its changes into the enclosing level, rollback undoes
     /// them; SAVE changes (function SET clauses) are undone either way.
     pub fn pop_nest_level(&mut self, level: NestLevel, commit: bool) {
+        if !self.stacked.is_empty() {
+            self.changes += 1;
+        }
         self.reports_due |=
             self.stacked.iter().any(|&index| self.vars[index].def.has(flags::REPORT));
         let vars = &mut self.vars;
@@ -368,7 +376,18 @@ impl SessionSettings {
             self.reports_due |= server.def.has(flags::REPORT);
         }
         self.seen_generation = state.generation;
+        self.changes += 1;
         true
+    }
+
+    /// changes -- a number that moves whenever a setting's value may have
+    /// changed (SET, RESET, a transaction or savepoint end reverting values,
+    /// a reload), so a caller can tell that settings it depended on, such
+    /// as the planner's, are as they were. The transaction characteristics
+    /// that every transaction start resets (`transaction_isolation`, ...)
+    /// do not move it.
+    pub fn changes(&self) -> u64 {
+        self.changes
     }
 
     /// find -- the position of an existing setting (no placeholder is made).

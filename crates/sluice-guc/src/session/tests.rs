@@ -713,3 +713,19 @@ fn session_sees_reload_but_keeps_its_own_values() {
     assert_eq!(row.sourceline, Some(1));
     assert!(!s.sync(), "nothing new after a sync");
 }
+
+#[test]
+fn changes_move_with_values_but_not_with_plain_transactions() {
+    let mut s = session();
+    let start = s.changes();
+    s.start_transaction();
+    s.end_transaction(true);
+    assert_eq!(s.changes(), start, "a transaction that set nothing");
+    s.set("enable_seqscan", "off").unwrap();
+    let after_set = s.changes();
+    assert!(after_set > start);
+    s.start_transaction();
+    s.set_local("work_mem", "8MB").unwrap();
+    s.end_transaction(true);
+    assert!(s.changes() > after_set, "SET LOCAL reverted at commit");
+}

@@ -8,6 +8,12 @@
 //! when a cluster is created (initdb), `relation.rs` reads relation
 //! descriptors back, `depend.rs` records which object depends on which, and
 //! this file holds the row-level access all of them use.
+//!
+//! Reads go through the engine's shared catalog cache (`sluice_access::catcache`):
+//! the visible tuples of a whole catalog, copied once per catalog-changing
+//! commit and probed by key, so a statement's lookups cost hash probes rather
+//! than heap scans. Writes mark the transaction as a catalog writer, which
+//! keeps its own reads out of the cache and makes its commit invalidate it.
 
 pub mod bootstrap;
 pub mod depend;
@@ -20,7 +26,8 @@ pub mod statistic;
 use crate::error::Result;
 use rows::{deform_row, form_row, tuple_desc};
 use schema::CatalogDef;
-use sluice_access::common::get_attr;
+use sluice_access::catcache::{CatalogRow, CatalogRows};
+use sluice_access::common::{get_attr, TupleDesc};
 use sluice_access::heap::heapam::{heap_delete, heap_insert};
 use sluice_access::heap::scan::HeapScan;
 use sluice_access::heap::visibility::VisibilityContext;
@@ -31,6 +38,7 @@ use sluice_common::{ItemPointer, Oid, RelFileLocator, DEFAULTTABLESPACE_OID};
 use sluice_txn::Transaction;
 use sluice_types::storage::to_storage;
 use sluice_types::Datum;
+use std::sync::Arc;
 
 /// The tablespace of shared catalogs (`pg_global`).
 pub const GLOBALTABLESPACE_OID: Oid = 1664;
@@ -74,9 +82,9 @@ pub fn scan_as(
 }
 
 /// scan_eq_as -- like [`scan_as`], for the rows whose column `column`
-/// equals `key`. The column is compared in its stored form before the row is
-/// decoded, so the rows of other objects — nearly all of them, for a lookup
-/// by OID or name — cost no decoding at all.
+/// equals `key`. The column is compared in its stored form, so the rows of
+/// other objects — nearly all of them, for a lookup by OID or name — are
+/// never decoded.
 pub fn scan_eq_as(
     engine: &Engine,
     db: Oid,
@@ -92,6 +100,10 @@ pub fn scan_eq_as(
 
 /// The rows of `def` whose column `key.0` holds the stored bytes `key.1`
 /// (every row without a key) and that `keep` accepts.
+///
+/// They come from the shared catalog cache when a copy seen by a snapshot
+/// with the same catalog contents is there, else from a heap scan that fills
+/// it; a transaction that wrote catalogs scans for itself (`sluice_access::catcache`).
 fn scan_matching(
     engine: &Engine,
     db: Oid,
@@ -102,15 +114,71 @@ fn scan_matching(
 ) -> Result<Vec<(ItemPointer, Vec<Datum>)>> {
     let types = def.types();
     let desc = tuple_desc(&types);
+    let changes = engine.txns().catalog_changes();
+    if !changes.may_fill(&ctx.snapshot) {
+        return scan_heap(engine, db, def, ctx, &desc, key, keep);
+    }
+    let cached = cached_rows(engine, db, def, ctx)?;
+    let mut rows = Vec::new();
+    let mut take = |(tid, tuple): &CatalogRow| -> Result<()> {
+        let values = deform_row(&desc, &types, tuple)?;
+        if keep(&values) {
+            rows.push((*tid, values));
+        }
+        Ok(())
+    };
+    match key {
+        Some((column, wanted)) => {
+            for &i in cached.matching(&desc, column, wanted)? {
+                take(cached.row(i))?;
+            }
+        }
+        None => cached.rows().iter().try_for_each(take)?,
+    }
+    Ok(rows)
+}
+
+/// The visible tuples of catalog `def`, from the cache or read into it.
+fn cached_rows(
+    engine: &Engine,
+    db: Oid,
+    def: &CatalogDef,
+    ctx: &VisibilityContext,
+) -> Result<Arc<CatalogRows>> {
+    let locator = catalog_locator(def, db);
+    let changes = engine.txns().catalog_changes();
+    if let Some(hit) = engine.catcache().get(locator, &ctx.snapshot, changes) {
+        return Ok(hit);
+    }
+    let mut scan = HeapScan::begin(engine, &heap_of(def, db), ctx.clone())?;
+    let mut rows = Vec::new();
+    while let Some((tid, tuple)) = scan.next_tuple()? {
+        rows.push((tid, tuple.to_vec()));
+    }
+    Ok(engine.catcache().put(locator, &ctx.snapshot, changes, def.types().len(), rows))
+}
+
+/// scan_heap -- [`scan_matching`] without the cache. The key column is
+/// compared in its stored form before the row is decoded.
+fn scan_heap(
+    engine: &Engine,
+    db: Oid,
+    def: &CatalogDef,
+    ctx: &VisibilityContext,
+    desc: &TupleDesc,
+    key: Option<(usize, &[u8])>,
+    mut keep: impl FnMut(&[Datum]) -> bool,
+) -> Result<Vec<(ItemPointer, Vec<Datum>)>> {
+    let types = def.types();
     let mut scan = HeapScan::begin(engine, &heap_of(def, db), ctx.clone())?;
     let mut rows = Vec::new();
     while let Some((tid, tuple)) = scan.next_tuple()? {
         if let Some((column, wanted)) = key {
-            if get_attr(&desc, tuple, column).map_err(AccessError::from)? != Some(wanted) {
+            if get_attr(desc, tuple, column).map_err(AccessError::from)? != Some(wanted) {
                 continue;
             }
         }
-        let values = deform_row(&desc, &types, tuple)?;
+        let values = deform_row(desc, &types, tuple)?;
         if keep(&values) {
             rows.push((tid, values));
         }
@@ -128,6 +196,7 @@ pub fn insert(
 ) -> Result<ItemPointer> {
     let types = def.types();
     let tuple = form_row(&tuple_desc(&types), &types, values);
+    txn.note_catalog_write();
     Ok(heap_insert(engine, &heap_of(def, db), txn, &tuple)?)
 }
 
@@ -140,6 +209,7 @@ pub fn delete(
     txn: &mut Transaction,
     tid: ItemPointer,
 ) -> Result<()> {
+    txn.note_catalog_write();
     heap_delete(engine, &heap_of(def, db), txn, tid, &|| false)?.map_err(|f| {
         crate::SqlError::internal(format!("catalog row at {tid} changed concurrently: {f:?}"))
     })

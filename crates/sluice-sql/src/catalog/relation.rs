@@ -1,6 +1,8 @@
-//! Relation descriptors read back from the catalogs (PostgreSQL's relcache, for
-//! now without the cache: every statement reads `pg_class` and `pg_attribute`
-//! under its own snapshot, which is exactly what MVCC DDL needs).
+//! Relation descriptors read back from the catalogs (PostgreSQL's relcache).
+//! Every statement builds its descriptors from `pg_class`, `pg_attribute` and
+//! `pg_attrdef` as its own snapshot sees them, which is exactly what MVCC DDL
+//! needs; the rows come from the shared catalog cache (see `catalog/mod.rs`),
+//! so building one costs a few hash probes and the decoding of its rows.
 
 use super::rows::tuple_desc;
 use super::scan_eq_as;
@@ -224,6 +226,11 @@ pub fn class_row_xids(
 /// then waited for its lock asks this to learn whether what it read is
 /// still current (PostgreSQL learns it from invalidation messages).
 pub fn superseded(engine: &Engine, db: Oid, txn: &mut Transaction, oid: Oid) -> Result<bool> {
+    // Nothing to look for unless some catalog change committed since the
+    // snapshot; that is nearly always so, and saves a scan of pg_class.
+    if !engine.txns().catalog_changes().changed_since(&txn.snapshot()) {
+        return Ok(false);
+    }
     let Some((_, Some(xmax))) = class_row_xids(engine, db, txn, oid)? else { return Ok(false) };
     if Some(xmax) == txn.xid() {
         return Ok(false);

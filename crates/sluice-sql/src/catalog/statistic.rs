@@ -173,7 +173,7 @@ pub(crate) fn latest_view<'a>(
 ) -> VisibilityContext<'a> {
     let mut ctx = VisibilityContext::for_transaction(txn, mgr);
     // A CSN above every commit's: whatever has committed is visible.
-    ctx.snapshot.csn = Csn(u64::MAX);
+    ctx.snapshot.csn = Csn::LATEST;
     ctx
 }
 

@@ -378,7 +378,7 @@ fn copy_table_to(
     }
     let plan = Plan::SeqScan { rel: Box::new(rel), needed: Some(needed), alias: None };
     let dest = open_dest(stmt, sink, &options, columns.len())?;
-    let ExecParts { engine, txn, env } = parts;
+    let ExecParts { engine, txn, env, .. } = parts;
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());
     let mut host = ExecHost::new(env, Vec::new(), ctx.clone());
     let mut writer = RowWriter::start(options, force_quote, &names, host_context(&host), dest)?;
@@ -411,7 +411,7 @@ fn copy_select_to(
     let names: Vec<String> = planned.columns.iter().map(|c| c.name.clone()).collect();
     let force_quote = query_force_quote(&options, &names)?;
     let dest = open_dest(stmt, sink, &options, names.len())?;
-    let ExecParts { engine, txn, env } = parts;
+    let ExecParts { engine, txn, env, .. } = parts;
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());
     let mut host = ExecHost::new(env, Vec::new(), ctx.clone());
     let mut writer = RowWriter::start(options, force_quote, &names, host_context(&host), dest)?;
@@ -441,7 +441,7 @@ fn copy_modify_to(
     let force_quote = query_force_quote(&options, &names)?;
     let dest = open_dest(stmt, sink, &options, names.len())?;
     let context = {
-        let ExecParts { engine, txn, env } = &mut *parts;
+        let ExecParts { engine, txn, env, .. } = &mut *parts;
         let ctx = VisibilityContext::for_transaction(txn, engine.txns());
         host_context(&ExecHost::new(env, Vec::new(), ctx))
     };

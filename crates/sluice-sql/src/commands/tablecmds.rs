@@ -528,7 +528,9 @@ pub(crate) fn lock_relation_with(
 ) -> Result<()> {
     let tag = LockTag::Relation { database: parts.env.database, relation: oid };
     let txn = &*parts.txn;
-    acquire_with_settings(&parts.env, nowait, name, |params| txn.lock(tag, mode, params))
+    acquire_with_settings(&parts.env, nowait, name, |params| txn.lock(tag, mode, params))?;
+    parts.plan_log.locks.push((oid, mode));
+    Ok(())
 }
 
 /// acquire_with_settings -- runs `acquire` with wait parameters from the

@@ -12,16 +12,20 @@ pub mod plan;
 pub mod select;
 mod sysviews;
 
+use crate::commands::tablecmds::lock_relation_in;
 use crate::error::Result;
 use crate::parser::RawStatement;
-use crate::session::Session;
+use crate::plancache::PlannedUnder;
+use crate::session::{ExecParts, Session};
 use crate::sink::QuerySink;
 pub use explain::explain;
 pub(crate) use explain::expr as deparse;
 use host::ExecHost;
 use pg_query::NodeEnum;
+use select::Planned;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_types::{Datum, SqlType};
+use std::sync::Arc;
 
 /// run -- executes a SELECT, INSERT, UPDATE or DELETE with bound `params`.
 pub fn run(
@@ -37,7 +41,18 @@ pub fn run(
     }
     match &statement.node {
         NodeEnum::SelectStmt(select) => {
-            let planned = select::plan_select(&mut parts, select, &mut param_types)?;
+            let given = param_types.clone();
+            let settings = parts.env.settings.changes();
+            let planned = match reuse_plan(&mut parts, &statement.text, &given, settings)? {
+                Some(kept) => kept,
+                None => {
+                    parts.plan_log.locks.clear();
+                    let planned = select::plan_select(&mut parts, select, &mut param_types)?;
+                    let planned = Arc::new(planned);
+                    keep_plan(&mut parts, (&statement.text, given), &planned, settings);
+                    planned
+                }
+            };
             sink.columns(&planned.columns)?;
             let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
             let mut host = ExecHost::new(&mut parts.env, params.to_vec(), ctx.clone());
@@ -60,6 +75,43 @@ pub fn run(
         }
         _ => Err(crate::SqlError::internal("not a query")),
     }
+}
+
+/// reuse_plan -- the session's kept plan for `text` with the `given`
+/// parameter types, if it is still right: its locks are taken again first,
+/// then the statement's snapshot must see the catalogs it was planned
+/// against (`plancache.rs`).
+fn reuse_plan(
+    parts: &mut ExecParts,
+    text: &str,
+    given: &[Option<SqlType>],
+    settings: u64,
+) -> Result<Option<Arc<Planned>>> {
+    let Some(kept) = parts.plans.candidate(text, given, settings) else { return Ok(None) };
+    for &(oid, mode) in &kept.locks {
+        lock_relation_in(parts, oid, mode)?;
+    }
+    let snapshot = parts.txn.snapshot();
+    let valid = kept.still_valid(&snapshot, parts.engine.txns().catalog_changes());
+    Ok(valid.then(|| kept.planned.clone()))
+}
+
+/// keep_plan -- offers a fresh plan to the session's cache, unless it holds
+/// rows computed while planning.
+fn keep_plan(
+    parts: &mut ExecParts,
+    key: (&str, Vec<Option<SqlType>>),
+    planned: &Arc<Planned>,
+    settings: u64,
+) {
+    if parts.plan_log.reads_live_state {
+        return;
+    }
+    let snapshot = parts.txn.snapshot();
+    let locks = std::mem::take(&mut parts.plan_log.locks);
+    let under = PlannedUnder { snapshot: &snapshot, settings, locks };
+    let changes = parts.engine.txns().catalog_changes();
+    parts.plans.put(key, planned.clone(), under, changes);
 }
 
 /// describe -- the result columns `statement` would return (None for

@@ -173,7 +173,7 @@ pub fn insert(
     // Without bound values the statement is only being described.
     let Some(params) = params else { return Ok(()) };
     let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
-    let ExecParts { engine, txn, env } = parts;
+    let ExecParts { engine, txn, env, .. } = parts;
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());
     let mut host = ExecHost::new(env, params, ctx.clone());
     let mut source = super::plan::open(&plan, engine, &ctx)?;
@@ -453,7 +453,7 @@ fn for_each_match(
     ) -> Result<()>,
 ) -> Result<()> {
     let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
-    let ExecParts { engine, txn, env } = parts;
+    let ExecParts { engine, txn, env, .. } = parts;
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());
     let sc = ScanContext::new(engine, env, &ctx);
     let path = choose_scan(&sc, rel, &sc.indexes(rel)?, qual)?;

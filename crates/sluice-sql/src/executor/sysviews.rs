@@ -23,6 +23,7 @@ pub struct ViewRows {
 /// The rows of system view `name`, if it is one (views over catalogs read
 /// them under the statement's snapshot).
 pub fn lookup(name: &str, parts: &mut ExecParts) -> Result<Option<ViewRows>> {
+    parts.plan_log.reads_live_state = true;
     let (env, engine) = (&parts.env, &**parts.engine);
     Ok(match name {
         "pg_stat_activity" => Some(pg_stat_activity(env, engine)),

@@ -107,7 +107,7 @@ pub(crate) fn insert_rows(
 ) -> Result<u64> {
     let rel = target.rel;
     let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
-    let ExecParts { engine, txn, env } = parts;
+    let ExecParts { engine, txn, env, .. } = parts;
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());
     let mut host = ExecHost::new(env, Vec::new(), ctx);
     let indexes = IndexSet::open(&host, rel)?;
