@@ -185,19 +185,24 @@ pub(crate) fn fill_data(
     varwidth
 }
 
-/// deform_data -- the first `natts` values of a data area starting at
+/// data_values -- the first `natts` values of a data area starting at
 /// `start`, with the null bitmap `bitmap` (if any): the reading half of
-/// [`fill_data`], for index tuples.
-pub(crate) fn deform_data<'a>(
-    desc: &TupleDesc,
+/// [`fill_data`], for index tuples. One at a time, so a caller that stops at
+/// the first value that decides (a B-tree comparison) neither reads the rest
+/// nor allocates.
+pub(crate) fn data_values<'a, 'd>(
+    desc: &'d TupleDesc,
     tuple: &'a [u8],
     bitmap: Option<&'a [u8]>,
     start: usize,
     natts: usize,
-) -> Result<Vec<Option<&'a [u8]>>> {
+) -> impl Iterator<Item = Result<Option<&'a [u8]>>> + 'd
+where
+    'a: 'd,
+{
     let natts = natts.min(desc.natts());
     let mut reader = AttrReader { tuple, bitmap, natts, off: start };
-    desc.attrs[..natts].iter().enumerate().map(|(i, attr)| reader.next(i, attr)).collect()
+    desc.attrs[..natts].iter().enumerate().map(move |(i, attr)| reader.next(i, attr))
 }
 
 /// write_attr -- stores one non-NULL value at or after `off` (varlena header

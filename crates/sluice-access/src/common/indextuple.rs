@@ -33,7 +33,7 @@
 //! The keyless "minus infinity" first item of an internal page keeps nothing.
 
 use super::error::{corrupt, Result};
-use super::heaptuple::{data_end, deform_data, fill_data};
+use super::heaptuple::{data_end, data_values, fill_data};
 use super::tupdesc::TupleDesc;
 use sluice_common::{maxalign, ItemPointer};
 
@@ -224,15 +224,24 @@ impl<'a> IndexTuple<'a> {
     /// values -- the key values (`None` = NULL), borrowed from the tuple:
     /// every column of a leaf entry, the kept ones of a pivot.
     pub fn values(&self, desc: &TupleDesc) -> Result<Vec<Option<&'a [u8]>>> {
+        self.value_iter(desc).collect()
+    }
+
+    /// value_iter -- the key values one at a time (see [`IndexTuple::values`]),
+    /// for comparisons that stop at the first column that differs.
+    pub fn value_iter<'d>(
+        &self,
+        desc: &'d TupleDesc,
+    ) -> impl Iterator<Item = Result<Option<&'a [u8]>>> + 'd
+    where
+        'a: 'd,
+    {
         let natts = self.key_count(desc.natts());
-        if natts == 0 {
-            return Ok(Vec::new());
-        }
-        let has_nulls = self.info() & INDEX_NULL_MASK != 0;
+        let has_nulls = natts > 0 && self.info() & INDEX_NULL_MASK != 0;
         let bitmap = has_nulls
             .then(|| &self.bytes[INDEX_HEADER_SIZE..INDEX_HEADER_SIZE + INDEX_BITMAP_SIZE]);
         let end = if self.has_kept_tid() { self.size() - PIVOT_TID_SIZE } else { self.size() };
-        deform_data(desc, &self.bytes[..end], bitmap, data_offset(has_nulls), natts)
+        data_values(desc, &self.bytes[..end], bitmap, data_offset(has_nulls), natts)
     }
 
     /// to_pivot -- a separator pointing at `downlink` that keeps the first

@@ -76,18 +76,18 @@ pub fn compare_column(
 /// is strictly less than it, so a search for that prefix belongs to its right
 /// (PostgreSQL's `_bt_compare` makes the same call).
 pub fn compare_tuple(index: &BTreeIndex, key: &ScanKey, tuple: &IndexTuple) -> Result<Ordering> {
-    let values = tuple.values(&index.desc)?;
-    for (col, (k, v)) in key.values.iter().zip(&values).enumerate() {
-        let o = compare_column(&*index.order, col, index.columns[col], k.as_deref(), *v);
+    let stored = tuple.key_count(index.desc.natts());
+    for (col, (k, v)) in key.values.iter().zip(tuple.value_iter(&index.desc)).enumerate() {
+        let o = compare_column(&*index.order, col, index.columns[col], k.as_deref(), v?);
         if o != Ordering::Equal {
             return Ok(o);
         }
     }
     let key_runs_out = if key.beyond { Ordering::Greater } else { Ordering::Less };
-    Ok(match key.values.len().cmp(&values.len()) {
+    Ok(match key.values.len().cmp(&stored) {
         Ordering::Greater => Ordering::Greater,
         Ordering::Less => key_runs_out,
-        Ordering::Equal if values.len() < index.desc.natts() => Ordering::Greater,
+        Ordering::Equal if stored < index.desc.natts() => Ordering::Greater,
         Ordering::Equal => match (key.heap_tid, tuple.heap_tid()) {
             (Some(k), Some(t)) => k.cmp(&t),
             (Some(_), None) | (None, None) => Ordering::Greater,
