@@ -451,17 +451,9 @@ pub fn estimate_join(est: &Estimator, plan: &Plan) -> Result<Estimate> {
                 key_sel *= key_selectivity(a.as_ref(), b.as_ref());
                 distinct = distinct.max(b.map_or(200.0, |b| b.n_distinct()));
             }
-            let qual_sel = qual.as_ref().map_or(Ok(1.0), |q| est.qual_selectivity(plan, q))?;
-            let matches = clamp_row_est(o.rows * i.rows * key_sel);
-            let rows = join_rows(*kind, o.rows, i.rows, key_sel * qual_sel);
-            let other_ops = qual.as_ref().map_or(0, count_operators);
-            let q = JoinQuals {
-                keys: outer_keys.len(),
-                other_ops,
-                key_matches: matches,
-                rows,
-                inner_unique,
-            };
+            let keys = (outer_keys.len(), key_sel);
+            let q = keyed_join_quals(est, plan, *kind, (o.rows, i.rows), keys, qual.as_ref())?;
+            let q = JoinQuals { inner_unique, ..q };
             Ok(cost_hashjoin(p, o, i, q, bucket_rows(i.rows, distinct)))
         }
         Plan::MergeJoin { outer, inner, kind, keys, qual, .. } => {
@@ -471,21 +463,34 @@ pub fn estimate_join(est: &Estimator, plan: &Plan) -> Result<Estimate> {
                 let (a, b) = (est.column_stat(outer, oc)?, est.column_stat(inner, ic)?);
                 key_sel *= key_selectivity(a.as_ref(), b.as_ref());
             }
-            let qual_sel = qual.as_ref().map_or(Ok(1.0), |q| est.qual_selectivity(plan, q))?;
-            let matches = clamp_row_est(o.rows * i.rows * key_sel);
-            let rows = join_rows(*kind, o.rows, i.rows, key_sel * qual_sel);
-            let other_ops = qual.as_ref().map_or(0, count_operators);
-            let q = JoinQuals {
-                keys: keys.len(),
-                other_ops,
-                key_matches: matches,
-                rows,
-                inner_unique: false,
-            };
+            let keys = (keys.len(), key_sel);
+            let q = keyed_join_quals(est, plan, *kind, (o.rows, i.rows), keys, qual.as_ref())?;
             Ok(cost_mergejoin(p, o, i, q))
         }
         _ => est.estimate(plan),
     }
+}
+
+/// keyed_join_quals -- what a hash or merge join of `rows` (outer, inner)
+/// checks: `keys.0` equality keys of combined selectivity `keys.1`, then
+/// the rest of the condition, `qual`, on each pair whose keys match. The
+/// inner side is not assumed unique.
+fn keyed_join_quals(
+    est: &Estimator,
+    plan: &Plan,
+    kind: JoinKind,
+    (outer, inner): (f64, f64),
+    (keys, key_sel): (usize, f64),
+    qual: Option<&Expr>,
+) -> Result<JoinQuals> {
+    let qual_sel = qual.map_or(Ok(1.0), |q| est.qual_selectivity(plan, q))?;
+    Ok(JoinQuals {
+        keys,
+        other_ops: qual.map_or(0, count_operators),
+        key_matches: clamp_row_est(outer * inner * key_sel),
+        rows: join_rows(kind, outer, inner, key_sel * qual_sel),
+        inner_unique: false,
+    })
 }
 
 /// The selectivity of an equality between two keys (eqjoinsel, or
