@@ -55,6 +55,8 @@ pub struct RelationDesc {
     pub pages: i32,
     /// `reltuples` as ANALYZE last estimated (-1 if never).
     pub tuples: f32,
+    /// `relallvisible`: pages VACUUM last found all-visible.
+    pub all_visible: i32,
 }
 
 impl RelationDesc {
@@ -360,6 +362,10 @@ fn describe(
         tuples: match class[9] {
             Datum::Float4(n) => n,
             _ => -1.0,
+        },
+        all_visible: match class[10] {
+            Datum::Int4(n) => n,
+            _ => 0,
         },
     })
 }

@@ -32,7 +32,7 @@
 
 use super::host::AggCall;
 use super::host::ExecHost;
-use super::indexscan::{conjuncts, index_quals, IndexPath};
+use super::indexscan::{conjuncts, index_quals, IndexPath, ScanMethod};
 use super::plan::instrument::{key_of, Instrumentation};
 use super::plan::{self, JoinKind, Plan, SortKey};
 use super::select;
@@ -415,26 +415,7 @@ impl Printer<'_, '_> {
                 self.filter(depth, &refs, &column_names(rel));
                 Ok(())
             }
-            Plan::IndexScan { rel, path, alias } => {
-                let direction = if path.backward { " Backward" } else { "" };
-                let index = &path.index.name;
-                let title = format!(
-                    "Index Scan{direction} using {index} on {}",
-                    self.scan_name(rel, alias)
-                );
-                self.header(depth, title, top)?;
-                if !path.quals.is_empty() {
-                    self.detail(depth, format!("Index Cond: {}", index_cond(rel, path)));
-                }
-                // Conditions the index applies are not repeated as a filter.
-                let rest: Vec<&Expr> = filters
-                    .iter()
-                    .flat_map(|f| conjuncts(f))
-                    .filter(|c| index_quals(rel, &path.index, Some(c)).is_none_or(|q| q.is_empty()))
-                    .collect();
-                self.filter(depth, &rest, &column_names(rel));
-                Ok(())
-            }
+            Plan::IndexScan { .. } => self.index_scan(plan, top, depth, filters),
             Plan::Aggregate { input, keys, hashed, .. } => {
                 let input_names = self.upper_names(input);
                 let title = match (keys.is_empty(), hashed) {
@@ -610,6 +591,79 @@ impl Printer<'_, '_> {
                     format!("Buckets: {buckets:.0}  Batches: 1  Memory Usage: {kb:.0}kB"),
                 );
             }
+        }
+        Ok(())
+    }
+
+    /// index_scan -- an Index Scan or Index Only Scan, or a Bitmap Heap Scan
+    /// with its Bitmap Index Scan below; `filters` as for [`Printer::node`].
+    fn index_scan(
+        &mut self,
+        plan: &Plan,
+        top: &Plan,
+        depth: usize,
+        filters: &[Expr],
+    ) -> Result<()> {
+        let Plan::IndexScan { rel, path, alias } = plan else { return Ok(()) };
+        let name = self.scan_name(rel, alias);
+        let index = &path.index.name;
+        let direction = if path.backward { " Backward" } else { "" };
+        let title = match path.method {
+            ScanMethod::Plain => format!("Index Scan{direction} using {index} on {name}"),
+            ScanMethod::IndexOnly => format!("Index Only Scan{direction} using {index} on {name}"),
+            ScanMethod::Bitmap => format!("Bitmap Heap Scan on {name}"),
+        };
+        self.header(depth, title, top)?;
+        let cond = (!path.quals.is_empty()).then(|| index_cond(rel, path));
+        match (&cond, path.method) {
+            (Some(cond), ScanMethod::Bitmap) => self.detail(depth, format!("Recheck Cond: {cond}")),
+            (Some(cond), _) => self.detail(depth, format!("Index Cond: {cond}")),
+            (None, _) => {}
+        }
+        // Conditions the index applies are not repeated as a filter.
+        let rest: Vec<&Expr> = filters
+            .iter()
+            .flat_map(|f| conjuncts(f))
+            .filter(|c| index_quals(rel, &path.index, Some(c)).is_none_or(|q| q.is_empty()))
+            .collect();
+        self.filter(depth, &rest, &column_names(rel));
+        let counters = self.actual.map(|a| a.stats(key_of(plan)));
+        match (path.method, counters) {
+            (ScanMethod::IndexOnly, Some(stats)) => {
+                let per_loop = stats.heap_fetches as f64 / stats.loops.max(1) as f64;
+                self.detail(depth, format!("Heap Fetches: {per_loop:.0}"));
+            }
+            (ScanMethod::Bitmap, Some(stats)) if stats.exact_blocks > 0 => {
+                let per_loop = stats.exact_blocks as f64 / stats.loops.max(1) as f64;
+                self.detail(depth, format!("Heap Blocks: exact={per_loop:.0}"));
+            }
+            _ => {}
+        }
+        if path.method == ScanMethod::Bitmap {
+            self.bitmap_index_scan(rel, path, cond, depth + 1)?;
+        }
+        Ok(())
+    }
+
+    /// The Bitmap Index Scan below a Bitmap Heap Scan: the index walk that
+    /// builds the bitmap, with no rows of its own width.
+    fn bitmap_index_scan(
+        &mut self,
+        rel: &RelationDesc,
+        path: &IndexPath,
+        cond: Option<String>,
+        depth: usize,
+    ) -> Result<()> {
+        let mut text = format!("Bitmap Index Scan on {}", path.index.name);
+        if let Some(est) = self.est {
+            text = format!("{text}  {}", cost_text(&est.bitmap_index_estimate(rel, path)?));
+        }
+        if let Some(actual) = self.actual_text(key_of(path)) {
+            text = format!("{text} {actual}");
+        }
+        self.header_line(depth, text);
+        if let Some(cond) = cond {
+            self.detail(depth, format!("Index Cond: {cond}"));
         }
         Ok(())
     }

@@ -39,6 +39,21 @@ pub struct IndexQual {
     pub value: Expr,
 }
 
+/// How a scan uses its index (PostgreSQL's three index path kinds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScanMethod {
+    /// Index Scan: each entry's heap tuple fetched in index order.
+    Plain,
+    /// Index Only Scan: the row is built from the entry's key values; the
+    /// heap is visited only on pages the visibility map does not mark
+    /// all-visible (to check the version's visibility).
+    IndexOnly,
+    /// Bitmap Heap Scan over a Bitmap Index Scan: every matching heap
+    /// address is collected first, then the heap is read in physical order,
+    /// each page once.
+    Bitmap,
+}
+
 /// An index chosen for a scan, and the conditions bounding it.
 #[derive(Clone, Debug)]
 pub struct IndexPath {
@@ -48,6 +63,15 @@ pub struct IndexPath {
     pub quals: Vec<IndexQual>,
     /// Read from the high end down (ORDER BY ... DESC).
     pub backward: bool,
+    /// Plain, index-only or bitmap.
+    pub method: ScanMethod,
+}
+
+impl IndexPath {
+    /// A forward scan of `index` bounded by `quals`, read as `method` says.
+    pub fn new(index: IndexDesc, quals: Vec<IndexQual>, method: ScanMethod) -> IndexPath {
+        IndexPath { index, quals, backward: false, method }
+    }
 }
 
 /// The top-level AND-ed conditions of `qual`.
@@ -208,8 +232,10 @@ impl<'e> IndexRows<'e> {
         Ok(Some((lower, upper)))
     }
 
-    /// next_tuple -- the next visible heap tuple in index order and its address.
-    pub fn next_tuple(&mut self) -> Result<Option<(ItemPointer, Vec<u8>)>> {
+    /// next_entry -- the next index entry inside the bounds, in index order
+    /// (its stored key bytes and the heap address it points at), whether or
+    /// not that heap version is visible.
+    pub fn next_entry(&mut self) -> Result<Option<(Vec<u8>, ItemPointer)>> {
         let Some(scan) = self.scan.as_mut() else { return Ok(None) };
         while let Some(item) = scan.next_entry()? {
             let entry = IndexTuple::new(&item.tuple).map_err(sluice_access::AccessError::from)?;
@@ -222,12 +248,37 @@ impl<'e> IndexRows<'e> {
                 Some(k) if past_stop(&self.btree, k, self.stop.as_ref(), self.backward) => break,
                 _ => {}
             }
-            if let Some(tuple) = heap_fetch(self.engine, &self.heap, item.heap_tid, &self.ctx)? {
-                return Ok(Some((item.heap_tid, tuple)));
-            }
+            return Ok(Some((item.tuple, item.heap_tid)));
         }
         self.scan = None;
         Ok(None)
+    }
+
+    /// next_tuple -- the next visible heap tuple in index order and its address.
+    pub fn next_tuple(&mut self) -> Result<Option<(ItemPointer, Vec<u8>)>> {
+        while let Some((_, tid)) = self.next_entry()? {
+            if let Some(tuple) = self.fetch(tid)? {
+                return Ok(Some((tid, tuple)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// fetch -- the heap version at `tid` if the scan's snapshot sees it.
+    pub fn fetch(&self, tid: ItemPointer) -> Result<Option<Vec<u8>>> {
+        Ok(heap_fetch(self.engine, &self.heap, tid, &self.ctx)?)
+    }
+
+    /// page_all_visible -- whether the visibility map marks heap page
+    /// `block` all-visible. (TODO(vm): no visibility map fork yet, so no
+    /// page is vouched for and index-only scans check every version.)
+    pub fn page_all_visible(&self, _block: sluice_common::BlockNumber) -> Result<bool> {
+        Ok(false)
+    }
+
+    /// The index's view of its entries (for decoding their keys).
+    pub fn btree(&self) -> &BTreeIndex {
+        &self.btree
     }
 
     /// next_row -- like [`IndexRows::next_tuple`], decoded.

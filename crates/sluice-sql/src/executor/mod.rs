@@ -2,10 +2,12 @@
 //! INSERT/UPDATE/DELETE through the heap's change functions (`modify.rs`),
 //! with `host.rs` answering expressions' questions about the session.
 
+pub mod bitmapscan;
 mod explain;
 mod functions;
 pub mod host;
 pub mod indexing;
+pub mod indexonlyscan;
 pub mod indexscan;
 pub mod modify;
 pub mod plan;

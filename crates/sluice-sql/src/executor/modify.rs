@@ -7,9 +7,11 @@
 //! the statement's command id, which keeps the scan from seeing them
 //! (Halloween protection).
 
+use super::bitmapscan::BitmapRows;
 use super::host::{ExecHost, PlanHost};
 use super::indexing::IndexSet;
-use super::indexscan::IndexRows;
+use super::indexscan::{IndexRows, ScanMethod};
+use super::plan::instrument;
 use super::plan::subplan::Registry;
 use super::select::{open_relation, plan_select, relation_scope, Planned, Planner};
 use crate::catalog::relation::RelationDesc;
@@ -361,6 +363,7 @@ fn emit_returning(
 enum TableRows<'e> {
     Seq(HeapScan<'e>),
     Index(Box<IndexRows<'e>>),
+    Bitmap(Box<BitmapRows<'e>>),
 }
 
 impl TableRows<'_> {
@@ -368,6 +371,7 @@ impl TableRows<'_> {
         match self {
             TableRows::Seq(scan) => Ok(scan.next_tuple()?.map(|(tid, t)| (tid, t.to_vec()))),
             TableRows::Index(rows) => rows.next_tuple(),
+            TableRows::Bitmap(rows) => rows.next_tuple(),
         }
     }
 }
@@ -456,12 +460,16 @@ fn for_each_match(
     let ExecParts { engine, txn, env, .. } = parts;
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());
     let sc = ScanContext::new(engine, env, &ctx);
-    let path = choose_scan(&sc, rel, &sc.indexes(rel)?, qual)?;
+    let path = choose_scan(&sc, rel, &sc.indexes(rel)?, qual, None)?;
     let mut host = ExecHost::new(env, params, ctx.clone());
     host.install(registry);
     let interrupts = host.interrupts();
     let interrupted = move || interrupts().is_err();
     let mut scan = match &path {
+        Some(path) if path.method == ScanMethod::Bitmap => {
+            let key = instrument::key_of(path);
+            TableRows::Bitmap(Box::new(BitmapRows::start(engine, rel, path, ctx, &mut host, key)?))
+        }
         Some(path) => {
             TableRows::Index(Box::new(IndexRows::start(engine, rel, path, ctx, &mut host)?))
         }

@@ -31,8 +31,10 @@ pub mod subplan;
 
 pub use setops::SetOpKind;
 
+use super::bitmapscan::BitmapRows;
 use super::host::{AggCall, ExecHost};
-use super::indexscan::{IndexPath, IndexRows};
+use super::indexonlyscan::IndexOnlyRows;
+use super::indexscan::{IndexPath, IndexRows, ScanMethod};
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::{deform_row, deform_row_projected};
 use crate::error::{Result, SqlError};
@@ -195,9 +197,14 @@ fn open_node<'e>(
         Plan::SeqScan { rel, needed, .. } => {
             Box::new(SeqScan::new(engine, rel, needed.clone(), ctx.clone())?)
         }
-        Plan::IndexScan { rel, path, .. } => {
-            Box::new(IndexScan { engine, rel, path, ctx: ctx.clone(), rows: None })
-        }
+        Plan::IndexScan { rel, path, .. } => Box::new(IndexScan {
+            engine,
+            rel,
+            path,
+            ctx: ctx.clone(),
+            key: instrument::key_of(plan),
+            rows: None,
+        }),
         Plan::GenerateSeries { start, stop, step, ty } => {
             Box::new(Series::new(start, stop, step.as_ref(), *ty))
         }
@@ -352,14 +359,40 @@ impl<'e> RowSource<'e> for Rows {
 }
 
 /// A sequential scan producing decoded rows.
-/// An index scan, started at its first row (its bounds may be parameters,
-/// which only the host can evaluate).
+/// An index, index-only or bitmap scan, started at its first row (its
+/// bounds may be parameters, which only the host can evaluate).
 struct IndexScan<'e> {
     engine: &'e Engine,
     rel: &'e RelationDesc,
     path: &'e IndexPath,
     ctx: VisibilityContext<'e>,
-    rows: Option<IndexRows<'e>>,
+    /// The plan node's EXPLAIN ANALYZE key.
+    key: usize,
+    rows: Option<IndexReader<'e>>,
+}
+
+/// The reader of each scan method.
+enum IndexReader<'e> {
+    Plain(IndexRows<'e>),
+    IndexOnly(IndexOnlyRows<'e>),
+    Bitmap(BitmapRows<'e>),
+}
+
+impl<'e> IndexScan<'e> {
+    fn start(&self, host: &mut ExecHost) -> Result<IndexReader<'e>> {
+        let (engine, rel, path, ctx) = (self.engine, self.rel, self.path, self.ctx.clone());
+        Ok(match path.method {
+            ScanMethod::Plain => {
+                IndexReader::Plain(IndexRows::start(engine, rel, path, ctx, host)?)
+            }
+            ScanMethod::IndexOnly => IndexReader::IndexOnly(IndexOnlyRows::start(
+                engine, rel, path, ctx, host, self.key,
+            )?),
+            ScanMethod::Bitmap => {
+                IndexReader::Bitmap(BitmapRows::start(engine, rel, path, ctx, host, self.key)?)
+            }
+        })
+    }
 }
 
 impl<'e> RowSource<'e> for IndexScan<'e> {
@@ -367,10 +400,13 @@ impl<'e> RowSource<'e> for IndexScan<'e> {
         use crate::expr::EvalHost;
         host.check_interrupts()?;
         if self.rows.is_none() {
-            let ctx = self.ctx.clone();
-            self.rows = Some(IndexRows::start(self.engine, self.rel, self.path, ctx, host)?);
+            self.rows = Some(self.start(host)?);
         }
-        self.rows.as_mut().expect("started").next_row()
+        match self.rows.as_mut().expect("started") {
+            IndexReader::Plain(rows) => rows.next_row(),
+            IndexReader::IndexOnly(rows) => rows.next_row(),
+            IndexReader::Bitmap(rows) => rows.next_row(),
+        }
     }
 }
 
@@ -639,7 +675,7 @@ impl<'e> RowSource<'e> for NestLoopSource<'e> {
                     self.matched = true;
                     return Ok(Some(joined));
                 }
-                instrument::join_removed(self.key, 1);
+                instrument::count(self.key, instrument::Counter::JoinRemoved, 1);
                 joined.truncate(outer.len());
             }
             let unmatched_left = self.kind == JoinKind::Left && !self.matched;
@@ -951,10 +987,10 @@ impl<'e> RowSource<'e> for TruncateSource<'e> {
 
 /// Marks the scan columns that expressions between the scan and the
 /// projection read (WHERE, grouping keys, aggregate arguments, HAVING, the
-/// select list, and what their subqueries take from the row), and records
-/// them on the scan. Only for a plan over a single table scan, whose rows are
-/// exactly the table's columns.
-pub fn prune_scan_columns(plan: &mut Plan, registry: &subplan::Registry) {
+/// select list, and what their subqueries take from the row), records them
+/// on a sequential scan and returns them. Only for a plan over a single
+/// table scan, whose rows are exactly the table's columns; `None` otherwise.
+pub fn prune_scan_columns(plan: &mut Plan, registry: &subplan::Registry) -> Option<Vec<bool>> {
     let mut needed = Vec::new();
     let mark = |e: &Expr, needed: &mut Vec<bool>| mark_columns(e, needed, registry);
     let mut node = &mut *plan;
@@ -979,13 +1015,40 @@ pub fn prune_scan_columns(plan: &mut Plan, registry: &subplan::Registry) {
             | Plan::Limit { input, .. }
             | Plan::Truncate { input, .. } => input,
             Plan::SeqScan { rel, needed: slot, .. } => {
-                needed.resize(rel.columns.len().max(needed.len()), false);
-                needed.truncate(rel.columns.len());
-                *slot = Some(needed);
-                return;
+                needed.resize(rel.columns.len(), false);
+                *slot = Some(needed.clone());
+                return Some(needed);
             }
-            _ => return,
+            Plan::IndexScan { rel, .. } => {
+                needed.resize(rel.columns.len(), false);
+                return Some(needed);
+            }
+            _ => return None,
         };
+    }
+}
+
+/// single_scan -- in a plan over a single table scan (as
+/// [`prune_scan_columns`] walks it), the scan and the WHERE clause of the
+/// Filter right above it.
+pub fn single_scan(plan: &mut Plan) -> Option<(&mut Plan, Option<&Expr>)> {
+    let is_scan = |p: &Plan| matches!(p, Plan::SeqScan { .. } | Plan::IndexScan { .. });
+    if is_scan(plan) {
+        return Some((plan, None));
+    }
+    if matches!(plan, Plan::Filter { input, agg_offset: None, .. } if is_scan(input)) {
+        let Plan::Filter { input, qual, .. } = plan else { return None };
+        return Some((&mut **input, Some(&*qual)));
+    }
+    match plan {
+        Plan::Project { input, .. }
+        | Plan::Filter { input, .. }
+        | Plan::Aggregate { input, .. }
+        | Plan::Distinct { input, .. }
+        | Plan::Sort { input, .. }
+        | Plan::Limit { input, .. }
+        | Plan::Truncate { input, .. } => single_scan(input),
+        _ => None,
     }
 }
 

@@ -15,14 +15,15 @@ mod planner;
 mod setop;
 
 use crate::optimizer::{
-    choose_hashed_agg, choose_ordered_scan, choose_scan, OrderRequest, ScanContext,
+    choose_hashed_agg, choose_ordered_scan, choose_scan, covers, OrderRequest, ScanContext,
 };
 use planner::LateralRefs;
 pub(crate) use planner::Planner;
 use sluice_access::heap::visibility::VisibilityContext;
 
 use super::host::PlanHost;
-use super::plan::{prune_scan_columns, JoinKind, Plan, SortKey};
+use super::indexscan::ScanMethod;
+use super::plan::{prune_scan_columns, single_scan, JoinKind, Plan, SortKey};
 use crate::catalog::relation::{self, RelationDesc};
 use crate::commands::tablecmds::lock_relation_in;
 use crate::error::{Result, SqlError};
@@ -195,7 +196,9 @@ fn plan_simple(
     if columns.len() < plan_width(&plan, width) {
         plan = Plan::Truncate { input: Box::new(plan), width };
     }
-    prune_scan_columns(&mut plan, pl.registry());
+    if let Some(needed) = prune_scan_columns(&mut plan, pl.registry()) {
+        reconsider_scan(pl, &mut plan, &needed, presorted)?;
+    }
     Ok(Planned { plan, columns })
 }
 
@@ -407,10 +410,53 @@ fn output_reference(node: &Node, targets: &[OutputColumn], clause: &str) -> Resu
 /// `qual`.
 fn choose_table_scan(pl: &mut Planner, plan: Plan, qual: Option<&Expr>) -> Result<Plan> {
     let Plan::SeqScan { rel, needed, alias } = plan else { return Ok(plan) };
-    Ok(match with_scan_context(pl, |sc| choose_scan(sc, &rel, &sc.indexes(&rel)?, qual))? {
+    Ok(match with_scan_context(pl, |sc| choose_scan(sc, &rel, &sc.indexes(&rel)?, qual, None))? {
         Some(path) => Plan::IndexScan { rel, path: Box::new(path), alias },
         None => Plan::SeqScan { rel, needed, alias },
     })
+}
+
+/// reconsider_scan -- once the columns the query reads from its one table
+/// are known (`needed`), chooses its scan again if an index holds them all,
+/// so that index-only scans compete too. PostgreSQL knows these columns
+/// before it builds any path; sluice learns them only after planning the
+/// select list. A scan chosen for its order (`presorted`) keeps its index
+/// and only turns index-only.
+fn reconsider_scan(
+    pl: &mut Planner,
+    plan: &mut Plan,
+    needed: &[bool],
+    presorted: bool,
+) -> Result<()> {
+    let Some((scan, qual)) = single_scan(plan) else { return Ok(()) };
+    let qual = qual.cloned();
+    let (Plan::SeqScan { rel, alias, .. } | Plan::IndexScan { rel, alias, .. }) = &*scan else {
+        return Ok(());
+    };
+    let (rel, alias) = (rel.clone(), alias.clone());
+    let indexes = with_scan_context(pl, |sc| {
+        let usable = sc.params.enable_indexonlyscan;
+        Ok(sc.indexes(&rel)?.into_iter().filter(|i| usable && covers(i, Some(needed))).count())
+    })?;
+    if indexes == 0 {
+        return Ok(());
+    }
+    if let Plan::IndexScan { path, .. } = scan {
+        if presorted {
+            if path.method == ScanMethod::Plain && covers(&path.index, Some(needed)) {
+                path.method = ScanMethod::IndexOnly;
+            }
+            return Ok(());
+        }
+    }
+    let chosen = with_scan_context(pl, |sc| {
+        choose_scan(sc, &rel, &sc.indexes(&rel)?, qual.as_ref(), Some(needed))
+    })?;
+    *scan = match chosen {
+        Some(path) => Plan::IndexScan { rel, path: Box::new(path), alias },
+        None => Plan::SeqScan { rel, needed: Some(needed.to_vec()), alias },
+    };
+    Ok(())
 }
 
 /// with_scan_context -- runs `choose` with the optimizer's view of the

@@ -20,12 +20,12 @@ use super::costsize::{
     CostParams, Estimate,
 };
 use super::selfuncs::{range_selectivity, ColumnInfo, DEFAULT_EQ_SEL, DEFAULT_INEQ_SEL};
-use super::{count_operators, path_cost, qual_fraction, rel_size, ScanContext};
+use super::{count_operators, index_access, path_cost, qual_fraction, rel_size, ScanContext};
 use crate::catalog::index::IndexDesc;
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::statistic::{self, ColumnStatistics};
 use crate::error::Result;
-use crate::executor::indexscan::{commute, conjuncts};
+use crate::executor::indexscan::{commute, conjuncts, IndexPath};
 use crate::executor::plan::Plan;
 use crate::expr::{Builtin, Expr};
 use sluice_common::Oid;
@@ -404,6 +404,16 @@ impl<'a> Estimator<'a> {
         let out = take.min((est.rows - skip).max(0.0));
         let total = startup + run * (out / rows).min(1.0);
         Ok(Estimate { startup, total, rows: clamp_row_est(out), width: est.width })
+    }
+
+    /// bitmap_index_estimate -- the Bitmap Index Scan below a Bitmap Heap
+    /// Scan of `rel` through `path`: the index walk's cost, the entries it
+    /// finds, and no width (it returns a bitmap, not rows).
+    pub fn bitmap_index_estimate(&self, rel: &RelationDesc, path: &IndexPath) -> Result<Estimate> {
+        let size = rel_size(self.sc, rel)?;
+        let (access, _) = index_access(self.sc, rel, path, size)?;
+        let rows = clamp_row_est(access.selectivity * size.tuples);
+        Ok(with_width(0.0, access.total, rows, 0.0))
     }
 
     /// Average bytes of a table row, over the `needed` columns if known.

@@ -3,17 +3,18 @@
 //! `costsize.rs` with selectivities from `selfuncs.rs`).
 //!
 //! For a table read with a WHERE clause the planner prices a sequential scan
-//! and, for every B-tree whose leading column the clause bounds (and, when
-//! `enable_seqscan` is off, every B-tree at all, read whole), an index scan;
-//! the cheapest wins. Sizes come from the file's current length and
+//! and, for every B-tree whose leading column the clause bounds (or that
+//! holds every column the query reads, so it can be read whole without the
+//! heap), an index scan — index-only when the index holds every column the
+//! query reads — and a bitmap scan; the cheapest wins. Sizes come from the file's current length and
 //! ANALYZE's density; selectivities from `pg_statistic`. The whole WHERE
 //! clause is still checked on every row an index returns.
 //!
 //! Join order and methods are in `joinpath.rs`, estimates of whole plan
 //! trees (EXPLAIN's numbers, the join search's inputs) in `estimate.rs`,
 //! the choice between hashed and sorted grouping in [`choose_hashed_agg`].
-//! Still to come: bitmap and index-only scans, parameterised index paths
-//! for nested loops.
+//! Still to come: parameterised index paths for nested loops, and bitmap
+//! scans combining several indexes (BitmapAnd/BitmapOr).
 
 pub mod costsize;
 pub mod estimate;
@@ -24,10 +25,15 @@ use crate::catalog::index::{indexes_of, IndexDesc};
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::statistic::{self, ColumnStatistics};
 use crate::error::Result;
-use crate::executor::indexscan::{conjuncts, index_qual, index_quals, IndexPath, IndexQual};
+use crate::executor::indexscan::{
+    conjuncts, index_qual, index_quals, IndexPath, IndexQual, ScanMethod,
+};
 use crate::expr::Expr;
 use crate::session::SessionEnv;
-use costsize::{cost_index, cost_seqscan, estimate_rel_size, CostParams, IndexSize, RelSize};
+use costsize::{
+    cost_bitmap_heap_scan, cost_index, cost_index_access, cost_seqscan, estimate_rel_size,
+    CostParams, IndexAccess, IndexSize, RelSize,
+};
 use selfuncs::{range_selectivity, ColumnInfo};
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::Engine;
@@ -64,38 +70,51 @@ impl<'a> ScanContext<'a> {
 }
 
 /// choose_scan -- the index path to read `rel` with, or `None` for a
-/// sequential scan, whichever is estimated cheaper.
+/// sequential scan, whichever is estimated cheaper. `needed` marks the
+/// columns the query reads from `rel`, when known: an index holding all of
+/// them can be read alone (index-only scan), and is then worth reading whole
+/// even without a condition on it (PostgreSQL's build_index_paths makes the
+/// same exception).
 pub fn choose_scan(
     sc: &ScanContext,
     rel: &RelationDesc,
     indexes: &[IndexDesc],
     qual: Option<&Expr>,
+    needed: Option<&[bool]>,
 ) -> Result<Option<IndexPath>> {
-    if indexes.is_empty() || (qual.is_none() && sc.params.enable_seqscan) {
+    if indexes.is_empty() {
         return Ok(None);
     }
     let size = rel_size(sc, rel)?;
-    let quals_per_index: Vec<(usize, Vec<IndexQual>)> = indexes
-        .iter()
-        .enumerate()
-        .filter_map(|(i, index)| index_quals(rel, index, qual).map(|q| (i, q)))
-        .filter(|(_, q)| !q.is_empty() || !sc.params.enable_seqscan)
-        .collect();
-    if quals_per_index.is_empty() {
-        return Ok(None);
-    }
     let filter_ops = qual.map_or(0, count_operators);
     let mut best_cost = cost_seqscan(&sc.params, size, filter_ops, 1.0).total;
     let mut best = None;
-    for (i, quals) in quals_per_index {
-        let path = IndexPath { index: indexes[i].clone(), quals, backward: false };
-        let cost = path_cost(sc, rel, &path, size, filter_ops)?;
-        if cost.total < best_cost {
-            best_cost = cost.total;
-            best = Some(path);
+    for index in indexes {
+        let Some(quals) = index_quals(rel, index, qual) else { continue };
+        let covering = sc.params.enable_indexonlyscan && covers(index, needed);
+        if quals.is_empty() && !covering {
+            continue;
+        }
+        let plain = if covering { ScanMethod::IndexOnly } else { ScanMethod::Plain };
+        for method in [plain, ScanMethod::Bitmap] {
+            let path = IndexPath::new(index.clone(), quals.clone(), method);
+            let cost = path_cost(sc, rel, &path, size, filter_ops)?;
+            if cost.total < best_cost {
+                best_cost = cost.total;
+                best = Some(path);
+            }
         }
     }
     Ok(best)
+}
+
+/// covers -- whether `index` holds every column marked in `needed`.
+pub fn covers(index: &IndexDesc, needed: Option<&[bool]>) -> bool {
+    let Some(needed) = needed else { return false };
+    needed
+        .iter()
+        .enumerate()
+        .all(|(column, &used)| !used || index.keys.contains(&(column as i16 + 1)))
 }
 
 /// choose_hashed_agg -- whether grouping `input` by `keys` (with `aggs`
@@ -148,7 +167,7 @@ pub fn choose_ordered_scan(
     let size = rel_size(sc, rel)?;
     let filter_ops = qual.map_or(0, count_operators);
     let sorted = {
-        let scan = match choose_scan(sc, rel, indexes, qual)? {
+        let scan = match choose_scan(sc, rel, indexes, qual, None)? {
             Some(path) => path_cost(sc, rel, &path, size, filter_ops)?,
             None => cost_seqscan(&sc.params, size, filter_ops, 1.0),
         };
@@ -163,7 +182,10 @@ pub fn choose_ordered_scan(
             continue;
         }
         let Some(quals) = index_quals(rel, index, qual) else { continue };
-        let path = IndexPath { index: index.clone(), quals, backward: order.descending };
+        let path = IndexPath {
+            backward: order.descending,
+            ..IndexPath::new(index.clone(), quals, ScanMethod::Plain)
+        };
         let cost = path_cost(sc, rel, &path, size, filter_ops)?;
         let fraction = (order.limit / rows_out.min(cost.rows.max(1.0))).min(1.0);
         let limited = cost.startup + (cost.total - cost.startup) * fraction;
@@ -212,27 +234,48 @@ fn qual_fraction(
 }
 
 /// path_cost -- what reading `rel` through `path` costs.
-fn path_cost(
+pub(crate) fn path_cost(
     sc: &ScanContext,
     rel: &RelationDesc,
     path: &IndexPath,
     size: RelSize,
     filter_ops: usize,
 ) -> Result<costsize::PathCost> {
+    let (access, correlation) = index_access(sc, rel, path, size)?;
+    Ok(match path.method {
+        ScanMethod::Plain => cost_index(&sc.params, size, access, correlation, filter_ops, None),
+        ScanMethod::IndexOnly => {
+            let visible = all_visible_fraction(rel, size);
+            cost_index(&sc.params, size, access, correlation, filter_ops, Some(visible))
+        }
+        ScanMethod::Bitmap => cost_bitmap_heap_scan(&sc.params, size, access, filter_ops),
+    })
+}
+
+/// index_access -- what walking `path`'s index costs, and how well the
+/// table's order follows the index's leading column.
+pub(crate) fn index_access(
+    sc: &ScanContext,
+    rel: &RelationDesc,
+    path: &IndexPath,
+    size: RelSize,
+) -> Result<(IndexAccess, f64)> {
     let leading = path.index.keys[0];
     let ty = rel.columns[leading as usize - 1].ty;
     let stats = statistic::load(sc.engine, sc.db, sc.ctx, rel.oid, leading, ty)?;
     let selectivity = qual_selectivity(&path.index, ty, stats.as_ref(), &path.quals, size.tuples);
     let correlation = stats.as_ref().and_then(|s| s.correlation).map_or(0.0, f64::from);
-    Ok(cost_index(
-        &sc.params,
-        size,
-        index_size(sc, &path.index, size)?,
-        selectivity,
-        path.quals.len(),
-        correlation,
-        filter_ops,
-    ))
+    let index = index_size(sc, &path.index, size)?;
+    Ok((cost_index_access(&sc.params, index, selectivity, path.quals.len()), correlation))
+}
+
+/// The fraction of the table's pages VACUUM last found all-visible
+/// (PostgreSQL's allvisfrac: relallvisible over the current page count).
+fn all_visible_fraction(rel: &RelationDesc, size: RelSize) -> f64 {
+    if rel.all_visible <= 0 || size.pages <= 0.0 {
+        return 0.0;
+    }
+    (f64::from(rel.all_visible) / size.pages).min(1.0)
 }
 
 /// sort_cost -- sorting `rows` rows for the first `limit` (PostgreSQL's

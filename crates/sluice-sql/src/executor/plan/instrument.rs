@@ -36,6 +36,21 @@ pub struct NodeStats {
     pub total: Duration,
     /// Row pairs the join condition rejected.
     pub join_removed: u64,
+    /// Heap pages a bitmap heap scan read (`Heap Blocks: exact=N`).
+    pub exact_blocks: u64,
+    /// Heap versions an index-only scan had to visit (`Heap Fetches: N`).
+    pub heap_fetches: u64,
+}
+
+/// A counter a node adds to beyond its rows.
+#[derive(Clone, Copy, Debug)]
+pub enum Counter {
+    /// Row pairs the join condition rejected.
+    JoinRemoved,
+    /// Heap pages a bitmap heap scan read.
+    ExactBlocks,
+    /// Heap versions an index-only scan visited.
+    HeapFetches,
 }
 
 /// The counters of one EXPLAIN ANALYZE run, by plan node address.
@@ -91,12 +106,33 @@ pub fn wrap<'e>(key: usize, source: Source<'e>) -> Source<'e> {
     }
 }
 
-/// join_removed -- notes `n` row pairs rejected by the join condition of
-/// the join at `key` (nothing outside EXPLAIN ANALYZE).
-pub fn join_removed(key: usize, n: u64) {
+/// count -- adds `n` to `counter` of the node at `key` (nothing outside
+/// EXPLAIN ANALYZE).
+pub fn count(key: usize, counter: Counter, n: u64) {
     ACTIVE.with(|a| {
         if let Some(inst) = a.borrow().as_ref() {
-            inst.update(key, |s| s.join_removed += n);
+            inst.update(key, |s| match counter {
+                Counter::JoinRemoved => s.join_removed += n,
+                Counter::ExactBlocks => s.exact_blocks += n,
+                Counter::HeapFetches => s.heap_fetches += n,
+            });
+        }
+    });
+}
+
+/// count_run -- records that the node at `key`, which has no running node
+/// of its own (a Bitmap Index Scan, done inside its Bitmap Heap Scan), ran
+/// once, returned `rows` and took `spent` (nothing outside EXPLAIN ANALYZE).
+pub fn count_run(key: usize, rows: u64, spent: Duration) {
+    ACTIVE.with(|a| {
+        if let Some(inst) = a.borrow().as_ref() {
+            let spent = if inst.timing { spent } else { Duration::ZERO };
+            inst.update(key, |s| {
+                s.loops += 1;
+                s.rows += rows;
+                s.startup += spent;
+                s.total += spent;
+            });
         }
     });
 }

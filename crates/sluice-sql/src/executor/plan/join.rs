@@ -27,6 +27,7 @@
 //! Neither spills to disk: the hash table and the merge group live in memory
 //! (the cost model still prices work_mem, see `optimizer/joinpath.rs`).
 
+use super::instrument::Counter;
 use super::{ExecHost, JoinKind, Source};
 use crate::error::Result;
 use crate::expr::{eval, eval_qual, Expr};
@@ -194,7 +195,7 @@ impl<'e> super::RowSource<'e> for HashJoinSource<'e> {
                     self.table.matched[i] = true;
                     return Ok(Some(joined));
                 }
-                super::instrument::join_removed(self.spec.key, 1);
+                super::instrument::count(self.spec.key, Counter::JoinRemoved, 1);
             }
             let (mut outer, _, _, matched) = self.current.take().expect("set");
             if self.spec.kind == JoinKind::Left && !matched {
@@ -368,7 +369,7 @@ impl<'e> super::RowSource<'e> for MergeJoinSource<'e> {
                     self.group_matched[*pos - 1] = true;
                     return Ok(Some(joined));
                 }
-                super::instrument::join_removed(self.spec.key, 1);
+                super::instrument::count(self.spec.key, Counter::JoinRemoved, 1);
             }
             let (mut outer, _, matched) = self.current.take().expect("set");
             if self.spec.kind == JoinKind::Left && !matched {

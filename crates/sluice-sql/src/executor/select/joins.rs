@@ -96,7 +96,8 @@ impl JoinPlanner<'_, '_> {
             Plan::SeqScan { rel, needed, alias } if !quals.is_empty() => {
                 let qual = and(quals.clone());
                 let sc = self.est.sc;
-                let scan = match choose_scan(sc, &rel, &self.est.indexes(&rel)?, Some(&qual))? {
+                let scan = match choose_scan(sc, &rel, &self.est.indexes(&rel)?, Some(&qual), None)?
+                {
                     Some(path) => Plan::IndexScan { rel, path: Box::new(path), alias },
                     None => Plan::SeqScan { rel, needed, alias },
                 };
