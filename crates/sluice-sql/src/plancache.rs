@@ -1,5 +1,6 @@
-//! A session's cache of SELECT plans, by query text (PostgreSQL's
-//! `utils/cache/plancache.c`, for the generic-plan case).
+//! A session's cache of query plans (SELECT, INSERT, UPDATE, DELETE), by
+//! query text (PostgreSQL's `utils/cache/plancache.c`, for the generic-plan
+//! case).
 //!
 //! Planning a short query (name lookups, column analysis, statistics, path
 //! choice) costs more than running it through an index. A prepared
@@ -36,6 +37,7 @@
 //! is emptied (statements sent once with literal values would otherwise
 //! fill it).
 
+use crate::executor::modify::ModifyPlan;
 use crate::executor::select::Planned;
 use sluice_common::Oid;
 use sluice_txn::lmgr::LockMode;
@@ -47,10 +49,19 @@ use std::sync::Arc;
 /// Plans kept per session before the cache starts over.
 const CAPACITY: usize = 256;
 
+/// A plan of either kind.
+#[derive(Clone)]
+pub(crate) enum KeptPlan {
+    /// A SELECT's plan tree and columns.
+    Select(Arc<Planned>),
+    /// An INSERT, UPDATE or DELETE.
+    Modify(Arc<ModifyPlan>),
+}
+
 /// A kept plan and what it depends on.
 pub(crate) struct CachedPlan {
-    /// The plan and its columns.
-    pub planned: Arc<Planned>,
+    /// The plan.
+    pub plan: KeptPlan,
     /// Table locks planning took, to take again before each run.
     pub locks: Vec<(Oid, LockMode)>,
     /// CSN of the snapshot planning read the catalogs under.
@@ -91,13 +102,13 @@ impl PlanCache {
         (plan.settings == settings).then(|| plan.clone())
     }
 
-    /// put -- keeps `planned` for `text` with the given `param_types`
+    /// put -- keeps `plan` for `text` with the given `param_types`
     /// (before inference), unless `under.snapshot`'s transaction wrote
     /// catalogs.
     pub fn put(
         &mut self,
         (text, given): (&str, GivenTypes),
-        planned: Arc<Planned>,
+        plan: KeptPlan,
         under: PlannedUnder,
         changes: &CatalogChanges,
     ) {
@@ -108,7 +119,7 @@ impl PlanCache {
             self.plans.clear();
         }
         let plan = CachedPlan {
-            planned,
+            plan,
             locks: under.locks,
             built_at: under.snapshot.csn,
             settings: under.settings,

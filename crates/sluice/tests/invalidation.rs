@@ -140,3 +140,45 @@ fn a_kept_plan_still_waits_for_a_conflicting_lock() {
     locker.batch_execute("COMMIT").unwrap();
     assert_eq!(waiter.join().unwrap(), 2, "and then see the committed row");
 }
+
+#[test]
+fn kept_insert_update_and_delete_plans_follow_ddl() {
+    let server = common::Server::start();
+    let (mut ddl, mut app) = (connect(&server), connect(&server));
+    ddl.batch_execute("CREATE TABLE t (id int, n int)").unwrap();
+    let insert = app.prepare("INSERT INTO t VALUES ($1, 0) RETURNING id").unwrap();
+    let update = app.prepare("UPDATE t SET n = n + 1 WHERE id = $1 RETURNING n").unwrap();
+    let delete = app.prepare("DELETE FROM t WHERE id = $1").unwrap();
+    for id in 1..=3 {
+        let row = app.query_one(&insert, &[&id]).unwrap();
+        assert_eq!(row.get::<_, i32>(0), id);
+    }
+    assert_eq!(app.query_one(&update, &[&2]).unwrap().get::<_, i32>(0), 1);
+
+    // A unique index from another session: the kept INSERT must maintain
+    // and enforce it, the kept UPDATE must still find its row.
+    ddl.batch_execute("CREATE UNIQUE INDEX t_id ON t (id)").unwrap();
+    let err = app.query(&insert, &[&2]).unwrap_err();
+    assert_eq!(sqlstate(&err), "23505");
+    assert_eq!(app.query_one(&update, &[&2]).unwrap().get::<_, i32>(0), 2);
+    ddl.batch_execute("SET enable_seqscan = off").unwrap();
+    let n: i32 = ddl.query_one("SELECT n FROM t WHERE id = 2", &[]).unwrap().get(0);
+    assert_eq!(n, 2);
+
+    // The table recreated with one more column: the kept INSERT writes the
+    // new table and fills the column from its default.
+    ddl.batch_execute("DROP TABLE t; CREATE TABLE t (id int, n int, note text DEFAULT 'new')")
+        .unwrap();
+    app.query_one(&insert, &[&4]).unwrap();
+    let note: String = ddl.query_one("SELECT note FROM t WHERE id = 4", &[]).unwrap().get(0);
+    assert_eq!(note, "new");
+    assert_eq!(app.execute(&delete, &[&4]).unwrap(), 1);
+
+    // The table goes: every kept plan fails as PostgreSQL's would.
+    ddl.batch_execute("DROP TABLE t").unwrap();
+    for result in
+        [app.execute(&insert, &[&5]), app.execute(&update, &[&1]), app.execute(&delete, &[&1])]
+    {
+        assert_eq!(sqlstate(&result.unwrap_err()), "42P01");
+    }
+}

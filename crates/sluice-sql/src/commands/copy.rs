@@ -457,13 +457,7 @@ fn run_modify(
     params: Option<Vec<Datum>>,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
-    let mut types = Vec::new();
-    match node {
-        NodeEnum::InsertStmt(s) => modify::insert(parts, s, params, &mut types, sink),
-        NodeEnum::UpdateStmt(s) => modify::update(parts, s, params, &mut types, sink),
-        NodeEnum::DeleteStmt(s) => modify::delete(parts, s, params, &mut types, sink),
-        _ => Err(SqlError::internal("not a data-modifying statement")),
-    }
+    modify::run(parts, node, params, &mut Vec::new(), sink)
 }
 
 /// Learns a statement's RETURNING columns.

@@ -17,7 +17,7 @@ mod sysviews;
 use crate::commands::tablecmds::lock_relation_in;
 use crate::error::Result;
 use crate::parser::RawStatement;
-use crate::plancache::PlannedUnder;
+use crate::plancache::{KeptPlan, PlannedUnder};
 use crate::session::{ExecParts, Session};
 use crate::sink::QuerySink;
 pub use explain::explain;
@@ -41,42 +41,50 @@ pub fn run(
     if needs_xid(&statement.text) {
         parts.txn.assign_xid();
     }
-    match &statement.node {
-        NodeEnum::SelectStmt(select) => {
-            let given = param_types.clone();
-            let settings = parts.env.settings.changes();
-            let planned = match reuse_plan(&mut parts, &statement.text, &given, settings)? {
-                Some(kept) => kept,
-                None => {
-                    parts.plan_log.locks.clear();
-                    let planned = select::plan_select(&mut parts, select, &mut param_types)?;
-                    let planned = Arc::new(planned);
-                    keep_plan(&mut parts, (&statement.text, given), &planned, settings);
-                    planned
+    let given = param_types.clone();
+    let settings = parts.env.settings.changes();
+    let kept = reuse_plan(&mut parts, &statement.text, &given, settings)?;
+    let plan = match kept {
+        Some(plan) => plan,
+        None => {
+            parts.plan_log.locks.clear();
+            let plan = match &statement.node {
+                NodeEnum::SelectStmt(select) => KeptPlan::Select(Arc::new(select::plan_select(
+                    &mut parts,
+                    select,
+                    &mut param_types,
+                )?)),
+                node => {
+                    KeptPlan::Modify(Arc::new(modify::plan(&mut parts, node, &mut param_types)?))
                 }
             };
-            sink.columns(&planned.columns)?;
-            let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
-            let mut host = ExecHost::new(&mut parts.env, params.to_vec(), ctx.clone());
-            let mut source = plan::open(&planned.plan, parts.engine, &ctx)?;
-            let mut count = 0u64;
-            while let Some(row) = source.next(&mut host)? {
-                sink.row(&row)?;
-                count += 1;
-            }
-            sink.complete(&format!("SELECT {count}"))
+            keep_plan(&mut parts, (&statement.text, given), &plan, settings);
+            plan
         }
-        NodeEnum::InsertStmt(insert) => {
-            modify::insert(&mut parts, insert, Some(params.to_vec()), &mut param_types, sink)
-        }
-        NodeEnum::UpdateStmt(update) => {
-            modify::update(&mut parts, update, Some(params.to_vec()), &mut param_types, sink)
-        }
-        NodeEnum::DeleteStmt(delete) => {
-            modify::delete(&mut parts, delete, Some(params.to_vec()), &mut param_types, sink)
-        }
-        _ => Err(crate::SqlError::internal("not a query")),
+    };
+    match plan {
+        KeptPlan::Select(planned) => run_select(&mut parts, &planned, params, sink),
+        KeptPlan::Modify(plan) => modify::execute(&mut parts, &plan, params.to_vec(), sink),
     }
+}
+
+/// run_select -- sends the rows of a planned SELECT.
+fn run_select(
+    parts: &mut ExecParts,
+    planned: &Planned,
+    params: &[Datum],
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    sink.columns(&planned.columns)?;
+    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
+    let mut host = ExecHost::new(&mut parts.env, params.to_vec(), ctx.clone());
+    let mut source = plan::open(&planned.plan, parts.engine, &ctx)?;
+    let mut count = 0u64;
+    while let Some(row) = source.next(&mut host)? {
+        sink.row(&row)?;
+        count += 1;
+    }
+    sink.complete(&format!("SELECT {count}"))
 }
 
 /// reuse_plan -- the session's kept plan for `text` with the `given`
@@ -88,14 +96,14 @@ fn reuse_plan(
     text: &str,
     given: &[Option<SqlType>],
     settings: u64,
-) -> Result<Option<Arc<Planned>>> {
+) -> Result<Option<KeptPlan>> {
     let Some(kept) = parts.plans.candidate(text, given, settings) else { return Ok(None) };
     for &(oid, mode) in &kept.locks {
         lock_relation_in(parts, oid, mode)?;
     }
     let snapshot = parts.txn.snapshot();
     let valid = kept.still_valid(&snapshot, parts.engine.txns().catalog_changes());
-    Ok(valid.then(|| kept.planned.clone()))
+    Ok(valid.then(|| kept.plan.clone()))
 }
 
 /// keep_plan -- offers a fresh plan to the session's cache, unless it holds
@@ -103,7 +111,7 @@ fn reuse_plan(
 fn keep_plan(
     parts: &mut ExecParts,
     key: (&str, Vec<Option<SqlType>>),
-    planned: &Arc<Planned>,
+    plan: &KeptPlan,
     settings: u64,
 ) {
     if parts.plan_log.reads_live_state {
@@ -113,7 +121,7 @@ fn keep_plan(
     let locks = std::mem::take(&mut parts.plan_log.locks);
     let under = PlannedUnder { snapshot: &snapshot, settings, locks };
     let changes = parts.engine.txns().catalog_changes();
-    parts.plans.put(key, planned.clone(), under, changes);
+    parts.plans.put(key, plan.clone(), under, changes);
 }
 
 /// describe -- the result columns `statement` would return (None for
@@ -130,14 +138,8 @@ pub fn describe(
         NodeEnum::SelectStmt(select) => {
             return Ok(Some(select::plan_select(&mut parts, select, param_types)?.columns))
         }
-        NodeEnum::InsertStmt(insert) => {
-            modify::insert(&mut parts, insert, None, param_types, &mut columns)?
-        }
-        NodeEnum::UpdateStmt(update) => {
-            modify::update(&mut parts, update, None, param_types, &mut columns)?
-        }
-        NodeEnum::DeleteStmt(delete) => {
-            modify::delete(&mut parts, delete, None, param_types, &mut columns)?
+        node @ (NodeEnum::InsertStmt(_) | NodeEnum::UpdateStmt(_) | NodeEnum::DeleteStmt(_)) => {
+            modify::run(&mut parts, node, None, param_types, &mut columns)?
         }
         _ => {}
     }

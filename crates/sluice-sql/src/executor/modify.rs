@@ -10,10 +10,13 @@
 use super::bitmapscan::BitmapRows;
 use super::host::{ExecHost, PlanHost};
 use super::indexing::IndexSet;
-use super::indexscan::{IndexRows, ScanMethod};
+use super::indexscan::{IndexPath, IndexRows, ScanMethod};
 use super::plan::instrument;
 use super::plan::subplan::Registry;
-use super::select::{open_relation, plan_select, relation_scope, Planned, Planner};
+use super::plan::Plan;
+use super::select::{
+    open_relation, plan_select, relation_scope, with_scan_context, Planned, Planner,
+};
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::{deform_row, form_row};
 use crate::error::{Result, SqlError};
@@ -21,7 +24,7 @@ use crate::expr::{
     analyze, check_boolean, coerce, coerce_to_column, column_name, eval, eval_qual,
     CoercionContext, EvalHost, Expr, Scope,
 };
-use crate::optimizer::{choose_scan, ScanContext};
+use crate::optimizer::choose_scan;
 use crate::session::ExecParts;
 use crate::sink::{OutputColumn, QuerySink};
 use pg_query::protobuf::{DeleteStmt, InsertStmt, Node, RangeVar, UpdateStmt};
@@ -133,14 +136,106 @@ pub(crate) fn check_not_null(rel: &RelationDesc, row: &[Datum], host: &ExecHost)
     Ok(())
 }
 
-/// INSERT.
-pub fn insert(
+/// An INSERT, UPDATE or DELETE ready to run: its target, what it does and
+/// its RETURNING list, analysed and planned once. The session's plan cache
+/// keeps it like a SELECT plan (see `plancache.rs`), so a prepared
+/// statement neither parses nor plans again.
+pub struct ModifyPlan {
+    rel: RelationDesc,
+    action: Action,
+    returning: Option<Returning>,
+}
+
+/// What a [`ModifyPlan`] does to its table.
+enum Action {
+    /// Rows from `source` (VALUES or a query), one value per `targets`
+    /// column converted by `conversions`; other columns get `defaults`.
+    Insert { targets: Vec<usize>, defaults: Vec<Expr>, source: Plan, conversions: Vec<Expr> },
+    /// New values for the `targets` columns of the rows `scan` finds.
+    Update { targets: Vec<(usize, Expr)>, scan: TargetScan },
+    /// The rows `scan` finds.
+    Delete { scan: TargetScan },
+}
+
+/// How an UPDATE or DELETE finds its rows: the WHERE clause, the index
+/// path the optimizer chose for it (`None`: a sequential scan), and the
+/// subqueries the clause and the new values use.
+struct TargetScan {
+    qual: Option<Expr>,
+    path: Option<IndexPath>,
+    registry: Registry,
+}
+
+impl ModifyPlan {
+    /// The RETURNING list's columns, if the statement has one.
+    pub fn returning_columns(&self) -> Option<&[OutputColumn]> {
+        self.returning.as_ref().map(|r| &r.columns[..])
+    }
+}
+
+/// plan -- analyses and plans an INSERT, UPDATE or DELETE, inferring
+/// parameter types into `param_types`.
+pub fn plan(
     parts: &mut ExecParts,
-    stmt: &InsertStmt,
+    node: &NodeEnum,
+    param_types: &mut Vec<Option<SqlType>>,
+) -> Result<ModifyPlan> {
+    match node {
+        NodeEnum::InsertStmt(stmt) => plan_insert(parts, stmt, param_types),
+        NodeEnum::UpdateStmt(stmt) => plan_update(parts, stmt, param_types),
+        NodeEnum::DeleteStmt(stmt) => plan_delete(parts, stmt, param_types),
+        _ => Err(SqlError::internal("not a data-modifying statement")),
+    }
+}
+
+/// run -- plans `node` and, given bound `params`, executes it into `sink`;
+/// without them it only announces the RETURNING columns (Describe).
+pub fn run(
+    parts: &mut ExecParts,
+    node: &NodeEnum,
     params: Option<Vec<Datum>>,
     param_types: &mut Vec<Option<SqlType>>,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
+    let plan = plan(parts, node, param_types)?;
+    match params {
+        Some(params) => execute(parts, &plan, params, sink),
+        None => match plan.returning_columns() {
+            Some(columns) => sink.columns(columns),
+            None => Ok(()),
+        },
+    }
+}
+
+/// execute -- runs a planned INSERT, UPDATE or DELETE with bound `params`.
+pub fn execute(
+    parts: &mut ExecParts,
+    plan: &ModifyPlan,
+    params: Vec<Datum>,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    if let Some(columns) = plan.returning_columns() {
+        sink.columns(columns)?;
+    }
+    match &plan.action {
+        Action::Insert { targets, defaults, source, conversions } => {
+            let insert = InsertParts { targets, defaults, source, conversions };
+            execute_insert(parts, plan, &insert, params, sink)
+        }
+        Action::Update { targets, scan } => {
+            execute_update(parts, plan, targets, scan, params, sink)
+        }
+        Action::Delete { scan } => execute_delete(parts, plan, scan, params, sink),
+    }
+}
+
+/// plan_insert -- INSERT: the target, its columns and defaults, and the
+/// plan of the rows to insert.
+fn plan_insert(
+    parts: &mut ExecParts,
+    stmt: &InsertStmt,
+    param_types: &mut Vec<Option<SqlType>>,
+) -> Result<ModifyPlan> {
     let rv = stmt.relation.as_ref().ok_or_else(|| SqlError::internal("INSERT without a table"))?;
     let rel = open_relation(parts, rv, LockMode::RowExclusive)?;
     let targets = insert_columns(&rel, &stmt.cols)?;
@@ -149,7 +244,7 @@ pub fn insert(
     let Some(NodeEnum::SelectStmt(select)) = source else {
         return Err(SqlError::unsupported("INSERT ... DEFAULT VALUES is not supported yet"));
     };
-    let (plan, conversions) = if select.values_lists.is_empty() {
+    let (source, conversions) = if select.values_lists.is_empty() {
         let planned = plan_select(parts, select, param_types)?;
         check_arity(planned.columns.len(), &targets, &stmt.cols)?;
         let conversions = source_conversions(
@@ -169,17 +264,35 @@ pub fn insert(
         &scope,
         &mut PlanHost::new(param_types),
     )?;
-    if let Some(r) = &returning {
-        sink.columns(&r.columns)?;
-    }
-    // Without bound values the statement is only being described.
-    let Some(params) = params else { return Ok(()) };
+    let action = Action::Insert { targets, defaults, source, conversions };
+    Ok(ModifyPlan { rel, action, returning })
+}
+
+/// The parts of a planned INSERT.
+struct InsertParts<'p> {
+    targets: &'p [usize],
+    defaults: &'p [Expr],
+    source: &'p Plan,
+    conversions: &'p [Expr],
+}
+
+/// INSERT: forms each source row into the table's layout and inserts it
+/// and its index entries.
+fn execute_insert(
+    parts: &mut ExecParts,
+    plan: &ModifyPlan,
+    insert: &InsertParts,
+    params: Vec<Datum>,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    let InsertParts { targets, defaults, source, conversions } = *insert;
+    let (rel, returning) = (&plan.rel, &plan.returning);
     let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
     let ExecParts { engine, txn, env, .. } = parts;
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());
     let mut host = ExecHost::new(env, params, ctx.clone());
-    let mut source = super::plan::open(&plan, engine, &ctx)?;
-    let indexes = IndexSet::open(&host, &rel)?;
+    let mut source = super::plan::open(source, engine, &ctx)?;
+    let indexes = IndexSet::open(&host, rel)?;
     let mut count = 0u64;
     while let Some(values) = source.next(&mut host)? {
         let mut row: Vec<Datum> = Vec::with_capacity(rel.columns.len());
@@ -194,11 +307,11 @@ pub fn insert(
             };
             row.push(value);
         }
-        check_not_null(&rel, &row, &host)?;
+        check_not_null(rel, &row, &host)?;
         let tid = heap_insert(engine, &heap, txn, &form_row(&desc, &types, &row))?;
         indexes.insert(txn, &mut host, &row, tid)?;
         count += 1;
-        emit_returning(&returning, &row, &mut host, sink)?;
+        emit_returning(returning, &row, &mut host, sink)?;
     }
     sink.complete(&format!("INSERT 0 {count}"))
 }
@@ -422,21 +535,29 @@ fn open_target(parts: &mut ExecParts, rv: Option<&RangeVar>) -> Result<(Relation
     Ok((rel, scope))
 }
 
-/// The WHERE clause and RETURNING list of an UPDATE/DELETE; announces the
-/// RETURNING columns to `sink`.
+/// The WHERE clause and RETURNING list of an UPDATE/DELETE.
 fn where_and_returning(
     where_clause: Option<&Node>,
     returning: Option<&pg_query::protobuf::ReturningClause>,
     scope: &Scope,
     host: &mut PlanHost,
-    sink: &mut dyn QuerySink,
 ) -> Result<(Option<Expr>, Option<Returning>)> {
     let qual = dml_qual(where_clause, scope, host)?;
     let returning = analyze_returning(returning.map_or(&[][..], |r| &r.exprs[..]), scope, host)?;
-    if let Some(r) = &returning {
-        sink.columns(&r.columns)?;
-    }
     Ok((qual, returning))
+}
+
+/// target_scan -- how an UPDATE/DELETE of `rel` finds the rows `qual`
+/// selects: the optimizer's choice between the table and its indexes.
+fn target_scan(
+    planner: &mut Planner,
+    rel: &RelationDesc,
+    qual: Option<Expr>,
+) -> Result<(Option<Expr>, Option<IndexPath>)> {
+    let path = with_scan_context(planner, |sc| {
+        choose_scan(sc, rel, &sc.indexes(rel)?, qual.as_ref(), None)
+    })?;
+    Ok((qual, path))
 }
 
 /// for_each_match -- scans `rel` under the statement's snapshot and calls
@@ -445,8 +566,7 @@ fn where_and_returning(
 fn for_each_match(
     parts: &mut ExecParts,
     rel: &RelationDesc,
-    qual: Option<&Expr>,
-    registry: &Registry,
+    target: &TargetScan,
     params: Vec<Datum>,
     mut apply: impl FnMut(
         &Engine,
@@ -457,12 +577,11 @@ fn for_each_match(
     ) -> Result<()>,
 ) -> Result<()> {
     let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
+    let (qual, path) = (target.qual.as_ref(), &target.path);
     let ExecParts { engine, txn, env, .. } = parts;
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());
-    let sc = ScanContext::new(engine, env, &ctx);
-    let path = choose_scan(&sc, rel, &sc.indexes(rel)?, qual, None)?;
     let mut host = ExecHost::new(env, params, ctx.clone());
-    host.install(registry);
+    host.install(&target.registry);
     let interrupts = host.interrupts();
     let interrupted = move || interrupts().is_err();
     let mut scan = match &path {
@@ -487,14 +606,13 @@ fn for_each_match(
     }
 }
 
-/// UPDATE.
-pub fn update(
+/// plan_update -- UPDATE: the target, the new values, the WHERE clause and
+/// how to find its rows.
+fn plan_update(
     parts: &mut ExecParts,
     stmt: &UpdateStmt,
-    params: Option<Vec<Datum>>,
     param_types: &mut Vec<Option<SqlType>>,
-    sink: &mut dyn QuerySink,
-) -> Result<()> {
+) -> Result<ModifyPlan> {
     if !stmt.from_clause.is_empty() {
         return Err(SqlError::unsupported("UPDATE ... FROM is not supported yet"));
     }
@@ -507,68 +625,72 @@ pub fn update(
         stmt.returning_clause.as_ref(),
         &scope,
         &mut plan_host,
-        sink,
     )?;
-    let registry = planner.into_registry();
-    // Without bound values the statement is only being described.
-    let Some(params) = params else { return Ok(()) };
+    let (qual, path) = target_scan(&mut planner, &rel, qual)?;
+    let scan = TargetScan { qual, path, registry: planner.into_registry() };
+    Ok(ModifyPlan { rel, action: Action::Update { targets, scan }, returning })
+}
+
+/// UPDATE: a new version of every row the scan finds that still qualifies
+/// in its latest version (EvalPlanQual), with its index entries.
+fn execute_update(
+    parts: &mut ExecParts,
+    plan: &ModifyPlan,
+    targets: &[(usize, Expr)],
+    scan: &TargetScan,
+    params: Vec<Datum>,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    let (rel, returning, qual) = (&plan.rel, &plan.returning, &scan.qual);
     let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
     let mut count = 0u64;
     let mut indexes: Option<IndexSet> = None;
-    for_each_match(
-        parts,
-        &rel,
-        qual.as_ref(),
-        &registry,
-        params,
-        |engine, txn, host, (tid, tuple, _), interrupted| {
-            if indexes.is_none() {
-                indexes = Some(IndexSet::open(host, &rel)?);
-            }
-            let mut new_row = None;
-            let changed = update_row::<SqlError>(
-                engine,
-                &heap,
-                txn,
-                *tid,
-                |version| {
-                    let old = deform_row(&desc, &types, version)?;
-                    if !qual.as_ref().map_or(Ok(true), |q| eval_qual(q, &old, host))? {
-                        return Ok(None);
-                    }
-                    let mut row = old.clone();
-                    for (index, expr) in &targets {
-                        row[*index] = eval(expr, &old, host)?;
-                    }
-                    check_not_null(&rel, &row, host)?;
-                    let formed = form_row(&desc, &types, &row);
-                    new_row = Some(row);
-                    Ok(Some(formed))
-                },
-                tuple,
-                interrupted,
-            )?;
-            if let (Some(new_tid), Some(row)) = (changed, &new_row) {
-                if let Some(indexes) = &indexes {
-                    indexes.insert(txn, host, row, new_tid)?;
+    for_each_match(parts, rel, scan, params, |engine, txn, host, (tid, tuple, _), interrupted| {
+        if indexes.is_none() {
+            indexes = Some(IndexSet::open(host, rel)?);
+        }
+        let mut new_row = None;
+        let changed = update_row::<SqlError>(
+            engine,
+            &heap,
+            txn,
+            *tid,
+            |version| {
+                let old = deform_row(&desc, &types, version)?;
+                if !qual.as_ref().map_or(Ok(true), |q| eval_qual(q, &old, host))? {
+                    return Ok(None);
                 }
-                count += 1;
-                emit_returning(&returning, row, host, sink)?;
+                let mut row = old.clone();
+                for (index, expr) in targets {
+                    row[*index] = eval(expr, &old, host)?;
+                }
+                check_not_null(rel, &row, host)?;
+                let formed = form_row(&desc, &types, &row);
+                new_row = Some(row);
+                Ok(Some(formed))
+            },
+            tuple,
+            interrupted,
+        )?;
+        if let (Some(new_tid), Some(row)) = (changed, &new_row) {
+            if let Some(indexes) = &indexes {
+                indexes.insert(txn, host, row, new_tid)?;
             }
-            Ok(())
-        },
-    )?;
+            count += 1;
+            emit_returning(returning, row, host, sink)?;
+        }
+        Ok(())
+    })?;
     sink.complete(&format!("UPDATE {count}"))
 }
 
-/// DELETE.
-pub fn delete(
+/// plan_delete -- DELETE: the target, the WHERE clause and how to find its
+/// rows.
+fn plan_delete(
     parts: &mut ExecParts,
     stmt: &DeleteStmt,
-    params: Option<Vec<Datum>>,
     param_types: &mut Vec<Option<SqlType>>,
-    sink: &mut dyn QuerySink,
-) -> Result<()> {
+) -> Result<ModifyPlan> {
     if !stmt.using_clause.is_empty() {
         return Err(SqlError::unsupported("DELETE ... USING is not supported yet"));
     }
@@ -580,29 +702,34 @@ pub fn delete(
         stmt.returning_clause.as_ref(),
         &scope,
         &mut plan_host,
-        sink,
     )?;
-    let registry = planner.into_registry();
-    let Some(params) = params else { return Ok(()) };
+    let (qual, path) = target_scan(&mut planner, &rel, qual)?;
+    let scan = TargetScan { qual, path, registry: planner.into_registry() };
+    Ok(ModifyPlan { rel, action: Action::Delete { scan }, returning })
+}
+
+/// DELETE: every row the scan finds that still qualifies in its latest
+/// version (EvalPlanQual).
+fn execute_delete(
+    parts: &mut ExecParts,
+    plan: &ModifyPlan,
+    scan: &TargetScan,
+    params: Vec<Datum>,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    let (rel, returning, qual) = (&plan.rel, &plan.returning, &scan.qual);
     let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
     let mut count = 0u64;
-    for_each_match(
-        parts,
-        &rel,
-        qual.as_ref(),
-        &registry,
-        params,
-        |engine, txn, host, (tid, _, row), interrupted| {
-            let still_qualifies = |version: &[u8]| -> Result<bool> {
-                let row = deform_row(&desc, &types, version)?;
-                qual.as_ref().map_or(Ok(true), |q| eval_qual(q, &row, host))
-            };
-            if delete_row::<SqlError>(engine, &heap, txn, *tid, still_qualifies, interrupted)? {
-                count += 1;
-                emit_returning(&returning, row, host, sink)?;
-            }
-            Ok(())
-        },
-    )?;
+    for_each_match(parts, rel, scan, params, |engine, txn, host, (tid, _, row), interrupted| {
+        let still_qualifies = |version: &[u8]| -> Result<bool> {
+            let row = deform_row(&desc, &types, version)?;
+            qual.as_ref().map_or(Ok(true), |q| eval_qual(q, &row, host))
+        };
+        if delete_row::<SqlError>(engine, &heap, txn, *tid, still_qualifies, interrupted)? {
+            count += 1;
+            emit_returning(returning, row, host, sink)?;
+        }
+        Ok(())
+    })?;
     sink.complete(&format!("DELETE {count}"))
 }
