@@ -608,6 +608,15 @@ impl Session {
         Ok(())
     }
 
+    /// restart_transaction -- commits the implicit transaction of a statement
+    /// that runs as several transactions (CREATE INDEX CONCURRENTLY) and
+    /// starts the next one.
+    pub(crate) fn restart_transaction(&mut self) -> Result<()> {
+        self.end_implicit(true)?;
+        self.ensure_transaction();
+        Ok(())
+    }
+
     fn default_isolation(&self) -> IsolationLevel {
         match self.settings.get_enum("default_transaction_isolation") {
             "repeatable read" | "serializable" => IsolationLevel::RepeatableRead,

@@ -99,3 +99,8 @@ fn unique_insert() {
 fn vacuum_horizon() {
     check("vacuum_horizon");
 }
+
+#[test]
+fn create_index_concurrently() {
+    check("create_index_concurrently");
+}

@@ -53,6 +53,12 @@ pub struct IndexDesc {
     pub predicate: Option<String>,
     /// Leaf fillfactor.
     pub fillfactor: u8,
+    /// `indisready`: writers add entries to it (false only while CREATE
+    /// INDEX CONCURRENTLY builds it).
+    pub ready: bool,
+    /// `indisvalid`: queries may read it (false until CREATE INDEX
+    /// CONCURRENTLY finishes, or for good if it failed).
+    pub valid: bool,
 }
 
 impl IndexDesc {
@@ -105,7 +111,8 @@ fn int2_list(d: &Datum) -> Vec<i16> {
     }
 }
 
-/// indexes_of -- the live indexes of table `table`, in creation (OID) order.
+/// indexes_of -- the live indexes of table `table`, in creation (OID) order,
+/// whether ready and valid or not (see [`IndexDesc::ready`]).
 pub fn indexes_of(
     engine: &Engine,
     db: Oid,
@@ -138,6 +145,8 @@ pub fn indexes_of(
                 .options
                 .as_deref()
                 .map_or(BTREE_DEFAULT_FILLFACTOR, |o| super::relation::fillfactor_of(Some(o))),
+            valid: matches!(row[10], Datum::Bool(true)),
+            ready: matches!(row[12], Datum::Bool(true)),
         });
     }
     indexes.sort_by_key(|i| i.oid);

@@ -9,9 +9,10 @@
 //! (`nbtree::btree_build`). The table is locked SHARE, so no writer changes it
 //! meanwhile; everything is transactional like other DDL.
 //!
-//! CONCURRENTLY is accepted with PostgreSQL's restrictions (not in a
-//! transaction block) but builds like the plain form: writers wait for the
-//! build instead of running beside it. See docs/architecture.md.
+//! CONCURRENTLY builds beside running writers, over several transactions
+//! (`indexcmds/concurrently.rs`).
+
+mod concurrently;
 
 use super::tablecmds::{choose_relation_name, lock_relation};
 use crate::catalog::bootstrap::{attribute_row, ClassRow};
@@ -27,7 +28,7 @@ use crate::session::Session;
 use crate::sink::QuerySink;
 use pg_query::protobuf::{IndexStmt, Node, SortByDir, SortByNulls};
 use pg_query::NodeEnum;
-use sluice_access::heap::scan::scan_for_index_build;
+use sluice_access::heap::scan::{scan_for_index_build, HeapScan};
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::nbtree::{btree_build, BuildEntry, ColumnOrder};
 use sluice_access::AccessError;
@@ -91,7 +92,11 @@ pub fn create_index(
         fillfactor: fillfactor_option(&stmt.options)?,
         if_not_exists: stmt.if_not_exists,
     };
-    define_index(session, &table, spec, sink)?;
+    if stmt.concurrent {
+        concurrently::define_index_concurrently(session, &table, spec, sink)?;
+    } else {
+        define_index(session, &table, spec, sink)?;
+    }
     sink.complete("CREATE INDEX")
 }
 
@@ -183,10 +188,47 @@ pub fn define_index(
     sink: &mut dyn QuerySink,
 ) -> Result<Option<Oid>> {
     lock_relation(session, table.oid, LockMode::Share)?;
+    let Some(created) = create_index_entry(session, table, &spec, IndexState::Valid, sink)? else {
+        return Ok(None);
+    };
+    build_index(session, table, created.oid, &created.name)?;
+    if spec.constraint == Some(ConstraintKind::Primary) {
+        // As in PostgreSQL, duplicates are reported before NULLs.
+        require_not_null(session, table, &created.keys)?;
+    }
+    Ok(Some(created.oid))
+}
+
+/// Where a new index stands: built and usable, or just created by CREATE
+/// INDEX CONCURRENTLY (`indisready` and `indisvalid` false).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum IndexState {
+    Valid,
+    Building,
+}
+
+/// An index whose catalog rows and file exist.
+struct CreatedIndex {
+    oid: Oid,
+    name: String,
+    keys: Vec<i16>,
+}
+
+/// create_index_entry -- checks the definition, writes the index's catalog
+/// rows in `state` and creates its file (removed if the transaction aborts);
+/// `None` if IF NOT EXISTS found the name taken. The caller holds a lock on
+/// `table` that keeps other DDL out.
+fn create_index_entry(
+    session: &mut Session,
+    table: &RelationDesc,
+    spec: &NewIndex,
+    state: IndexState,
+    sink: &mut dyn QuerySink,
+) -> Result<Option<CreatedIndex>> {
     let keys = key_attnums(table, &spec.columns)?;
     let name = match &spec.name {
         Some(name) => name.clone(),
-        None => default_name(session, table, &spec)?,
+        None => default_name(session, table, spec)?,
     };
     if super::sequence::relation_exists(session, table.namespace, &name)? {
         if spec.if_not_exists {
@@ -198,11 +240,10 @@ pub fn define_index(
         }
         return Err(SqlError::new("42P07", format!("relation \"{name}\" already exists")));
     }
-    let primary = spec.constraint == Some(ConstraintKind::Primary);
-    if primary {
+    if spec.constraint == Some(ConstraintKind::Primary) {
         check_single_primary_key(session, table)?;
     }
-    let oid = write_catalog_rows(session, table, &spec, &name, &keys)?;
+    let oid = write_catalog_rows(session, table, spec, &name, &keys, state)?;
     let engine = session.engine().clone();
     let locator = RelFileLocator {
         spc_oid: DEFAULTTABLESPACE_OID,
@@ -212,12 +253,7 @@ pub fn define_index(
     engine.create_relation_fork(locator, ForkNumber::Main)?;
     session.delete_on_abort(locator);
     session.txn()?.increment_command();
-    build_index(session, table, oid, &name)?;
-    if primary {
-        // As in PostgreSQL, duplicates are reported before NULLs.
-        require_not_null(session, table, &keys)?;
-    }
-    Ok(Some(oid))
+    Ok(Some(CreatedIndex { oid, name, keys }))
 }
 
 fn key_attnums(table: &RelationDesc, columns: &[(String, ColumnOrder)]) -> Result<Vec<i16>> {
@@ -334,6 +370,7 @@ fn write_catalog_rows(
     spec: &NewIndex,
     name: &str,
     keys: &[i16],
+    state: IndexState,
 ) -> Result<Oid> {
     let engine = session.engine().clone();
     let db = session.database();
@@ -377,9 +414,9 @@ fn write_catalog_rows(
         b(false),
         b(true),
         b(false),
-        b(true),
+        b(state == IndexState::Valid),
         b(false),
-        b(true),
+        b(state == IndexState::Valid),
         b(true),
         b(false),
         int2_array(keys.iter().copied()),
@@ -452,8 +489,31 @@ fn set_has_index(session: &mut Session, table: Oid) -> Result<()> {
     Ok(())
 }
 
+/// Which heap tuples an index build takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BuildScan {
+    /// Every tuple an index must hold, live or recently dead; writers are
+    /// locked out meanwhile (CREATE INDEX).
+    Locked,
+    /// The tuples the statement's snapshot sees, while writers go on (CREATE
+    /// INDEX CONCURRENTLY; validation adds the rest).
+    Snapshot,
+}
+
 /// build_index -- fills the new index `oid` of `table` from the heap.
 fn build_index(session: &mut Session, table: &RelationDesc, oid: Oid, name: &str) -> Result<()> {
+    build_index_from(session, table, oid, name, BuildScan::Locked)
+}
+
+/// build_index_from -- fills index `oid` of `table` from the tuples `scan`
+/// selects, sorted and written bottom-up.
+fn build_index_from(
+    session: &mut Session,
+    table: &RelationDesc,
+    oid: Oid,
+    name: &str,
+    scan: BuildScan,
+) -> Result<()> {
     let mut parts = session.parts()?;
     let engine = parts.engine.clone();
     let db = parts.env.database;
@@ -466,7 +526,7 @@ fn build_index(session: &mut Session, table: &RelationDesc, oid: Oid, name: &str
     let mut host = ExecHost::new(&mut parts.env, Vec::new(), ctx.clone());
     let (desc, types, key_types) = (table.tuple_desc(), table.types(), index.key_types(table));
     let mut entries = Vec::new();
-    scan_for_index_build(&engine, &table.heap(), &ctx, |tid, tuple, live| -> Result<()> {
+    let mut add = |tid, tuple: &[u8], live| -> Result<()> {
         let row = deform_row(&desc, &types, tuple)?;
         if let Some(p) = &predicate {
             if !crate::expr::eval_qual(p, &row, &mut host)? {
@@ -484,7 +544,16 @@ fn build_index(session: &mut Session, table: &RelationDesc, oid: Oid, name: &str
             .collect();
         entries.push(BuildEntry { values, heap_tid: tid, live });
         Ok(())
-    })?;
+    };
+    match scan {
+        BuildScan::Locked => scan_for_index_build(&engine, &table.heap(), &ctx, add)?,
+        BuildScan::Snapshot => {
+            let mut heap = HeapScan::begin(&engine, &table.heap(), ctx.clone())?;
+            while let Some((tid, tuple)) = heap.next_tuple()? {
+                add(tid, tuple, true)?;
+            }
+        }
+    }
     let btree = index.btree(table);
     match btree_build(&engine, &btree, entries, index.unique) {
         Err(AccessError::DuplicateKey(values)) => {

@@ -105,11 +105,16 @@ pub fn explain(session: &mut Session, stmt: &ExplainStmt, sink: &mut dyn QuerySi
             lines.push(format!("Execution Time: {:.3} ms", millis(*execution)));
         }
     }
-    sink.columns(&[OutputColumn::computed("QUERY PLAN", SqlType::Text, -1)])?;
+    sink.columns(&[plan_column()])?;
     for line in &lines {
         sink.row(&[Datum::Text(line.as_str().into())])?;
     }
     sink.complete("EXPLAIN")
+}
+
+/// The one column EXPLAIN returns (also what Describe reports for it).
+pub(crate) fn plan_column() -> OutputColumn {
+    OutputColumn::computed("QUERY PLAN", SqlType::Text, -1)
 }
 
 /// An INSERT, UPDATE or DELETE being explained: PostgreSQL shows a

@@ -18,7 +18,7 @@ use crate::expr::{analyze, coerce, eval_qual, CoercionContext, EvalHost, Expr};
 use sluice_access::heap::heapam::heap_dirty_status;
 use sluice_access::nbtree::{btree_insert, BTreeIndex, UniqueCheck};
 use sluice_access::AccessError;
-use sluice_common::ItemPointer;
+use sluice_common::{ItemPointer, Oid};
 use sluice_txn::Transaction;
 use sluice_types::storage::to_storage;
 use sluice_types::{Datum, SqlType};
@@ -68,12 +68,28 @@ pub struct IndexSet {
 }
 
 impl IndexSet {
-    /// open -- the indexes of `table` as the statement's snapshot sees them.
+    /// open -- the indexes of `table` writers must keep current (those ready
+    /// for inserts), as the statement's snapshot sees them.
     pub fn open(host: &ExecHost, table: &RelationDesc) -> Result<IndexSet> {
+        IndexSet::open_matching(host, table, |index| index.ready)
+    }
+
+    /// open_one -- only `table`'s index `oid`, ready or not (for CREATE INDEX
+    /// CONCURRENTLY's validation pass).
+    pub fn open_one(host: &ExecHost, table: &RelationDesc, oid: Oid) -> Result<IndexSet> {
+        IndexSet::open_matching(host, table, |index| index.oid == oid)
+    }
+
+    fn open_matching(
+        host: &ExecHost,
+        table: &RelationDesc,
+        wanted: impl Fn(&IndexDesc) -> bool,
+    ) -> Result<IndexSet> {
         let engine = host.engine();
         let db = host.database();
         let indexes = indexes_of(engine, db, host.visibility(), table.oid)?
             .into_iter()
+            .filter(|desc| wanted(desc))
             .map(|desc| {
                 let predicate =
                     desc.predicate.as_deref().map(|p| analyze_predicate(table, p)).transpose()?;

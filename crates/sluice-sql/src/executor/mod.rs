@@ -141,6 +141,7 @@ pub fn describe(
         node @ (NodeEnum::InsertStmt(_) | NodeEnum::UpdateStmt(_) | NodeEnum::DeleteStmt(_)) => {
             modify::run(&mut parts, node, None, param_types, &mut columns)?
         }
+        NodeEnum::ExplainStmt(_) => return Ok(Some(vec![explain::plan_column()])),
         _ => {}
     }
     Ok(columns.0)

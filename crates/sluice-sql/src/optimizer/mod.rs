@@ -63,9 +63,11 @@ impl<'a> ScanContext<'a> {
         ScanContext { engine, db: env.database, ctx, params }
     }
 
-    /// indexes -- `rel`'s indexes: the candidates for reading it.
+    /// indexes -- `rel`'s valid indexes: the candidates for reading it.
     pub fn indexes(&self, rel: &RelationDesc) -> Result<Vec<IndexDesc>> {
-        indexes_of(self.engine, self.db, self.ctx, rel.oid)
+        let mut indexes = indexes_of(self.engine, self.db, self.ctx, rel.oid)?;
+        indexes.retain(|i| i.valid);
+        Ok(indexes)
     }
 }
 

@@ -31,7 +31,7 @@ use super::modes::{LockMask, LockMode};
 use super::{LockError, LockOwner, LockTag, LockWaitParams};
 use crate::procarray::ProcId;
 use parking_lot::{Condvar, Mutex, MutexGuard};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -91,6 +91,10 @@ struct ProcLocks {
     /// Hold counts of the owner's granted locks (PostgreSQL's LOCALLOCK table).
     /// Only the owner's thread uses it; never locked together with a partition.
     held: Mutex<HashMap<(LockTag, LockMode), u32>>,
+    /// Locks taken for the session rather than a transaction: kept when the
+    /// transaction's locks go (PostgreSQL's session locks, which CREATE INDEX
+    /// CONCURRENTLY holds across its transactions). Owner's thread only.
+    session: Mutex<HashSet<(LockTag, LockMode)>>,
     /// Notified, under the partition mutex, when a releaser grants the owner's
     /// awaited lock. Only the owner sleeps on it.
     wakeup: Condvar,
@@ -428,10 +432,41 @@ impl LockManager {
         true
     }
 
-    /// release_all -- gives back every lock `proc` holds (LockReleaseAll, at
-    /// transaction end), locking each partition once.
+    /// acquire_session -- takes `mode` on `tag` for `owner`'s session: held
+    /// across transaction ends until [`release_session`](Self::release_session).
+    pub fn acquire_session(
+        &self,
+        owner: LockOwner,
+        tag: LockTag,
+        mode: LockMode,
+        params: &LockWaitParams<'_>,
+    ) -> Result<(), LockError> {
+        self.acquire(owner, tag, mode, params)?;
+        self.procs[owner.proc].session.lock().insert((tag, mode));
+        Ok(())
+    }
+
+    /// release_session -- gives back a session lock taken by
+    /// [`acquire_session`](Self::acquire_session).
+    pub fn release_session(&self, proc: ProcId, tag: LockTag, mode: LockMode) -> bool {
+        if !self.procs[proc].session.lock().remove(&(tag, mode)) {
+            return false;
+        }
+        self.release(proc, tag, mode)
+    }
+
+    /// release_all -- gives back every lock `proc`'s transaction holds
+    /// (LockReleaseAll, at transaction end), locking each partition once.
+    /// Session locks stay, with one hold each.
     pub fn release_all(&self, proc: ProcId) {
-        let held = std::mem::take(&mut *self.procs[proc].held.lock());
+        let mut held = std::mem::take(&mut *self.procs[proc].held.lock());
+        let session = self.procs[proc].session.lock();
+        if !session.is_empty() {
+            let kept = session.iter().map(|&key| (key, 1)).collect();
+            *self.procs[proc].held.lock() = kept;
+            held.retain(|key, _| !session.contains(key));
+        }
+        drop(session);
         let mut by_tag: HashMap<LockTag, LockMask> = HashMap::new();
         for (tag, mode) in held.into_keys() {
             *by_tag.entry(tag).or_default() |= mode.bit();
@@ -455,6 +490,20 @@ impl LockManager {
             lock.ungrant(proc, mode);
         }
         self.wake_and_clean(partition, tag);
+    }
+
+    /// conflicting_holders -- the owners other than `me` holding a mode on
+    /// `tag` that conflicts with `mode` (what PostgreSQL's GetLockConflicts
+    /// lists for WaitForLockers).
+    pub fn conflicting_holders(&self, tag: LockTag, mode: LockMode, me: ProcId) -> Vec<LockOwner> {
+        let partition = self.partitions[partition_of(&tag)].lock();
+        let Some(lock) = partition.get(&tag) else { return Vec::new() };
+        lock.holders
+            .iter()
+            .filter(|h| h.owner.proc != me)
+            .filter(|h| h.modes.modes().any(|held| held.conflicts_with(mode)))
+            .map(|h| h.owner)
+            .collect()
     }
 
     /// Whether `proc` holds `mode` on `tag` (LockHeldByMe).

@@ -311,3 +311,26 @@ fn pg_locks_shows_holders_and_waiters() {
         mgr.release_all(0);
     });
 }
+
+#[test]
+fn session_locks_outlive_transactions_and_conflicts_are_listed() {
+    let mgr = LockManager::new(4);
+    let (a, b, t) = (owner(0), owner(1), rel(1));
+    mgr.acquire_session(a, t, LockMode::ShareUpdateExclusive, &wait()).unwrap();
+    mgr.acquire(a, t, LockMode::AccessShare, &wait()).unwrap();
+    mgr.acquire(b, t, LockMode::RowExclusive, &wait()).unwrap();
+    // A ShareLock request would wait for the writer, not for the session lock.
+    assert_eq!(mgr.conflicting_holders(t, LockMode::Share, 0), vec![b]);
+    mgr.release_all(0);
+    assert!(mgr.holds(0, t, LockMode::ShareUpdateExclusive), "the session lock stays");
+    assert!(!mgr.holds(0, t, LockMode::AccessShare), "the transaction's lock goes");
+    let nowait = LockWaitParams { nowait: true, ..wait() };
+    let c = owner(2);
+    assert!(mgr.acquire(c, t, LockMode::ShareUpdateExclusive, &nowait).is_err());
+    assert!(mgr.release_session(0, t, LockMode::ShareUpdateExclusive));
+    assert!(!mgr.release_session(0, t, LockMode::ShareUpdateExclusive));
+    mgr.acquire(c, t, LockMode::ShareUpdateExclusive, &nowait).unwrap();
+    mgr.release_all(1);
+    mgr.release_all(2);
+    assert!(rows(&mgr, t).is_empty());
+}

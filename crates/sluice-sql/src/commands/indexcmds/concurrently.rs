@@ -1,0 +1,276 @@
+//! CREATE INDEX CONCURRENTLY (the concurrent path of PostgreSQL's
+//! `DefineIndex`, with `validate_index` and `WaitForOlderSnapshots`).
+//!
+//! A plain CREATE INDEX holds a SHARE lock on the table for the whole build,
+//! so every writer waits. CONCURRENTLY takes only SHARE UPDATE EXCLUSIVE
+//! (which writers do not conflict with) and splits the work into
+//! transactions, each of which must be seen by every writer before the next
+//! step may rely on it:
+//!
+//! 1. **Entry.** The index's catalog rows are written with `indisready` and
+//!    `indisvalid` false, with an empty B-tree file, and committed. Writers
+//!    that open the table from now on know the index exists but leave it
+//!    alone; queries ignore it.
+//! 2. **Build.** Once every transaction that held a lock conflicting with
+//!    SHARE when the entry committed has ended (`wait_for_lockers`: each of
+//!    them may still be writing without knowing of the index), a snapshot is
+//!    taken and every tuple it sees is indexed, sorted and written
+//!    bottom-up. The index is then marked `indisready` and that commits:
+//!    writers add entries for their new versions from now on.
+//! 3. **Validation.** After waiting out the writers that might not have
+//!    seen `indisready`, a new reference snapshot is taken; every tuple it
+//!    sees whose address is not in the index yet (rows written between the
+//!    build's snapshot and the moment their writer saw `indisready`) is
+//!    added, with unique checks. Then every transaction whose snapshot is
+//!    older than the reference snapshot's xmin is waited for — such a
+//!    snapshot could still see rows the index lacks — and the index is
+//!    marked `indisvalid`. Queries plan with it from the next statement.
+//!
+//! The SHARE UPDATE EXCLUSIVE lock is a *session* lock: it outlives the
+//! commits between the steps, so no DDL, VACUUM or second concurrent build
+//! can touch the table in between, and it is released however the command
+//! ends. If a step fails, the entry stays behind as an invalid index (`\d`
+//! shows INVALID), as in PostgreSQL: DROP INDEX removes it.
+//!
+//! Waiting for a transaction is sleeping on its xid's lock; a lock holder
+//! that has no xid yet (it has not written) is polled until it gets one or
+//! lets go of its lock. sluice's writers take their xid before their table
+//! lock, so the polling is rare and short.
+
+use super::{build_index_from, create_index_entry, BuildScan, CreatedIndex, IndexState, NewIndex};
+use crate::catalog::index::indexes_of;
+use crate::catalog::relation::{oid_of, RelationDesc};
+use crate::catalog::rows::deform_row;
+use crate::catalog::schema::PG_INDEX;
+use crate::catalog::{replace, scan};
+use crate::commands::tablecmds::{acquire_with_settings, lock_relation};
+use crate::error::{Result, SqlError};
+use crate::executor::host::ExecHost;
+use crate::executor::indexing::IndexSet;
+use crate::expr::EvalHost;
+use crate::session::Session;
+use crate::sink::QuerySink;
+use sluice_access::heap::scan::HeapScan;
+use sluice_access::heap::visibility::VisibilityContext;
+use sluice_access::nbtree::{btree_build, BTreeScan};
+use sluice_common::{ItemPointer, Oid, Xid};
+use sluice_txn::lmgr::{LockMode, LockTag};
+use sluice_txn::{Backend, ProcId};
+use sluice_types::Datum;
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How long to sleep between looks at a lock holder that has no xid yet.
+const POLL_INTERVAL: Duration = Duration::from_millis(5);
+
+/// The lock CONCURRENTLY holds across its transactions.
+const BUILD_LOCK: LockMode = LockMode::ShareUpdateExclusive;
+
+/// pg_index columns the steps flip.
+const INDISVALID: usize = 10;
+const INDISREADY: usize = 12;
+
+/// define_index_concurrently -- creates and builds an index on `table`
+/// without blocking writers (see the module doc). Returns its OID, or
+/// `None` if IF NOT EXISTS found the name taken.
+pub(super) fn define_index_concurrently(
+    session: &mut Session,
+    table: &RelationDesc,
+    spec: NewIndex,
+    sink: &mut dyn QuerySink,
+) -> Result<Option<Oid>> {
+    lock_relation(session, table.oid, BUILD_LOCK)?;
+    let tag = LockTag::Relation { database: session.database(), relation: table.oid };
+    let _held = SessionLock::take(session, tag)?;
+    let Some(created) = create_index_entry(session, table, &spec, IndexState::Building, sink)?
+    else {
+        return Ok(None);
+    };
+    let (empty, _) = index_of(session, table, created.oid)?;
+    btree_build(session.engine(), &empty, Vec::new(), false)?;
+    session.restart_transaction()?;
+
+    wait_for_lockers(session, tag)?;
+    build_index_from(session, table, created.oid, &created.name, BuildScan::Snapshot)?;
+    set_index_flag(session, created.oid, INDISREADY)?;
+    session.restart_transaction()?;
+
+    wait_for_lockers(session, tag)?;
+    let reference_xmin = validate_index(session, table, &created)?;
+    session.restart_transaction()?;
+    wait_for_older_snapshots(session, reference_xmin)?;
+    set_index_flag(session, created.oid, INDISVALID)?;
+    Ok(Some(created.oid))
+}
+
+/// A session lock on the table, released when the command ends however it
+/// ends.
+struct SessionLock {
+    backend: Arc<Backend>,
+    tag: LockTag,
+}
+
+impl SessionLock {
+    fn take(session: &mut Session, tag: LockTag) -> Result<SessionLock> {
+        let backend = session.backend().clone();
+        let locks = backend.manager().lock_manager();
+        let owner = backend.lock_owner();
+        acquire_with_settings(&session.parts()?.env, false, None, |params| {
+            locks.acquire_session(owner, tag, BUILD_LOCK, params)
+        })?;
+        Ok(SessionLock { backend, tag })
+    }
+}
+
+impl Drop for SessionLock {
+    fn drop(&mut self) {
+        let locks = self.backend.manager().lock_manager();
+        locks.release_session(self.backend.proc(), self.tag, BUILD_LOCK);
+    }
+}
+
+/// The B-tree of `table`'s index `oid` as the current transaction sees it.
+fn index_of(
+    session: &mut Session,
+    table: &RelationDesc,
+    oid: Oid,
+) -> Result<(sluice_access::nbtree::BTreeIndex, crate::catalog::index::IndexDesc)> {
+    let engine = session.engine().clone();
+    let db = session.database();
+    let ctx = VisibilityContext::for_transaction(session.txn()?, engine.txns());
+    let index = indexes_of(&engine, db, &ctx, table.oid)?
+        .into_iter()
+        .find(|i| i.oid == oid)
+        .ok_or_else(|| SqlError::internal("the new index disappeared"))?;
+    Ok((index.btree(table), index))
+}
+
+/// set_index_flag -- sets one of `indisready`/`indisvalid` of index `oid`.
+fn set_index_flag(session: &mut Session, oid: Oid, column: usize) -> Result<()> {
+    let engine = session.engine().clone();
+    let db = session.database();
+    let txn = session.txn()?;
+    for (tid, mut row) in scan(&engine, db, &PG_INDEX, txn, |r| oid_of(&r[0]) == oid)? {
+        row[column] = Datum::Bool(true);
+        replace(&engine, db, &PG_INDEX, txn, tid, &row)?;
+    }
+    Ok(())
+}
+
+/// validate_index -- adds to the index every tuple a new reference snapshot
+/// sees that it does not hold yet; returns that snapshot's xmin.
+fn validate_index(
+    session: &mut Session,
+    table: &RelationDesc,
+    created: &CreatedIndex,
+) -> Result<Xid> {
+    let (btree, index) = index_of(session, table, created.oid)?;
+    let mut parts = session.parts()?;
+    let engine = parts.engine.clone();
+    let reference_xmin = parts.txn.snapshot().xmin;
+    let ctx = VisibilityContext::for_transaction(parts.txn, engine.txns());
+    let mut indexed = HashSet::new();
+    let mut entries = BTreeScan::begin(&engine, &btree, None, false)?;
+    while let Some(entry) = entries.next_entry()? {
+        indexed.insert(entry.heap_tid);
+    }
+    let missing = missing_tuples(&engine, table, &ctx, &indexed)?;
+    let mut host = ExecHost::new(&mut parts.env, Vec::new(), ctx.clone());
+    let target = IndexSet::open_one(&host, table, index.oid)?;
+    let (desc, types) = (table.tuple_desc(), table.types());
+    for (tid, tuple) in missing {
+        host.check_interrupts()?;
+        target.insert(parts.txn, &mut host, &deform_row(&desc, &types, &tuple)?, tid)?;
+    }
+    Ok(reference_xmin)
+}
+
+/// The tuples `ctx`'s snapshot sees whose addresses are not in `indexed`.
+fn missing_tuples(
+    engine: &sluice_access::Engine,
+    table: &RelationDesc,
+    ctx: &VisibilityContext,
+    indexed: &HashSet<ItemPointer>,
+) -> Result<Vec<(ItemPointer, Vec<u8>)>> {
+    let mut missing = Vec::new();
+    let mut heap = HeapScan::begin(engine, &table.heap(), ctx.clone())?;
+    while let Some((tid, tuple)) = heap.next_tuple()? {
+        if !indexed.contains(&tid) {
+            missing.push((tid, tuple.to_vec()));
+        }
+    }
+    Ok(missing)
+}
+
+/// wait_for_lockers -- waits until every transaction that now holds a lock
+/// on `tag` conflicting with SHARE has ended (PostgreSQL's WaitForLockers).
+fn wait_for_lockers(session: &mut Session, tag: LockTag) -> Result<()> {
+    let backend = session.backend().clone();
+    let me = backend.proc();
+    let holders = backend.manager().lock_manager().conflicting_holders(tag, LockMode::Share, me);
+    for holder in holders {
+        wait_for_proc(session, holder.proc, |s| {
+            let locks = s.backend().manager().lock_manager();
+            locks
+                .conflicting_holders(tag, LockMode::Share, me)
+                .iter()
+                .any(|h| h.proc == holder.proc)
+        })?;
+    }
+    Ok(())
+}
+
+/// wait_for_older_snapshots -- waits until no other backend holds a
+/// snapshot whose xmin is below `limit` (PostgreSQL's WaitForOlderSnapshots).
+fn wait_for_older_snapshots(session: &mut Session, limit: Xid) -> Result<()> {
+    let backend = session.backend().clone();
+    let me = backend.proc();
+    let older = |s: &Session, proc: ProcId| {
+        s.backend()
+            .manager()
+            .proc_states()
+            .iter()
+            .any(|p| p.proc == proc && p.xmin.is_some_and(|x| x < limit))
+    };
+    let procs: Vec<ProcId> = backend
+        .manager()
+        .proc_states()
+        .iter()
+        .filter(|p| p.proc != me && p.xmin.is_some_and(|x| x < limit))
+        .map(|p| p.proc)
+        .collect();
+    for proc in procs {
+        wait_for_proc(session, proc, |s| older(s, proc))?;
+    }
+    Ok(())
+}
+
+/// wait_for_proc -- waits while `still` says backend `proc`'s transaction
+/// is one we must outlast: on its xid's lock when it has one (its
+/// transaction then has ended), else by polling.
+fn wait_for_proc(
+    session: &mut Session,
+    proc: ProcId,
+    still: impl Fn(&Session) -> bool,
+) -> Result<()> {
+    while still(session) {
+        let states = session.backend().manager().proc_states();
+        let xid = states.iter().find(|p| p.proc == proc).and_then(|p| p.xid);
+        let parts = session.parts()?;
+        match xid {
+            Some(xid) => {
+                let txn = &*parts.txn;
+                acquire_with_settings(&parts.env, false, None, |params| {
+                    txn.wait_for_xid(xid, params)
+                })?;
+                return Ok(());
+            }
+            None => {
+                (parts.env.interrupts)()?;
+                std::thread::sleep(POLL_INTERVAL);
+            }
+        }
+    }
+    Ok(())
+}
