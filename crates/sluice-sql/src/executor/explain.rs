@@ -32,7 +32,7 @@
 
 use super::host::AggCall;
 use super::host::ExecHost;
-use super::indexscan::{conjuncts, index_quals, IndexPath, ScanMethod};
+use super::indexscan::{conjuncts, index_qual, predicate_terms, term_text, IndexPath, ScanMethod};
 use super::plan::instrument::{key_of, Instrumentation};
 use super::plan::{self, JoinKind, Plan, SortKey};
 use super::select;
@@ -620,16 +620,27 @@ impl Printer<'_, '_> {
         };
         self.header(depth, title, top)?;
         let cond = (!path.quals.is_empty()).then(|| index_cond(rel, path));
+        let implied = path.index.predicate.as_deref().map(|p| predicate_terms(rel, p));
         match (&cond, path.method) {
-            (Some(cond), ScanMethod::Bitmap) => self.detail(depth, format!("Recheck Cond: {cond}")),
+            (_, ScanMethod::Bitmap) => {
+                // A bitmap scan rechecks the partial index's predicate too.
+                let mut recheck = index_cond_terms(rel, path);
+                recheck.extend(implied.iter().flatten().map(|t| parenthesised(t)));
+                if !recheck.is_empty() {
+                    self.detail(depth, format!("Recheck Cond: {}", and_terms(&recheck)));
+                }
+            }
             (Some(cond), _) => self.detail(depth, format!("Index Cond: {cond}")),
             (None, _) => {}
         }
-        // Conditions the index applies are not repeated as a filter.
+        // Conditions the index applies, or its predicate implies, are not
+        // repeated as a filter.
+        let leading = path.index.keys[0] as usize - 1;
         let rest: Vec<&Expr> = filters
             .iter()
             .flat_map(|f| conjuncts(f))
-            .filter(|c| index_quals(rel, &path.index, Some(c)).is_none_or(|q| q.is_empty()))
+            .filter(|c| index_qual(c, leading, rel.columns[leading].ty).is_none())
+            .filter(|c| implied.as_ref().is_none_or(|terms| !terms.contains(&term_text(rel, c))))
             .collect();
         self.filter(depth, &rest, &column_names(rel));
         let counters = self.actual.map(|a| a.stats(key_of(plan)));
@@ -856,14 +867,23 @@ fn sort_key(key: &SortKey, names: &[String]) -> String {
 
 /// The `Index Cond:` of an index scan.
 fn index_cond(rel: &RelationDesc, path: &IndexPath) -> String {
+    and_terms(&index_cond_terms(rel, path))
+}
+
+/// The index conditions of `path`, one parenthesised term each.
+fn index_cond_terms(rel: &RelationDesc, path: &IndexPath) -> Vec<String> {
     let column = &rel.columns[path.index.keys[0] as usize - 1].name;
     let names = column_names(rel);
-    let conds: Vec<String> = path
-        .quals
+    path.quals
         .iter()
         .map(|q| format!("({column} {} {})", q.op.symbol(), expr(&q.value, &names)))
-        .collect();
-    match conds.as_slice() {
+        .collect()
+}
+
+/// Terms AND-ed as PostgreSQL prints a condition list: one term alone, more
+/// inside parentheses.
+fn and_terms(terms: &[String]) -> String {
+    match terms {
         [one] => one.clone(),
         many => format!("({})", many.join(" AND ")),
     }
@@ -872,9 +892,13 @@ fn index_cond(rel: &RelationDesc, path: &IndexPath) -> String {
 /// An expression at the top of a detail line: always parenthesised, as
 /// PostgreSQL prints a condition.
 fn top_expr(e: &Expr, names: &[String]) -> String {
-    let text = expr(e, names);
+    parenthesised(&expr(e, names))
+}
+
+/// `text` inside parentheses unless it already is.
+fn parenthesised(text: &str) -> String {
     if text.starts_with('(') && text.ends_with(')') {
-        text
+        text.to_string()
     } else {
         format!("({text})")
     }

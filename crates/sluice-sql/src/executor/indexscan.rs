@@ -12,6 +12,7 @@
 //! so the bounds only have to be conservative.
 
 use super::host::ExecHost;
+use super::indexing::analyze_predicate;
 use crate::catalog::index::IndexDesc;
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::deform_row;
@@ -82,6 +83,27 @@ pub fn conjuncts(qual: &Expr) -> Vec<&Expr> {
     }
 }
 
+/// predicate_terms -- the AND-ed terms of a partial index's predicate (SQL
+/// text over `rel`'s columns), in deparsed form; empty if it cannot be read.
+///
+/// A query may use a partial index only when its WHERE clause implies the
+/// predicate. PostgreSQL proves that with predicate_implied_by's operator
+/// reasoning; sluice recognises the common case the seeds use — every term
+/// of the predicate written among the WHERE clause's terms (`WHERE
+/// finished_at IS NULL AND ...` for an index `WHERE finished_at IS NULL`).
+pub fn predicate_terms(rel: &RelationDesc, predicate: &str) -> Vec<String> {
+    match analyze_predicate(rel, predicate) {
+        Ok(expr) => conjuncts(&expr).iter().map(|c| term_text(rel, c)).collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// A condition over `rel`'s columns in deparsed form, for comparing terms.
+pub fn term_text(rel: &RelationDesc, term: &Expr) -> String {
+    let names: Vec<String> = rel.columns.iter().map(|c| c.name.clone()).collect();
+    crate::executor::deparse(term, &names)
+}
+
 /// Whether `e` has the same value for every row (constants, parameters).
 fn row_independent(e: &Expr) -> bool {
     match e {
@@ -121,8 +143,9 @@ pub fn index_qual(cond: &Expr, column: usize, ty: SqlType) -> Option<IndexQual> 
 }
 
 /// index_quals -- the conditions of `qual` that bound `index`'s leading
-/// column, or `None` if the index cannot serve a plain scan (a partial index,
-/// or a DESC leading column). An empty list means a scan of the whole index.
+/// column, or `None` if the index cannot serve the scan (a DESC leading
+/// column, or a partial index whose predicate `qual` does not imply). An
+/// empty list means a scan of the whole index.
 pub fn index_quals(
     rel: &RelationDesc,
     index: &IndexDesc,
@@ -131,8 +154,16 @@ pub fn index_quals(
     let (Some(&first), Some(order)) = (index.keys.first(), index.orders.first()) else {
         return None;
     };
-    if index.predicate.is_some() || order.descending {
+    if order.descending {
         return None;
+    }
+    if let Some(predicate) = &index.predicate {
+        let terms = predicate_terms(rel, predicate);
+        let have: Vec<String> =
+            qual.map(conjuncts).unwrap_or_default().iter().map(|c| term_text(rel, c)).collect();
+        if terms.is_empty() || !terms.iter().all(|t| have.contains(t)) {
+            return None;
+        }
     }
     let column = first as usize - 1;
     let ty = rel.columns[column].ty;
