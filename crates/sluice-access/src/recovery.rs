@@ -118,6 +118,10 @@ fn apply(
             XLOG_SMGR_TRUNCATE => {
                 let (rel, fork, nblocks) = decode_smgr_truncate(&record.main_data)?;
                 truncate_fork(pool, rel, fork, nblocks)?;
+                if fork == sluice_common::ForkNumber::Main {
+                    // The heap's maps shrink with it (visibilitymap.rs).
+                    heap::visibilitymap::truncate(pool, rel, nblocks)?;
+                }
             }
             other => {
                 return Err(AccessError::Corrupt(format!("unknown SMGR record type {other:#x}")))

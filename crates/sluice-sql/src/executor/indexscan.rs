@@ -19,7 +19,7 @@ use crate::error::Result;
 use crate::expr::{eval, BoolOp, Builtin, Expr};
 use sluice_access::common::IndexTuple;
 use sluice_access::common::TupleDesc;
-use sluice_access::heap::heapam::heap_fetch;
+use sluice_access::heap::heapam::heap_hot_search;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::heap::HeapRelation;
 use sluice_access::nbtree::{BTreeIndex, BTreeScan, ScanKey};
@@ -222,8 +222,9 @@ impl<'e> IndexRows<'e> {
                 Some(k) if past_stop(&self.btree, k, self.stop.as_ref(), self.backward) => break,
                 _ => {}
             }
-            if let Some(tuple) = heap_fetch(self.engine, &self.heap, item.heap_tid, &self.ctx)? {
-                return Ok(Some((item.heap_tid, tuple)));
+            if let Some(found) = heap_hot_search(self.engine, &self.heap, item.heap_tid, &self.ctx)?
+            {
+                return Ok(Some(found));
             }
         }
         self.scan = None;
