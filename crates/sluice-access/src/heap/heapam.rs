@@ -164,7 +164,7 @@ pub fn heap_insert(
     stamp_new_tuple(&mut tuple, xid, txn.command_id(), false)?;
     let reserve = reserved_space(rel);
     loop {
-        let buffer = get_page_for_tuple(engine, rel, tuple.len(), None)?;
+        let buffer = get_page_for_tuple(engine, rel, tuple.len(), reserve, None)?;
         let mut page = buffer.write();
         if !page_has_room(&page, tuple.len(), reserve) {
             // Someone filled the page since it was chosen: ask again.
@@ -485,7 +485,7 @@ fn update_across_pages(
     tuple: &[u8],
     xid: Xid,
 ) -> Result<Option<ItemPointer>> {
-    let nbuf = get_page_for_tuple(engine, rel, tuple.len(), Some(otid.block))?;
+    let nbuf = get_page_for_tuple(engine, rel, tuple.len(), reserved_space(rel), Some(otid.block))?;
     let (mut opage, mut npage) = if nbuf.block() < obuf.block() {
         let n = nbuf.write();
         (obuf.write(), n)

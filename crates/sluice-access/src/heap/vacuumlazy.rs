@@ -50,11 +50,16 @@
 //! and never the last page, whose emptiness truncation needs to know.
 //! DISABLE_PAGE_SKIPPING reads every page.
 //!
+//! # The free space map
+//!
+//! Each page's free space is recorded in the free space map once VACUUM is
+//! done with it — after pass 2 for a page with dead line pointers, after
+//! pruning for the others — so inserts find it (`hio.rs`). Skipped pages
+//! keep what the map had. Truncation cuts both maps with the heap.
+//!
 //! # What is not done yet
 //!
-//! There is no free space map, so freed space is found again only by
-//! updates of rows on the same page and by inserts into the table's current
-//! target page; B-tree pages are never deleted.
+//! B-tree pages are never deleted.
 
 use super::pruneheap::{heap_page_prune, log_line_pointers, PruneResult};
 use super::visibility::{satisfies_vacuum, PruneHorizon, VacuumStatus};
@@ -65,10 +70,11 @@ use crate::common::htup::HeapTupleHeader;
 use crate::engine::Engine;
 use crate::error::{AccessError, Result};
 use crate::nbtree::{btree_bulk_delete, BTreeIndex, BulkDeleteResult};
-use crate::recovery::truncate_fork;
+use crate::recovery::{truncate_fork, truncate_heap_maps};
 use crate::xlog_records::{encode_smgr_truncate, XLOG_SMGR_TRUNCATE};
 use sluice_common::{BlockNumber, ForkNumber, ItemPointer, RmgrId, Xid};
 use sluice_storage::buffer::{Buffer, BufferAccessStrategy, BufferTag};
+use sluice_storage::freespace;
 use sluice_storage::page::{LpFlags, OffsetNumber, Page, FIRST_OFFSET, MAX_HEAP_TUPLES_PER_PAGE};
 use sluice_wal::RecordBuilder;
 
@@ -405,6 +411,19 @@ impl<'e> LazyVacuum<'_, 'e> {
                 self.progress.heap_blks_vacuumed += 1;
             }
             self.mark_if_all_visible(block, &mut page)?;
+            if self.indexes.is_empty()
+                || pruned.dead_items.is_empty()
+                || !self.report.do_index_vacuuming
+            {
+                // No second pass will come for this page: its free space is
+                // known now (pass 2 records the others).
+                freespace::record_free_space(
+                    engine.pool(),
+                    rel.locator,
+                    block,
+                    page.heap_free_space(),
+                )?;
+            }
             pruned
         };
         self.report.scanned_pages += 1;
@@ -486,6 +505,12 @@ impl<'e> LazyVacuum<'_, 'e> {
             let mut page = buffer.write();
             vacuum_heap_page(engine, &rel, block, &mut page, &offsets)?;
             self.mark_if_all_visible(block, &mut page)?;
+            freespace::record_free_space(
+                engine.pool(),
+                rel.locator,
+                block,
+                page.heap_free_space(),
+            )?;
             self.progress.heap_blks_vacuumed += 1;
             (self.params.progress)(&self.progress);
         }
@@ -601,7 +626,7 @@ fn truncate_heap_fork(engine: &Engine, rel: &HeapRelation, nblocks: BlockNumber)
     engine.wal().flush(end)?;
     engine.set_target_block(rel.locator, None);
     truncate_fork(engine.pool(), rel.locator, ForkNumber::Main, nblocks)?;
-    visibilitymap::truncate(engine.pool(), rel.locator, nblocks)
+    truncate_heap_maps(engine.pool(), rel.locator, nblocks)
 }
 
 #[cfg(test)]
