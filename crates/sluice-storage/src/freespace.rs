@@ -89,9 +89,6 @@ pub fn record_free_space(
     let (map_block, slot) = location(block);
     let cat = avail_to_cat(avail);
     if map_block >= pool.nblocks(rel, ForkNumber::Fsm)? {
-        if cat == 0 {
-            return Ok(());
-        }
         extend_to(pool, rel, map_block)?;
     }
     let buffer = read(pool, rel, map_block)?;
