@@ -118,6 +118,9 @@ fn apply(
             XLOG_SMGR_TRUNCATE => {
                 let (rel, fork, nblocks) = decode_smgr_truncate(&record.main_data)?;
                 truncate_fork(pool, rel, fork, nblocks)?;
+                if fork == sluice_common::ForkNumber::Main {
+                    truncate_heap_maps(pool, rel, nblocks)?;
+                }
             }
             other => {
                 return Err(AccessError::Corrupt(format!("unknown SMGR record type {other:#x}")))
@@ -145,6 +148,24 @@ pub(crate) fn truncate_fork(
     let _extension = relfork.extension.lock();
     pool.drop_relation_buffers(rel, fork, nblocks);
     relfork.truncate(nblocks)?;
+    Ok(())
+}
+
+/// truncate_heap_maps -- after a heap's main fork was cut to `nblocks`
+/// pages, its visibility map and free space map forget the pages cut off,
+/// so that pages added later start with nothing known about them. Used by
+/// VACUUM's truncation and by its redo.
+pub(crate) fn truncate_heap_maps(
+    pool: &BufferPool,
+    rel: sluice_common::RelFileLocator,
+    nblocks: u32,
+) -> Result<()> {
+    heap::visibilitymap::truncate(pool, rel, nblocks)?;
+    let fsm = sluice_common::ForkNumber::Fsm;
+    let keep = sluice_storage::freespace::truncate(pool, rel, nblocks)?;
+    if keep < pool.nblocks(rel, fsm)? {
+        truncate_fork(pool, rel, fsm, keep)?;
+    }
     Ok(())
 }
 

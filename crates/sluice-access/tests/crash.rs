@@ -54,6 +54,7 @@ fn crash_child_process() {
             first.unwrap(),
             |_| sluice_access::Result::Ok(Some(updated.clone())),
             &seed_row(i * 10),
+            &|_, _| true,
             NEVER,
         )
         .unwrap()

@@ -71,6 +71,7 @@ fn update(
             Ok(Some(row(id, &f(value.parse().unwrap()).to_string(), &memo)))
         },
         &current,
+        &|_, _| true,
         NEVER,
     );
     txn.end_statement();
@@ -339,10 +340,11 @@ fn updates_across_pages_keep_the_chain() {
         tid,
         |_| sluice_access::Result::Ok(Some(big.clone())),
         &current,
+        &|_, _| true,
         NEVER,
     )
     .unwrap();
-    assert_ne!(new_tid.unwrap().block, 0, "the new version went to another page");
+    assert_ne!(new_tid.unwrap().tid.block, 0, "the new version went to another page");
     txn.commit().unwrap();
     assert_eq!(visible_ids(&engine, &rel), (1..=200).collect::<Vec<_>>());
     let mut reader = backend(&engine).begin(RC);

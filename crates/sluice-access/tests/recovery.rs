@@ -52,6 +52,7 @@ fn committed_work_survives_a_crash_and_uncommitted_does_not() {
             *tid,
             |_| sluice_access::Result::Ok(Some(seed_row(1011))),
             &seed_row(11),
+            &|_, _| true,
             NEVER,
         )
         .unwrap();

@@ -83,6 +83,8 @@ fn vacuum(
         index_cleanup: IndexCleanup::Auto,
         truncate: true,
         max_dead_items: max_items.unwrap_or_else(|| max_dead_items(64 << 20, pages)),
+        freeze: false,
+        disable_page_skipping: false,
         interrupted: &|| false,
         progress: &|_| {},
     };
@@ -221,7 +223,10 @@ fn updates_prune_their_page_instead_of_growing_the_table() {
     // takes MAX_HEAP_TUPLES_PER_PAGE versions).
     for i in 1..=2000 {
         let mut txn = be.begin(RC);
-        tid = heap_update(&engine, &rel, &mut txn, tid, &seed_row(i), &|| false).unwrap().unwrap();
+        tid = heap_update(&engine, &rel, &mut txn, tid, &seed_row(i), &|_, _| false, &|| false)
+            .unwrap()
+            .unwrap()
+            .tid;
         txn.commit().unwrap();
     }
     let pages = engine.pool().nblocks(rel.locator, ForkNumber::Main).unwrap();
@@ -234,7 +239,10 @@ fn updates_prune_their_page_instead_of_growing_the_table() {
     assert_eq!(scan(&engine, &rel, &mut rr).len(), 1);
     for i in 2001..=2200 {
         let mut txn = be.begin(RC);
-        tid = heap_update(&engine, &rel, &mut txn, tid, &seed_row(i), &|| false).unwrap().unwrap();
+        tid = heap_update(&engine, &rel, &mut txn, tid, &seed_row(i), &|_, _| false, &|| false)
+            .unwrap()
+            .unwrap()
+            .tid;
         txn.commit().unwrap();
     }
     assert_eq!(scan(&engine, &rel, &mut rr)[0].1 .0, 2000, "the old version is still there");

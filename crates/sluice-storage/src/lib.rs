@@ -5,6 +5,8 @@
 //! * [`page`] — the slotted page layout every relation fork uses, with checksums.
 //! * [`smgr`] — relation forks as 1 GB segment files of pages under the data
 //!   directory; positional I/O; fsync at checkpoints.
+//! * [`freespace`] — the free space map (`_fsm` fork): a byte per heap page
+//!   saying roughly how much room it has.
 //! * [`buffer`] — the buffer pool: `shared_buffers` worth of page frames, pinning,
 //!   content locks, clock-sweep replacement, rings for bulk reads, and the
 //!   WAL-before-data rule.
@@ -14,6 +16,7 @@
 
 pub mod buffer;
 mod error;
+pub mod freespace;
 pub mod page;
 pub mod smgr;
 

@@ -17,7 +17,7 @@
 //!      RR → ERROR: could not serialize access due to concurrent update
 //! ```
 
-use super::heapam::{heap_delete, heap_update, TmFailure};
+use super::heapam::{heap_delete, heap_update, IndexedColumnsUnchanged, TmFailure, UpdatedVersion};
 use super::HeapRelation;
 use crate::common::htup::HeapTupleHeader;
 use crate::engine::Engine;
@@ -91,7 +91,8 @@ fn next_target(
 /// `new_version` computes the new tuple from the version being replaced, or
 /// returns `None` if that version no longer satisfies the statement's condition
 /// (it is called again on each newer version EvalPlanQual finds). Returns the
-/// new version's address, or `None` if the row was skipped.
+/// new version (and whether it is heap-only, see [`heap_update`] for
+/// `indexed_unchanged`), or `None` if the row was skipped.
 ///
 /// Generic over the caller's error type so that the callbacks can fail with
 /// the caller's own errors (expression evaluation, constraint checks).
@@ -102,15 +103,16 @@ pub fn update_row<E: From<AccessError>>(
     mut tid: ItemPointer,
     mut new_version: impl FnMut(&[u8]) -> std::result::Result<Option<Vec<u8>>, E>,
     current: &[u8],
+    indexed_unchanged: IndexedColumnsUnchanged,
     interrupted: &dyn Fn() -> bool,
-) -> std::result::Result<Option<ItemPointer>, E> {
+) -> std::result::Result<Option<UpdatedVersion>, E> {
     let mut replacement = match new_version(current)? {
         Some(t) => t,
         None => return Ok(None),
     };
     loop {
-        match heap_update(engine, rel, txn, tid, &replacement, interrupted)? {
-            Ok(new_tid) => return Ok(Some(new_tid)),
+        match heap_update(engine, rel, txn, tid, &replacement, indexed_unchanged, interrupted)? {
+            Ok(new_version) => return Ok(Some(new_version)),
             Err(failure) => {
                 let Some((next, tuple)) = next_target(engine, rel, txn, failure)? else {
                     return Ok(None);

@@ -21,11 +21,12 @@
 
 use super::hints::{set_hints, TupleHint};
 use super::hio::{get_page_for_tuple, page_has_room, reserved_space};
-use super::pruneheap::heap_page_prune_opt;
+use super::pruneheap::{heap_page_prune_on_access, heap_page_prune_opt, hot_chain};
 use super::visibility::{
     cmin, satisfies_dirty, satisfies_mvcc, satisfies_update, DirtyStatus, UpdateStatus,
     VisibilityContext,
 };
+use super::visibilitymap;
 use super::xlog::*;
 use super::HeapRelation;
 use crate::common::htup::*;
@@ -34,6 +35,7 @@ use crate::engine::Engine;
 use crate::error::{AccessError, Result};
 use sluice_common::{ForkNumber, ItemPointer, RmgrId, Xid};
 use sluice_storage::buffer::{Buffer, BufferTag, BufferWriteGuard};
+use sluice_storage::page::PD_PAGE_FULL;
 use sluice_txn::lmgr::LockError;
 use sluice_txn::Transaction;
 use sluice_wal::{BlockRef, RecordBuilder, BLOCK_WILL_INIT};
@@ -115,6 +117,9 @@ fn stamp_xmax(
         infomask |= HEAP_COMBOCID;
     }
     hdr.set_infomask(infomask);
+    // A HOT link from an earlier, aborted update no longer holds; an update
+    // that stays heap-only sets it again.
+    hdr.clear_infomask2_bits(HEAP_HOT_UPDATED);
     if keys_updated {
         hdr.set_infomask2_bits(HEAP_KEYS_UPDATED);
     } else {
@@ -159,13 +164,14 @@ pub fn heap_insert(
     stamp_new_tuple(&mut tuple, xid, txn.command_id(), false)?;
     let reserve = reserved_space(rel);
     loop {
-        let buffer = get_page_for_tuple(engine, rel, tuple.len(), None)?;
+        let buffer = get_page_for_tuple(engine, rel, tuple.len(), reserve, None)?;
         let mut page = buffer.write();
         if !page_has_room(&page, tuple.len(), reserve) {
             // Someone filled the page since it was chosen: ask again.
             engine.set_target_block(rel.locator, None);
             continue;
         }
+        visibilitymap::clear(engine.pool(), rel.locator, buffer.block(), &mut page)?;
         let (tid, will_init) = add_tuple(&mut page, buffer.block(), &tuple)?;
         page.mark_dirty();
         let end = {
@@ -337,6 +343,7 @@ fn log_header_change(
     info: u8,
     change: HeaderChange,
 ) -> Result<()> {
+    visibilitymap::clear(engine.pool(), rel.locator, tid.block, page)?;
     page.mark_dirty();
     let end = engine.wal().insert(
         &RecordBuilder::new(RmgrId::Heap, info, xid).with_main_data(change.encode()).with_block(
@@ -348,17 +355,38 @@ fn log_header_change(
     Ok(())
 }
 
+/// Decides whether an update may be heap-only: called with the old version
+/// (as it is on the page, under its lock) and the new one, true if no column
+/// any index uses differs between them (PostgreSQL compares the indexed
+/// attributes' bytes, HeapDetermineColumnsInfo). A table without indexes
+/// answers true.
+pub type IndexedColumnsUnchanged<'a> = &'a dyn Fn(&[u8], &[u8]) -> bool;
+
+/// Where an update put the new version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UpdatedVersion {
+    /// Its address.
+    pub tid: ItemPointer,
+    /// It is a heap-only tuple (HOT): on the old version's page, reachable
+    /// from the old version's index entries, so the caller must not insert
+    /// index entries for it.
+    pub heap_only: bool,
+}
+
 /// heap_update -- replaces the version at `otid` with `tuple` (formed by
-/// `common::form_tuple`), waiting for a concurrent writer first. Returns the new
-/// version's address.
+/// `common::form_tuple`), waiting for a concurrent writer first. The new
+/// version is heap-only (a HOT update, see `README.HOT` in PostgreSQL and the
+/// module doc of `pruneheap.rs`) when it fits on the old version's page and
+/// `indexed_unchanged` says no indexed column changed.
 pub fn heap_update(
     engine: &Engine,
     rel: &HeapRelation,
     txn: &mut Transaction,
     otid: ItemPointer,
     tuple: &[u8],
+    indexed_unchanged: IndexedColumnsUnchanged,
     interrupted: &dyn Fn() -> bool,
-) -> Result<TmResult<ItemPointer>> {
+) -> Result<TmResult<UpdatedVersion>> {
     check_tuple_size(tuple.len())?;
     let xid = txn.assign_xid();
     let mut tuple = tuple.to_vec();
@@ -381,17 +409,38 @@ pub fn heap_update(
             heap_page_prune_opt(engine, rel, otid.block, &mut opage, txn)?;
         }
         if opage.heap_free_space() >= needed {
+            let old = opage.item(otid.offset).ok_or_else(|| corrupt_tid(otid))?;
+            let hot = indexed_unchanged(old, &tuple);
+            mark_heap_only(&mut tuple, hot)?;
             return update_on_page(engine, rel, txn, &obuf, &mut opage, otid, &tuple, xid).map(Ok);
         }
+        // PostgreSQL's PD_PAGE_FULL: even pruning left no room here, so a
+        // reader's opportunistic pruning is worth trying.
+        opage.set_flag(PD_PAGE_FULL);
         drop(opage);
+        mark_heap_only(&mut tuple, false)?;
         if let Some(new_tid) = update_across_pages(engine, rel, txn, &obuf, otid, &tuple, xid)? {
-            return Ok(Ok(new_tid));
+            return Ok(Ok(UpdatedVersion { tid: new_tid, heap_only: false }));
         }
         // The old version changed or the new page filled while unlocked: retry.
     }
 }
 
-/// The update's new version fits on the old version's page.
+/// Marks a new version heap-only (no index entry will point at it) or not;
+/// an earlier attempt of the same update may have decided otherwise.
+fn mark_heap_only(tuple: &mut [u8], heap_only: bool) -> Result<()> {
+    let mut hdr = HeapTupleHeader::new(tuple)?;
+    if heap_only {
+        hdr.set_infomask2_bits(HEAP_ONLY_TUPLE);
+    } else {
+        hdr.clear_infomask2_bits(HEAP_ONLY_TUPLE);
+    }
+    Ok(())
+}
+
+/// The update's new version fits on the old version's page; it is a HOT
+/// update if `tuple` was marked heap-only, and the old version is then
+/// marked HOT-updated, linking the chain.
 #[allow(clippy::too_many_arguments)]
 fn update_on_page(
     engine: &Engine,
@@ -402,11 +451,16 @@ fn update_on_page(
     otid: ItemPointer,
     tuple: &[u8],
     xid: Xid,
-) -> Result<ItemPointer> {
+) -> Result<UpdatedVersion> {
+    let heap_only = HeapTupleHeader::new(tuple)?.is_heap_only();
     let cid = cid_for_delete(txn, page.item(otid.offset).ok_or_else(|| corrupt_tid(otid))?, xid)?;
+    visibilitymap::clear(engine.pool(), rel.locator, buffer.block(), page)?;
     let (ntid, _) = add_tuple(page, buffer.block(), tuple)?;
     let old = page.item_mut(otid.offset).ok_or_else(|| corrupt_tid(otid))?;
     stamp_xmax(old, xid, cid, ntid, false)?;
+    if heap_only {
+        HeapTupleHeader::new(&mut *old)?.set_infomask2_bits(HEAP_HOT_UPDATED);
+    }
     let change = HeaderChange::capture(otid.offset, old)?;
     note_prunable(page, xid);
     page.mark_dirty();
@@ -417,7 +471,7 @@ fn update_on_page(
         engine.wal().insert(&record)?
     };
     page.set_lsn(end);
-    Ok(ntid)
+    Ok(UpdatedVersion { tid: ntid, heap_only })
 }
 
 /// The update's new version goes to another page. Returns `None` if the caller
@@ -431,7 +485,7 @@ fn update_across_pages(
     tuple: &[u8],
     xid: Xid,
 ) -> Result<Option<ItemPointer>> {
-    let nbuf = get_page_for_tuple(engine, rel, tuple.len(), Some(otid.block))?;
+    let nbuf = get_page_for_tuple(engine, rel, tuple.len(), reserved_space(rel), Some(otid.block))?;
     let (mut opage, mut npage) = if nbuf.block() < obuf.block() {
         let n = nbuf.write();
         (obuf.write(), n)
@@ -446,6 +500,8 @@ fn update_across_pages(
         return Ok(None);
     }
     let cid = cid_for_delete(txn, opage.item(otid.offset).ok_or_else(|| corrupt_tid(otid))?, xid)?;
+    visibilitymap::clear(engine.pool(), rel.locator, nbuf.block(), &mut npage)?;
+    visibilitymap::clear(engine.pool(), rel.locator, obuf.block(), &mut opage)?;
     let (ntid, will_init) = add_tuple(&mut npage, nbuf.block(), tuple)?;
     let old = opage.item_mut(otid.offset).ok_or_else(|| corrupt_tid(otid))?;
     stamp_xmax(old, xid, cid, ntid, false)?;
@@ -494,25 +550,37 @@ pub fn heap_lock_tuple(
     })
 }
 
-/// heap_fetch -- the version at `tid` if it is visible to `ctx`'s snapshot.
-pub fn heap_fetch(
+/// heap_hot_search -- the version of the row an index entry pointing at
+/// `tid` leads to that `ctx`'s snapshot sees, and its address (PostgreSQL's
+/// heap_hot_search_buffer): the entry names the root of a HOT chain, which
+/// may be a redirect, and the visible member may be any heap-only tuple
+/// along the chain. A page found short of space is pruned first, if that is
+/// cheap (`heap_page_prune_on_access`).
+pub fn heap_hot_search(
     engine: &Engine,
     rel: &HeapRelation,
     tid: ItemPointer,
     ctx: &VisibilityContext,
-) -> Result<Option<Vec<u8>>> {
+) -> Result<Option<(ItemPointer, Vec<u8>)>> {
     if tid.block >= engine.pool().nblocks(rel.locator, ForkNumber::Main)? {
         return Ok(None);
     }
     let buffer = engine.pool().read_buffer(tag_of(rel, tid.block))?;
+    heap_page_prune_on_access(engine, rel, &buffer, ctx.snapshot)?;
     let page = buffer.read();
-    let Some(item) = page.item(tid.offset) else { return Ok(None) };
-    let (visible, _) = satisfies_mvcc(item, ctx)?;
-    Ok(visible.then(|| item.to_vec()))
+    for off in hot_chain(&page, tid.offset, |_| true)? {
+        let item = page.item(off).ok_or_else(|| corrupt_tid(tid))?;
+        if satisfies_mvcc(item, ctx)?.0 {
+            return Ok(Some((ItemPointer::new(tid.block, off), item.to_vec())));
+        }
+    }
+    Ok(None)
 }
 
-/// heap_dirty_status -- the latest state of the version at `tid` for a unique
-/// check (see [`satisfies_dirty`]); a missing tuple is dead.
+/// heap_dirty_status -- the latest state of the row an index entry pointing
+/// at `tid` leads to, for a unique check (see [`satisfies_dirty`]): the
+/// first member of its HOT chain that is not dead decides; a missing tuple,
+/// or a chain of dead ones, is dead.
 pub fn heap_dirty_status(
     engine: &Engine,
     rel: &HeapRelation,
@@ -524,8 +592,12 @@ pub fn heap_dirty_status(
     }
     let buffer = engine.pool().read_buffer(tag_of(rel, tid.block))?;
     let page = buffer.read();
-    match page.item(tid.offset) {
-        Some(item) => satisfies_dirty(item, ctx),
-        None => Ok(DirtyStatus::Dead),
+    for off in hot_chain(&page, tid.offset, |_| true)? {
+        let item = page.item(off).ok_or_else(|| corrupt_tid(tid))?;
+        let status = satisfies_dirty(item, ctx)?;
+        if status != DirtyStatus::Dead {
+            return Ok(status);
+        }
     }
+    Ok(DirtyStatus::Dead)
 }

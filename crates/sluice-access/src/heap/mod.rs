@@ -21,9 +21,12 @@
 //! * `visibility.rs` — the MVCC rules.
 //! * `hints.rs` — caching transaction outcomes in tuple headers.
 //! * `epq.rs` — READ COMMITTED's re-check of the newest version after waiting.
-//! * `pruneheap.rs` — pruning: dead versions' storage back, line pointers kept.
+//! * `pruneheap.rs` — pruning: dead versions' storage back, line pointers kept;
+//!   HOT chains collapsed to redirects.
 //! * `vacuumlazy.rs` — lazy VACUUM: prune every page, clean the indexes,
 //!   free the dead line pointers, truncate the empty tail.
+//! * `visibilitymap.rs` — the `_vm` fork: which pages are all-visible or
+//!   all-frozen (VACUUM skips them; index-only scans trust them).
 //! * `xlog.rs` — WAL record formats and redo.
 //!
 //! # Concurrent writers
@@ -44,6 +47,7 @@ pub mod pruneheap;
 pub mod scan;
 pub mod vacuumlazy;
 pub mod visibility;
+pub mod visibilitymap;
 pub mod xlog;
 
 use sluice_common::RelFileLocator;

@@ -18,15 +18,33 @@
 //! turn it `LP_UNUSED` for reuse (`vacuumlazy.rs`). Line pointer numbers
 //! never change, so every tuple address stays valid.
 //!
-//! HOT chains are not built yet; when they are, pruning will also collapse a
-//! chain to a redirect from its root to its live member (PostgreSQL's
-//! `LP_REDIRECT`), and heap-only tuples, which no index points at, will go
-//! straight to `LP_UNUSED`. The WAL record then gains those two lists.
+//! # HOT chains
 //!
-//! VACUUM prunes every page; an update whose new version does not fit on its
-//! page prunes that page first (`heap_page_prune_opt`), so a page of often
-//! updated rows keeps reusing its own space between VACUUMs.
+//! An update that changes no indexed column and fits on its page is
+//! *heap-only* (`heapam.rs`): the old version is flagged `HEAP_HOT_UPDATED`,
+//! the new one `HEAP_ONLY_TUPLE`, and no index entry is made for it. The
+//! index entries of the chain's first version, its *root*, lead to every
+//! later member by following ctid on the page ([`hot_chain`]):
 //!
+//! ```text
+//!   index → lp1 (root, dead) → lp3 (heap-only, dead) → lp4 (heap-only, live)
+//!   after pruning:
+//!   index → lp1 = REDIRECT to lp4    lp3 = UNUSED    lp4 (live)
+//! ```
+//!
+//! Pruning walks each chain from its root, removes its dead prefix and keeps
+//! the root line pointer — the index entries' target — as an `LP_REDIRECT`
+//! to the first survivor, or as `LP_DEAD` when none survives. Heap-only
+//! members go straight to `LP_UNUSED`: nothing but their chain pointed at
+//! them. Heap-only tuples no chain reaches (their inserter aborted) go too.
+//!
+//! VACUUM prunes every page; an update whose new version does not fit on
+//! its page prunes that page first, and a reader (sequential scan or index
+//! fetch) that finds a page short of space with an old enough prune hint
+//! prunes it if it can lock it without waiting
+//! ([`heap_page_prune_on_access`], PostgreSQL's heap_page_prune_opt), so a
+//! page of often updated rows keeps reusing its own space between VACUUMs.
+
 //! # Locking
 //!
 //! The caller holds the page's exclusive content lock. PostgreSQL needs a
@@ -39,30 +57,31 @@
 //!
 //! # WAL
 //!
-//! One `XLOG_HEAP_PRUNE` record per pruned page names the line pointers
-//! made dead; redo marks the same ones and compacts the same way, which is
-//! deterministic. The page is imaged instead when it is its first change
+//! One `XLOG_HEAP_PRUNE` record per pruned page names the redirects made,
+//! the line pointers made dead and those made unused ([`PruneRecord`]); redo
+//! sets the same ones and compacts the same way, which is deterministic. The page is imaged instead when it is its first change
 //! since the checkpoint. Hint bits learned while judging the remaining
 //! tuples are set too (they ride along in an image, and are otherwise
 //! unlogged, as hints always are).
 
 use super::hints::mark_dirty_hint;
 use super::visibility::{satisfies_vacuum, PruneHorizon, VacuumStatus};
-use super::xlog::{encode_offsets, XLOG_HEAP_PRUNE};
+use super::xlog::{encode_offsets, encode_prune, PruneRecord, XLOG_HEAP_PRUNE};
 use super::HeapRelation;
 use crate::common::htup::HeapTupleHeader;
 use crate::engine::Engine;
 use crate::error::Result;
-use sluice_common::{BlockNumber, ForkNumber, RmgrId, Xid};
-use sluice_storage::buffer::{BufferTag, BufferWriteGuard};
-use sluice_storage::page::{LpFlags, OffsetNumber, FIRST_OFFSET, PD_PAGE_FULL};
-use sluice_txn::Transaction;
+use sluice_common::{BlockNumber, ForkNumber, RmgrId, Xid, BLCKSZ};
+use sluice_storage::buffer::{Buffer, BufferTag, BufferWriteGuard};
+use sluice_storage::page::{OffsetNumber, Page, FIRST_OFFSET, PD_PAGE_FULL};
+use sluice_txn::{Snapshot, Transaction};
 use sluice_wal::{BlockRef, RecordBuilder};
 
 /// What pruning one page found and did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PruneResult {
-    /// Tuples whose storage this pruning released (now `LP_DEAD`).
+    /// Tuples whose storage this pruning released (now `LP_DEAD`, `LP_UNUSED`
+    /// or a chain root turned redirect).
     pub ndeleted: usize,
     /// Every `LP_DEAD` line pointer on the page afterwards, ascending: the
     /// ones made now and any an earlier pruning left for VACUUM.
@@ -85,48 +104,201 @@ pub fn heap_page_prune(
     if page.is_new() {
         return Ok(result);
     }
-    let mut newly_dead = Vec::new();
-    let mut hinted = false;
+    let (status, hinted) = judge_tuples(page, horizon)?;
+    let plan = plan_prune(page, &status)?;
+    let removed = plan.removed(page.max_offset());
     for off in FIRST_OFFSET..=page.max_offset() {
-        let id = page.item_id(off);
-        if id.is_dead() {
+        if page.item_id(off).is_dead() {
             result.dead_items.push(off);
         }
-        let Some(item) = page.item_mut(off) else { continue };
-        let (status, hints) = satisfies_vacuum(item, horizon)?;
-        if status == VacuumStatus::Dead {
-            newly_dead.push(off);
-            continue;
+        if let Some(s) = status[off as usize] {
+            if !removed[off as usize] {
+                result.remaining.push((off, s));
+            }
         }
-        if hints != 0 {
-            HeapTupleHeader::new(item)?.set_hint(hints);
-            hinted = true;
-        }
-        result.remaining.push((off, status));
     }
     let prune_xid = next_prune_xid(page, &result.remaining)?;
     page.set_prune_xid(prune_xid);
-    if newly_dead.is_empty() {
+    if plan.record.is_empty() {
         if hinted {
             mark_dirty_hint(engine, BufferTag::new(rel.locator, ForkNumber::Main, block), page)?;
         }
         return Ok(result);
     }
-    execute_prune(engine, rel, block, page, &newly_dead)?;
-    result.ndeleted = newly_dead.len();
-    result.dead_items.extend(newly_dead);
+    execute_prune(engine, rel, block, page, &plan.record)?;
+    result.ndeleted = plan.ndeleted;
+    result.dead_items.extend(plan.record.dead.iter().copied());
     result.dead_items.sort_unstable();
     Ok(result)
 }
 
+/// Judges every tuple of `page` against `horizon`, setting the hint bits
+/// learned. Returns the judgement per line pointer number (index 0 unused)
+/// and whether any hint was set.
+fn judge_tuples(
+    page: &mut BufferWriteGuard<'_>,
+    horizon: &PruneHorizon,
+) -> Result<(Vec<Option<VacuumStatus>>, bool)> {
+    let mut status = vec![None; page.max_offset() as usize + 1];
+    let mut hinted = false;
+    for off in FIRST_OFFSET..=page.max_offset() {
+        let Some(item) = page.item_mut(off) else { continue };
+        let (s, hints) = satisfies_vacuum(item, horizon)?;
+        if hints != 0 {
+            HeapTupleHeader::new(item)?.set_hint(hints);
+            hinted = true;
+        }
+        status[off as usize] = Some(s);
+    }
+    Ok((status, hinted))
+}
+
+/// What pruning will do to one page: the record to log and apply, and how
+/// many tuples it releases.
+#[derive(Default)]
+struct PrunePlan {
+    record: PruneRecord,
+    ndeleted: usize,
+}
+
+impl PrunePlan {
+    /// Per line pointer number up to `max`, whether its tuple loses its
+    /// storage.
+    fn removed(&self, max: OffsetNumber) -> Vec<bool> {
+        let mut removed = vec![false; max as usize + 1];
+        let r = &self.record;
+        let redirected = r.redirected.iter().map(|&(from, _)| from);
+        for off in r.dead.iter().chain(&r.unused).copied().chain(redirected) {
+            removed[off as usize] = true;
+        }
+        removed
+    }
+}
+
+/// plan_prune -- walks every HOT chain of `page` from its root and decides
+/// what becomes of each line pointer (PostgreSQL's heap_prune_chain): the
+/// dead prefix of a chain goes, its heap-only members straight to
+/// `LP_UNUSED` (no index entry points at them), and the root either
+/// redirects to the first surviving member or, if none survives, becomes
+/// `LP_DEAD` for VACUUM. Dead heap-only tuples no chain reaches (their
+/// inserter aborted) go to `LP_UNUSED` too.
+fn plan_prune(page: &Page, status: &[Option<VacuumStatus>]) -> Result<PrunePlan> {
+    let mut plan = PrunePlan::default();
+    let max = page.max_offset();
+    let mut reached = vec![false; max as usize + 1];
+    for root in FIRST_OFFSET..=max {
+        let id = page.item_id(root);
+        let is_root = id.is_redirect()
+            || (id.is_normal() && !header_of(page, root)?.is_some_and(|h| h.is_heap_only()));
+        if is_root {
+            prune_chain(page, root, status, &mut reached, &mut plan)?;
+        }
+    }
+    for off in FIRST_OFFSET..=max {
+        if !reached[off as usize] && status[off as usize] == Some(VacuumStatus::Dead) {
+            plan.record.unused.push(off);
+            plan.ndeleted += 1;
+        }
+    }
+    plan.record.unused.sort_unstable();
+    Ok(plan)
+}
+
+/// The header of the normal tuple at `off`, if there is one.
+fn header_of(page: &Page, off: OffsetNumber) -> Result<Option<HeapTupleHeader<&[u8]>>> {
+    Ok(page.item(off).map(HeapTupleHeader::new).transpose()?)
+}
+
+/// hot_chain -- the members of the HOT chain rooted at `root` (a redirect's
+/// target first, if `root` is one), following each member's ctid while it is
+/// HOT-updated and its successor's xmin is its xmax. `keep_going` decides,
+/// per member, whether the walk may go past it.
+pub fn hot_chain(
+    page: &Page,
+    root: OffsetNumber,
+    mut keep_going: impl FnMut(OffsetNumber) -> bool,
+) -> Result<Vec<OffsetNumber>> {
+    let mut chain = Vec::new();
+    let mut off = root;
+    let mut prior_xmax = Xid::INVALID;
+    if page.item_id(root).is_redirect() {
+        off = page.item_id(root).off();
+    }
+    while off >= FIRST_OFFSET && off <= page.max_offset() && !chain.contains(&off) {
+        let Some(hdr) = header_of(page, off)? else { break };
+        if prior_xmax.is_valid() && hdr.xmin() != prior_xmax {
+            break;
+        }
+        if (off != root) != hdr.is_heap_only() {
+            // A redirect must lead to a heap-only tuple, and only the root may
+            // be an indexed one.
+            break;
+        }
+        chain.push(off);
+        if !hdr.is_hot_updated() || !keep_going(off) {
+            break;
+        }
+        prior_xmax = hdr.xmax();
+        off = hdr.ctid().offset;
+    }
+    Ok(chain)
+}
+
+/// prune_chain -- plans the pruning of the chain rooted at `root`.
+fn prune_chain(
+    page: &Page,
+    root: OffsetNumber,
+    status: &[Option<VacuumStatus>],
+    reached: &mut [bool],
+    plan: &mut PrunePlan,
+) -> Result<()> {
+    // Past a dead member the next may be dead too; past a recently dead one
+    // a later one may still be dead (its deleter committed earlier than the
+    // horizon's cut) only in the same sense, so the walk goes on through
+    // both, and stops at the first member some snapshot still needs whole.
+    let mut recent_dead = false;
+    let chain = hot_chain(page, root, |off| match status[off as usize] {
+        Some(VacuumStatus::Dead) => true,
+        Some(VacuumStatus::RecentlyDead) => {
+            recent_dead = true;
+            true
+        }
+        _ => recent_dead,
+    })?;
+    for &off in &chain {
+        reached[off as usize] = true;
+    }
+    reached[root as usize] = true;
+    let latest_dead =
+        chain.iter().rposition(|&off| status[off as usize] == Some(VacuumStatus::Dead));
+    let root_is_redirect = page.item_id(root).is_redirect();
+    let Some(latest_dead) = latest_dead else {
+        if root_is_redirect && chain.is_empty() {
+            // The redirect leads nowhere any more.
+            plan.record.dead.push(root);
+        }
+        return Ok(());
+    };
+    for &off in &chain[..=latest_dead] {
+        plan.ndeleted += 1;
+        if off != root {
+            plan.record.unused.push(off);
+        }
+    }
+    match chain.get(latest_dead + 1) {
+        Some(&survivor) => plan.record.redirected.push((root, survivor)),
+        None => plan.record.dead.push(root),
+    }
+    Ok(())
+}
+
 /// heap_page_prune_opt -- prunes the exclusively locked `page` if pruning
 /// may find something: an update calls it when its new version does not fit
-/// on the old version's page, before moving it to another page (PostgreSQL
-/// prunes opportunistically on reads instead, with a cheaply cached
-/// horizon). The page's prune hint must be older than everything `txn`'s
-/// snapshot saw running — a necessary condition that costs nothing — before
-/// the horizon, which locks the proc array, is computed. The version being
-/// updated is never pruned: its updater's snapshot sees it.
+/// on the old version's page, before moving it to another page. The page's
+/// prune hint must be older than everything `txn`'s snapshot saw running — a
+/// necessary condition that costs nothing — before the horizon, which locks
+/// the proc array, is computed. The version being updated is never pruned:
+/// its updater's snapshot sees it.
 pub fn heap_page_prune_opt(
     engine: &Engine,
     rel: &HeapRelation,
@@ -134,13 +306,56 @@ pub fn heap_page_prune_opt(
     page: &mut BufferWriteGuard<'_>,
     txn: &mut Transaction,
 ) -> Result<()> {
-    let snapshot = txn.snapshot();
+    prune_if_hinted(engine, rel, block, page, txn.snapshot())
+}
+
+/// Prunes `page` if its prune hint precedes `snapshot`'s xmin.
+fn prune_if_hinted(
+    engine: &Engine,
+    rel: &HeapRelation,
+    block: BlockNumber,
+    page: &mut BufferWriteGuard<'_>,
+    snapshot: Snapshot,
+) -> Result<()> {
     let hint = page.prune_xid();
     if !hint.is_valid() || hint >= snapshot.xmin {
         return Ok(());
     }
     let horizon = PruneHorizon::new(engine.txns(), snapshot);
     heap_page_prune(engine, rel, block, page, &horizon).map(|_| ())
+}
+
+/// Whether a page read by a scan is worth pruning: it has a prune hint
+/// older than the reader's snapshot and is short of space — below the
+/// larger of its fillfactor reserve and a tenth of a page, or flagged full
+/// by an update that did not fit (PostgreSQL's heap_page_prune_opt test).
+fn worth_pruning(page: &Page, rel: &HeapRelation, snapshot: &Snapshot) -> bool {
+    let hint = page.prune_xid();
+    let minfree = super::hio::reserved_space(rel).max(BLCKSZ / 10);
+    hint.is_valid()
+        && hint < snapshot.xmin
+        && (page.has_flag(PD_PAGE_FULL) || page.heap_free_space() < minfree)
+}
+
+/// heap_page_prune_on_access -- opportunistic pruning when a scan or an
+/// index fetch reads `buffer` under `snapshot` (the read-side half of
+/// PostgreSQL's heap_page_prune_opt). Cheap tests first, under the shared
+/// lock; then the exclusive lock only if it can be had at once (PostgreSQL's
+/// conditional cleanup lock): a busy page is left for a later reader.
+pub fn heap_page_prune_on_access(
+    engine: &Engine,
+    rel: &HeapRelation,
+    buffer: &Buffer<'_>,
+    snapshot: Snapshot,
+) -> Result<()> {
+    if !worth_pruning(&buffer.read(), rel, &snapshot) {
+        return Ok(());
+    }
+    let Some(mut page) = buffer.try_write() else { return Ok(()) };
+    if !worth_pruning(&page, rel, &snapshot) {
+        return Ok(());
+    }
+    prune_if_hinted(engine, rel, buffer.block(), &mut page, snapshot)
 }
 
 /// The oldest deleter among the `remaining` tuples that will make one of
@@ -163,27 +378,33 @@ fn next_prune_xid(
     Ok(oldest)
 }
 
-/// execute_prune -- marks `dead` (ascending) `LP_DEAD`, compacts the page and
-/// logs it (PostgreSQL's heap_page_prune_execute and log_heap_prune).
+/// execute_prune -- applies `record` to the page (redirects, dead and
+/// unused line pointers, then compaction) and logs it (PostgreSQL's
+/// heap_page_prune_execute and log_heap_prune).
 fn execute_prune(
     engine: &Engine,
     rel: &HeapRelation,
     block: BlockNumber,
     page: &mut BufferWriteGuard<'_>,
-    dead: &[OffsetNumber],
+    record: &PruneRecord,
 ) -> Result<()> {
-    for &off in dead {
-        page.set_item_state(off, LpFlags::Dead);
-    }
-    page.repair_fragmentation();
-    // Room was made: the next update that finds the page full may look again.
-    page.clear_flag(PD_PAGE_FULL);
-    log_line_pointers(engine, rel, block, page, XLOG_HEAP_PRUNE, dead)
+    record.apply(page);
+    page.mark_dirty();
+    let end = {
+        let wal = RecordBuilder::new(RmgrId::Heap, XLOG_HEAP_PRUNE, Xid::INVALID).with_block(
+            BlockRef::new(0, rel.locator, ForkNumber::Main, block)
+                .with_data(encode_prune(record))
+                .with_page(page.as_bytes(), page.hole()),
+        );
+        engine.wal().insert(&wal)?
+    };
+    page.set_lsn(end);
+    Ok(())
 }
 
 /// log_line_pointers -- dirties the changed `page` and logs record `info`
-/// (`XLOG_HEAP_PRUNE` or `XLOG_HEAP_VACUUM`) naming the line pointers
-/// `offsets` whose state changed, then stamps the page's LSN.
+/// (`XLOG_HEAP_VACUUM`) naming the line pointers `offsets` whose state
+/// changed, then stamps the page's LSN.
 pub(super) fn log_line_pointers(
     engine: &Engine,
     rel: &HeapRelation,

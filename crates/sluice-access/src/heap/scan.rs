@@ -39,10 +39,12 @@
 //! on the next run.
 
 use super::hints::{set_hints, TupleHint};
+use super::pruneheap::{heap_page_prune_on_access, hot_chain};
 use super::visibility::{
     satisfies_index_build, satisfies_mvcc_cached, BuildStatus, VisibilityContext, XidCache,
 };
 use super::HeapRelation;
+use crate::common::htup::HeapTupleHeader;
 use crate::engine::Engine;
 use crate::error::Result;
 use sluice_common::{BlockNumber, ForkNumber, ItemPointer};
@@ -67,6 +69,9 @@ pub struct HeapScan<'a> {
     /// The line pointers of `page` whose tuples the snapshot sees, with each
     /// tuple's byte range in `page` (PostgreSQL's rs_vistuples).
     visible: Vec<(OffsetNumber, u16, u16)>,
+    /// The HOT chain roots of a loaded page's line pointers, computed when
+    /// [`HeapScan::next_indexable`] first asks on that page.
+    roots: (Option<BlockNumber>, Vec<OffsetNumber>),
     /// The next entry of `visible` to return.
     pos: usize,
     /// Hints learned on the current page (kept to reuse the allocation).
@@ -95,9 +100,26 @@ impl<'a> HeapScan<'a> {
             page: Page::new_zeroed(),
             block: 0,
             visible: Vec::new(),
+            roots: (None, Vec::new()),
             pos: 0,
             hints: Vec::new(),
         })
+    }
+
+    /// next_indexable -- like [`HeapScan::next_tuple`], with the address an
+    /// index entry for the version points at: its HOT chain's root (see
+    /// [`root_offsets`]).
+    pub fn next_indexable(&mut self) -> Result<Option<(ItemPointer, ItemPointer, Vec<u8>)>> {
+        let Some((tid, tuple)) = self.next_tuple()? else { return Ok(None) };
+        let tuple = tuple.to_vec();
+        if self.roots.0 != Some(tid.block) {
+            self.roots = (Some(tid.block), root_offsets(&self.page)?);
+        }
+        let root = match self.roots.1.get(tid.offset as usize) {
+            Some(&root) if root != 0 => ItemPointer::new(tid.block, root),
+            _ => tid,
+        };
+        Ok(Some((tid, root, tuple)))
     }
 
     /// next_tuple -- the next visible version and its address, or `None` at the end.
@@ -129,6 +151,7 @@ impl<'a> HeapScan<'a> {
             Some(strategy) => pool.read_buffer_strategy(tag, strategy)?,
             None => pool.read_buffer(tag)?,
         };
+        heap_page_prune_on_access(self.engine, &self.rel, &buffer, self.ctx.snapshot)?;
         self.page.as_bytes_mut().copy_from_slice(buffer.read().as_bytes());
         let page = &self.page;
         if page.is_new() {
@@ -156,9 +179,16 @@ impl<'a> HeapScan<'a> {
 }
 
 /// scan_for_index_build -- calls `found` with every tuple of `rel` an index
-/// built now must hold, and whether it is live (see
-/// [`satisfies_index_build`]). The caller's lock keeps writers out, so the
-/// page copies it judges are final.
+/// built now must hold, the address its entry must point at, and whether it
+/// is live (see [`satisfies_index_build`]). The caller's lock keeps writers
+/// out, so the page copies it judges are final.
+///
+/// A member of a HOT chain is indexed under its chain's root line pointer
+/// (PostgreSQL's heap_get_root_tuples), where index scans start their walk.
+/// A recently dead member that was HOT-updated is left out: only the chain's
+/// newest member is indexed, since the new index's columns may differ along
+/// the chain (PostgreSQL's rule; it also sets `indcheckxmin` so that older
+/// snapshots do not use the new index, which sluice does not do yet).
 pub fn scan_for_index_build<E: From<crate::AccessError>>(
     engine: &Engine,
     rel: &HeapRelation,
@@ -174,15 +204,47 @@ pub fn scan_for_index_build<E: From<crate::AccessError>>(
         let buffer = pool.read_buffer(tag).map_err(crate::AccessError::from)?;
         copy.as_bytes_mut().copy_from_slice(buffer.read().as_bytes());
         drop(buffer);
+        let roots = root_offsets(&copy)?;
         for offset in FIRST_OFFSET..=copy.max_offset() {
             let Some(tuple) = copy.item(offset) else { continue };
-            match satisfies_index_build(tuple, ctx, horizon)? {
-                BuildStatus::Skip => {}
-                status => {
-                    found(ItemPointer::new(block, offset), tuple, status == BuildStatus::Live)?
+            let status = satisfies_index_build(tuple, ctx, horizon)?;
+            let hot_updated =
+                HeapTupleHeader::new(tuple).map_err(crate::AccessError::from)?.is_hot_updated();
+            match (status, roots[offset as usize]) {
+                (BuildStatus::Skip, _) => {}
+                (BuildStatus::RecentlyDead, _) if hot_updated => {}
+                (_, 0) => {
+                    return Err(crate::AccessError::Corrupt(format!(
+                        "failed to find parent tuple for heap-only tuple at ({block},{offset})"
+                    ))
+                    .into())
+                }
+                (status, root) => {
+                    found(ItemPointer::new(block, root), tuple, status == BuildStatus::Live)?
                 }
             }
         }
     }
     Ok(())
+}
+
+/// root_offsets -- for every line pointer number of `page`, the root of the
+/// HOT chain its tuple belongs to (itself for a tuple no chain reaches that
+/// is not heap-only), 0 for none (PostgreSQL's heap_get_root_tuples).
+pub fn root_offsets(page: &Page) -> Result<Vec<OffsetNumber>> {
+    let max = page.max_offset();
+    let mut roots = vec![0; max as usize + 1];
+    for off in FIRST_OFFSET..=max {
+        let id = page.item_id(off);
+        let heap_only = match page.item(off) {
+            Some(item) => HeapTupleHeader::new(item)?.is_heap_only(),
+            None => false,
+        };
+        if id.is_redirect() || (id.is_normal() && !heap_only) {
+            for member in hot_chain(page, off, |_| true)? {
+                roots[member as usize] = off;
+            }
+        }
+    }
+    Ok(roots)
 }

@@ -38,26 +38,44 @@
 //! tries to take without waiting; with it held no one can be inserting, so
 //! the empty tail is checked again and cut.
 //!
+//! # The visibility map
+//!
+//! A page whose every tuple is visible to all (and has no dead line
+//! pointer) is marked all-visible in the visibility map after pruning, or
+//! after pass 2 freed its dead pointers; with FREEZE, all-frozen as well
+//! (`visibilitymap.rs`). Pass 1 skips pages marked all-visible — all-frozen
+//! under FREEZE, which is PostgreSQL's aggressive mode — but only in runs of
+//! at least [`SKIP_PAGES_THRESHOLD`] pages (reading a few pages in order
+//! costs little more than skipping them, and a scan keeps its readahead),
+//! and never the last page, whose emptiness truncation needs to know.
+//! DISABLE_PAGE_SKIPPING reads every page.
+//!
+//! # The free space map
+//!
+//! Each page's free space is recorded in the free space map once VACUUM is
+//! done with it — after pass 2 for a page with dead line pointers, after
+//! pruning for the others — so inserts find it (`hio.rs`). Skipped pages
+//! keep what the map had. Truncation cuts both maps with the heap.
+//!
 //! # What is not done yet
 //!
-//! There is no visibility map, so every page is read and nothing is marked
-//! all-visible or frozen (with 64-bit xids freezing is only an optimisation);
-//! there is no free space map, so freed space is found again only by updates
-//! of rows on the same page and by inserts into the table's current target
-//! page; B-tree pages are never deleted.
+//! B-tree pages are never deleted.
 
 use super::pruneheap::{heap_page_prune, log_line_pointers, PruneResult};
-use super::visibility::{PruneHorizon, VacuumStatus};
+use super::visibility::{satisfies_vacuum, PruneHorizon, VacuumStatus};
+use super::visibilitymap::{self, VISIBILITYMAP_ALL_FROZEN, VISIBILITYMAP_ALL_VISIBLE};
 use super::xlog::XLOG_HEAP_VACUUM;
 use super::HeapRelation;
+use crate::common::htup::HeapTupleHeader;
 use crate::engine::Engine;
 use crate::error::{AccessError, Result};
 use crate::nbtree::{btree_bulk_delete, BTreeIndex, BulkDeleteResult};
-use crate::recovery::truncate_fork;
+use crate::recovery::{truncate_fork, truncate_heap_maps};
 use crate::xlog_records::{encode_smgr_truncate, XLOG_SMGR_TRUNCATE};
 use sluice_common::{BlockNumber, ForkNumber, ItemPointer, RmgrId, Xid};
 use sluice_storage::buffer::{Buffer, BufferAccessStrategy, BufferTag};
-use sluice_storage::page::{LpFlags, OffsetNumber, MAX_HEAP_TUPLES_PER_PAGE};
+use sluice_storage::freespace;
+use sluice_storage::page::{LpFlags, OffsetNumber, Page, FIRST_OFFSET, MAX_HEAP_TUPLES_PER_PAGE};
 use sluice_wal::RecordBuilder;
 
 /// Bytes PostgreSQL counts per remembered dead TID (sizeof ItemPointerData):
@@ -74,6 +92,10 @@ const REL_TRUNCATE_FRACTION: BlockNumber = 16;
 /// dead items (BYPASS_THRESHOLD_PAGES) and, in PostgreSQL, the items would
 /// take less than 32 MB; not worth a pass over every index.
 const BYPASS_THRESHOLD_PAGES: f64 = 0.02;
+/// Runs of skippable pages shorter than this are read anyway
+/// (SKIP_PAGES_THRESHOLD).
+pub const SKIP_PAGES_THRESHOLD: BlockNumber = 32;
+
 /// The 32 MB of dead TIDs below which the bypass applies.
 const BYPASS_MAX_ITEMS: u64 = (32 * 1024 * 1024 / DEAD_ITEM_BYTES) as u64;
 
@@ -147,6 +169,11 @@ pub struct VacuumParams<'a> {
     /// How many dead TIDs to remember before the indexes must be vacuumed
     /// (from `maintenance_work_mem`, see [`max_dead_items`]).
     pub max_dead_items: usize,
+    /// FREEZE: mark all-visible pages all-frozen too, and skip only pages
+    /// already all-frozen (PostgreSQL's aggressive VACUUM).
+    pub freeze: bool,
+    /// DISABLE_PAGE_SKIPPING: read every page, whatever the map says.
+    pub disable_page_skipping: bool,
     /// Polled between pages: cancel, `statement_timeout`.
     pub interrupted: &'a dyn Fn() -> bool,
     /// Told of every page and phase change (`pg_stat_progress_vacuum`).
@@ -167,8 +194,10 @@ pub trait TruncateLock {
 pub struct VacuumReport {
     /// Pages when VACUUM began.
     pub orig_rel_pages: BlockNumber,
-    /// Pages read by pass 1.
+    /// Pages read by pass 1 (the others were skipped as all-visible).
     pub scanned_pages: BlockNumber,
+    /// Pages this VACUUM newly marked all-visible in the visibility map.
+    pub vm_newly_all_visible: BlockNumber,
     /// Pages afterwards (fewer if the tail was truncated).
     pub rel_pages: BlockNumber,
     /// Tuples whose storage pruning released.
@@ -278,9 +307,19 @@ impl<'e> LazyVacuum<'_, 'e> {
     /// (PostgreSQL's lazy_scan_heap).
     fn scan_heap(&mut self) -> Result<()> {
         self.set_phase(VacuumPhase::ScanningHeap);
+        let mut skip_until = 0;
         for block in 0..self.report.orig_rel_pages {
             if (self.params.interrupted)() {
                 return Err(AccessError::Interrupted);
+            }
+            if block >= skip_until {
+                skip_until = self.skippable_run(block)?;
+            }
+            if block < skip_until {
+                // All-visible: nothing to prune or count; not scanned.
+                // (Whether it is empty is checked again before truncating.)
+                self.progress.heap_blks_scanned += 1;
+                continue;
             }
             if self.dead_items.len() + MAX_HEAP_TUPLES_PER_PAGE > self.params.max_dead_items
                 && !self.dead_items.is_empty()
@@ -293,6 +332,51 @@ impl<'e> LazyVacuum<'_, 'e> {
         }
         if !self.dead_items.is_empty() {
             self.vacuum_indexes_and_heap(true)?;
+        }
+        Ok(())
+    }
+
+    /// skippable_run -- the end of the run of pages from `block` that pass 1
+    /// may skip: one past its last page if it is long enough, else `block`
+    /// (PostgreSQL's lazy_scan_skip).
+    fn skippable_run(&self, block: BlockNumber) -> Result<BlockNumber> {
+        if self.params.disable_page_skipping {
+            return Ok(block);
+        }
+        let wanted =
+            if self.params.freeze { VISIBILITYMAP_ALL_FROZEN } else { VISIBILITYMAP_ALL_VISIBLE };
+        let last = self.report.orig_rel_pages.saturating_sub(1);
+        let mut end = block;
+        while end < last
+            && visibilitymap::get_status(self.engine.pool(), self.rel.locator, end)? & wanted != 0
+        {
+            end += 1;
+        }
+        Ok(if end - block >= SKIP_PAGES_THRESHOLD { end } else { block })
+    }
+
+    /// mark_if_all_visible -- sets the visibility map bits of the locked
+    /// `page` if every tuple on it is visible to all (lazy_scan_prune's and
+    /// lazy_vacuum_heap_page's last step).
+    fn mark_if_all_visible(
+        &mut self,
+        block: BlockNumber,
+        page: &mut sluice_storage::buffer::BufferWriteGuard<'_>,
+    ) -> Result<()> {
+        if !page_is_all_visible(page, self.horizon)? {
+            return Ok(());
+        }
+        let mut flags = VISIBILITYMAP_ALL_VISIBLE;
+        if self.params.freeze {
+            flags |= VISIBILITYMAP_ALL_FROZEN;
+        }
+        let before = visibilitymap::get_status(self.engine.pool(), self.rel.locator, block)?;
+        if before & flags == flags {
+            return Ok(());
+        }
+        visibilitymap::set(self.engine, &self.rel, block, page, flags)?;
+        if before & VISIBILITYMAP_ALL_VISIBLE == 0 {
+            self.report.vm_newly_all_visible += 1;
         }
         Ok(())
     }
@@ -325,6 +409,20 @@ impl<'e> LazyVacuum<'_, 'e> {
                 // Nothing points at the dead line pointers: free them now.
                 vacuum_heap_page(engine, &rel, block, &mut page, &pruned.dead_items)?;
                 self.progress.heap_blks_vacuumed += 1;
+            }
+            self.mark_if_all_visible(block, &mut page)?;
+            if self.indexes.is_empty()
+                || pruned.dead_items.is_empty()
+                || !self.report.do_index_vacuuming
+            {
+                // No second pass will come for this page: its free space is
+                // known now (pass 2 records the others).
+                freespace::record_free_space(
+                    engine.pool(),
+                    rel.locator,
+                    block,
+                    page.heap_free_space(),
+                )?;
             }
             pruned
         };
@@ -406,6 +504,13 @@ impl<'e> LazyVacuum<'_, 'e> {
             let buffer = self.read(block)?;
             let mut page = buffer.write();
             vacuum_heap_page(engine, &rel, block, &mut page, &offsets)?;
+            self.mark_if_all_visible(block, &mut page)?;
+            freespace::record_free_space(
+                engine.pool(),
+                rel.locator,
+                block,
+                page.heap_free_space(),
+            )?;
             self.progress.heap_blks_vacuumed += 1;
             (self.params.progress)(&self.progress);
         }
@@ -457,6 +562,29 @@ impl<'e> LazyVacuum<'_, 'e> {
     }
 }
 
+/// page_is_all_visible -- whether every tuple on `page` is visible to every
+/// snapshot now and later: no dead line pointer, and every tuple live with
+/// an inserter committed before the horizon (heap_page_is_all_visible). A
+/// never-initialised page is not (PostgreSQL leaves those alone too).
+fn page_is_all_visible(page: &Page, horizon: &PruneHorizon) -> Result<bool> {
+    if page.is_new() {
+        return Ok(false);
+    }
+    for off in FIRST_OFFSET..=page.max_offset() {
+        let id = page.item_id(off);
+        if id.is_dead() {
+            return Ok(false);
+        }
+        let Some(item) = page.item(off) else { continue };
+        if satisfies_vacuum(item, horizon)?.0 != VacuumStatus::Live
+            || !horizon.removable(HeapTupleHeader::new(item)?.xmin())?
+        {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
 /// vacuum_heap_page -- marks the dead line pointers `offsets` (ascending) of
 /// the exclusively locked `page` unused, drops trailing unused ones, and logs
 /// it (lazy_vacuum_heap_page). The index entries pointing at them are gone.
@@ -497,7 +625,8 @@ fn truncate_heap_fork(engine: &Engine, rel: &HeapRelation, nblocks: BlockNumber)
     let end = engine.wal().insert(&record)?;
     engine.wal().flush(end)?;
     engine.set_target_block(rel.locator, None);
-    truncate_fork(engine.pool(), rel.locator, ForkNumber::Main, nblocks)
+    truncate_fork(engine.pool(), rel.locator, ForkNumber::Main, nblocks)?;
+    truncate_heap_maps(engine.pool(), rel.locator, nblocks)
 }
 
 #[cfg(test)]

@@ -7,8 +7,13 @@
 //! | `XLOG_HEAP_DELETE`| 0: the tuple's page            | header change             |
 //! | `XLOG_HEAP_UPDATE`| 0: new version's page; data = offset + tuple; 1: old version's page if different | header change of the old version |
 //! | `XLOG_HEAP_LOCK`  | 0: the tuple's page            | header change             |
-//! | `XLOG_HEAP_PRUNE` | 0: the pruned page; data = line pointers made dead | — |
+//! | `XLOG_HEAP_PRUNE` | 0: the pruned page; data = [`PruneRecord`]: redirects, line pointers made dead, made unused | — |
 //! | `XLOG_HEAP_VACUUM`| 0: the vacuumed page; data = line pointers made unused | — |
+//! | `XLOG_HEAP_VISIBLE`| 0: the heap page (gets `PD_ALL_VISIBLE`); 1: its visibility map page; data = heap block number | the map bits set |
+//!
+//! Every insert, delete, update and lock also clears the visibility map bits
+//! of the heap pages it touches (`visibilitymap.rs`): redo does it
+//! unconditionally, since the primary did it whenever the page was marked.
 //!
 //! A *header change* is the complete new state of the transaction fields of one
 //! tuple header (offset, xmax, cid, infomask, infomask2, ctid). Redo overwrites
@@ -20,12 +25,13 @@
 //! re-created from nothing; any other block is either restored from its
 //! full-page image or changed only if its LSN shows the change is missing.
 
+use super::visibilitymap;
 use crate::common::htup::{HeapTupleHeader, SIZEOF_HEAP_TUPLE_HEADER};
 use crate::error::{AccessError, Result};
 use crate::recovery::redo_block;
 use sluice_common::{ItemPointer, Xid};
 use sluice_storage::buffer::BufferPool;
-use sluice_storage::page::{LpFlags, Page, PD_PAGE_FULL};
+use sluice_storage::page::{ItemId, LpFlags, Page, PD_ALL_VISIBLE, PD_PAGE_FULL};
 use sluice_wal::DecodedRecord;
 
 /// A tuple inserted.
@@ -44,8 +50,12 @@ pub const XLOG_HEAP_PRUNE: u8 = 0x30;
 /// (PostgreSQL's XLOG_HEAP2_VACUUM).
 pub const XLOG_HEAP_VACUUM: u8 = 0x40;
 
-/// encode_offsets -- block data of a prune or vacuum record: the line
-/// pointer numbers whose state changed, ascending. (HOT will add redirects.)
+/// A heap page became all-visible (and maybe all-frozen) in the visibility
+/// map (PostgreSQL's XLOG_HEAP2_VISIBLE).
+pub const XLOG_HEAP_VISIBLE: u8 = 0x50;
+
+/// encode_offsets -- block data of a vacuum record: the line pointer
+/// numbers whose state changed, ascending.
 pub fn encode_offsets(offsets: &[u16]) -> Vec<u8> {
     offsets.iter().flat_map(|o| o.to_le_bytes()).collect()
 }
@@ -64,15 +74,82 @@ fn decode_offsets(data: &[u8], page: &Page) -> Result<Vec<u16>> {
     Ok(offsets)
 }
 
-/// apply_prune -- redo of `XLOG_HEAP_PRUNE`: the same line pointers become
-/// dead and the page is compacted the same way (`repair_fragmentation` is
-/// deterministic), so the page ends up byte for byte as on the primary.
-pub fn apply_prune(page: &mut Page, data: &[u8]) -> Result<()> {
-    for off in decode_offsets(data, page)? {
-        page.set_item_state(off, LpFlags::Dead);
+/// What one pruning did to a page's line pointers (PostgreSQL's
+/// xl_heap_prune arrays): HOT chain roots redirected to their first
+/// surviving member, pointers made dead (index entries may still lead
+/// there), and heap-only tuples' pointers made unused.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PruneRecord {
+    /// (root, the member it now redirects to).
+    pub redirected: Vec<(u16, u16)>,
+    /// Line pointers made `LP_DEAD`.
+    pub dead: Vec<u16>,
+    /// Line pointers made `LP_UNUSED`.
+    pub unused: Vec<u16>,
+}
+
+impl PruneRecord {
+    /// Whether the pruning changes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.redirected.is_empty() && self.dead.is_empty() && self.unused.is_empty()
     }
-    page.repair_fragmentation();
-    page.clear_flag(PD_PAGE_FULL);
+
+    /// apply -- sets the line pointers and compacts the page; the same on
+    /// the primary and in redo (`repair_fragmentation` is deterministic), so
+    /// the page ends up byte for byte the same.
+    pub fn apply(&self, page: &mut Page) {
+        for &(from, to) in &self.redirected {
+            page.set_item_id(from, ItemId::redirect(to));
+        }
+        for &off in &self.dead {
+            page.set_item_state(off, LpFlags::Dead);
+        }
+        for &off in &self.unused {
+            page.set_item_state(off, LpFlags::Unused);
+        }
+        page.repair_fragmentation();
+        // Room was made: the next update that finds the page full may look again.
+        page.clear_flag(PD_PAGE_FULL);
+    }
+}
+
+/// encode_prune -- block data of a prune record: the three counts (u16),
+/// then the redirect pairs, the dead and the unused line pointers.
+pub fn encode_prune(record: &PruneRecord) -> Vec<u8> {
+    let mut out = Vec::new();
+    for n in [record.redirected.len(), record.dead.len(), record.unused.len()] {
+        out.extend_from_slice(&(n as u16).to_le_bytes());
+    }
+    let pairs = record.redirected.iter().flat_map(|&(a, b)| [a, b]);
+    let all = pairs.chain(record.dead.iter().copied()).chain(record.unused.iter().copied());
+    out.extend(all.flat_map(u16::to_le_bytes));
+    out
+}
+
+/// decode_prune -- the prune record in `data`, every line pointer checked
+/// against `page`.
+fn decode_prune(data: &[u8], page: &Page) -> Result<PruneRecord> {
+    let short = || AccessError::Corrupt("heap prune record too short".into());
+    let counts = data.get(..6).ok_or_else(short)?;
+    let n = |i: usize| u16::from_le_bytes([counts[2 * i], counts[2 * i + 1]]) as usize;
+    let (nredirected, ndead, nunused) = (n(0), n(1), n(2));
+    let rest = data.get(6..).ok_or_else(short)?;
+    if rest.len() != 2 * (2 * nredirected + ndead + nunused) {
+        return Err(short());
+    }
+    let offsets = decode_offsets(rest, page)?;
+    let (pairs, rest) = offsets.split_at(2 * nredirected);
+    let (dead, unused) = rest.split_at(ndead);
+    Ok(PruneRecord {
+        redirected: pairs.chunks_exact(2).map(|p| (p[0], p[1])).collect(),
+        dead: dead.to_vec(),
+        unused: unused.to_vec(),
+    })
+}
+
+/// apply_prune -- redo of `XLOG_HEAP_PRUNE`.
+pub fn apply_prune(page: &mut Page, data: &[u8]) -> Result<()> {
+    decode_prune(data, page)?.apply(page);
     Ok(())
 }
 
@@ -149,8 +226,10 @@ impl HeaderChange {
         })
     }
 
-    /// Applies the change to the tuple on `page`.
+    /// Applies the change to the tuple on `page` (which is no longer
+    /// all-visible).
     pub fn apply(&self, page: &mut Page) -> Result<()> {
+        page.clear_flag(PD_ALL_VISIBLE);
         let item = page.item_mut(self.offset).ok_or_else(|| {
             AccessError::Corrupt(format!("heap redo: no tuple at offset {}", self.offset))
         })?;
@@ -225,6 +304,7 @@ pub fn redo(pool: &BufferPool, record: &DecodedRecord) -> Result<()> {
         XLOG_HEAP_INSERT => {
             let block = new_tuple_block_number(record)?;
             redo_block(pool, record, 0, |page, data| {
+                page.clear_flag(PD_ALL_VISIBLE);
                 apply_new_tuple(page, block, record.xid, data)
             })?;
         }
@@ -237,6 +317,7 @@ pub fn redo(pool: &BufferPool, record: &DecodedRecord) -> Result<()> {
             let same_page = record.block(1).is_none();
             let block = new_tuple_block_number(record)?;
             redo_block(pool, record, 0, |page, data| {
+                page.clear_flag(PD_ALL_VISIBLE);
                 apply_new_tuple(page, block, record.xid, data)?;
                 if same_page {
                     change.apply(page)?;
@@ -247,13 +328,32 @@ pub fn redo(pool: &BufferPool, record: &DecodedRecord) -> Result<()> {
                 redo_block(pool, record, 1, |page, _| change.apply(page))?;
             }
         }
-        XLOG_HEAP_PRUNE => redo_block(pool, record, 0, apply_prune)?,
-        XLOG_HEAP_VACUUM => redo_block(pool, record, 0, apply_vacuum)?,
+        XLOG_HEAP_PRUNE => return redo_block(pool, record, 0, apply_prune),
+        XLOG_HEAP_VACUUM => return redo_block(pool, record, 0, apply_vacuum),
+        XLOG_HEAP_VISIBLE => return redo_visible(pool, record),
         other => {
             return Err(AccessError::Corrupt(format!("heap redo: unknown record type {other:#x}")))
         }
     }
+    // The change cleared the visibility map bits of every page it touched.
+    for block in &record.blocks {
+        visibilitymap::redo_clear(pool, block.rel, block.block)?;
+    }
     Ok(())
+}
+
+/// redo_visible -- redo of `XLOG_HEAP_VISIBLE`: the heap page's flag and
+/// the map page's bits.
+fn redo_visible(pool: &BufferPool, record: &DecodedRecord) -> Result<()> {
+    let flags = *record
+        .main_data
+        .first()
+        .ok_or_else(|| AccessError::Corrupt("visibility map record lacks its flags".into()))?;
+    redo_block(pool, record, 0, |page, _| {
+        page.set_flag(PD_ALL_VISIBLE);
+        Ok(())
+    })?;
+    redo_block(pool, record, 1, |map, data| visibilitymap::redo_set(map, data, flags))
 }
 
 #[cfg(test)]
@@ -268,7 +368,8 @@ mod tests {
             page.add_item(&[i; 40]).unwrap();
         }
         let before = page.free_space();
-        apply_prune(&mut page, &encode_offsets(&[2, 4])).unwrap();
+        let prune = PruneRecord { dead: vec![2, 4], ..PruneRecord::default() };
+        apply_prune(&mut page, &encode_prune(&prune)).unwrap();
         assert!(page.item_id(2).is_dead() && page.item_id(4).is_dead());
         assert_eq!(page.free_space(), before + 2 * 40, "the tuples' storage is free");
         assert_eq!(page.item(3).unwrap(), &[3; 40][..], "survivors keep their addresses");
@@ -278,6 +379,26 @@ mod tests {
         assert_eq!(page.add_item(&[9; 8]), Some(2), "the freed pointer is reused");
         assert!(apply_vacuum(&mut page, &encode_offsets(&[7])).is_err());
         assert!(apply_prune(&mut page, &[1]).is_err());
+    }
+
+    #[test]
+    fn prune_redo_sets_redirects_and_frees_heap_only_tuples() {
+        let mut page = Page::new_zeroed();
+        page.init(0);
+        for i in 1..=4u8 {
+            page.add_item(&[i; 40]).unwrap();
+        }
+        // Chain 1 → 2 → 3: 1 and 2 are dead, 3 survives; 4 is unrelated.
+        let record = PruneRecord { redirected: vec![(1, 3)], dead: vec![], unused: vec![2] };
+        let data = encode_prune(&record);
+        assert_eq!(decode_prune(&data, &page).unwrap(), record);
+        let before = page.free_space();
+        apply_prune(&mut page, &data).unwrap();
+        assert!(page.item_id(1).is_redirect() && page.item_id(1).off() == 3);
+        assert!(!page.item_id(2).is_used());
+        assert_eq!(page.item(3).unwrap(), &[3; 40][..]);
+        assert_eq!(page.free_space(), before + 2 * 40, "the root's and 2's storage is free");
+        assert!(apply_prune(&mut page, &data[..7]).is_err(), "truncated record");
     }
 
     #[test]

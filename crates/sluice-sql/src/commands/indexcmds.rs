@@ -549,8 +549,8 @@ fn build_index_from(
         BuildScan::Locked => scan_for_index_build(&engine, &table.heap(), &ctx, add)?,
         BuildScan::Snapshot => {
             let mut heap = HeapScan::begin(&engine, &table.heap(), ctx.clone())?;
-            while let Some((tid, tuple)) = heap.next_tuple()? {
-                add(tid, tuple, true)?;
+            while let Some((_, root, tuple)) = heap.next_indexable()? {
+                add(root, &tuple, true)?;
             }
         }
     }

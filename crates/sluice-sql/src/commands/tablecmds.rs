@@ -17,9 +17,11 @@ use super::indexcmds::{define_index, fillfactor_option, ConstraintKind, NewIndex
 use super::{node_str, sequence};
 use crate::catalog::bootstrap::{attribute_row, ClassRow};
 use crate::catalog::depend::{self, DepType, Dependency, ObjectAddress, ATTRDEF_CLASS};
+use crate::catalog::relation::RelationDesc;
 use crate::catalog::relation::{self, oid_of, RelationId};
 use crate::catalog::schema::*;
-use crate::catalog::{delete, insert, scan};
+use crate::catalog::statistic::latest_view;
+use crate::catalog::{delete, insert, replace, scan, scan_as};
 use crate::error::{Result, SqlError};
 use crate::session::{ExecParts, Session, SessionEnv};
 use crate::sink::QuerySink;
@@ -169,7 +171,16 @@ pub fn alter_table(
     lock_relation(session, table.oid, LockMode::AccessExclusive)?;
     for cmd in &stmt.cmds {
         let Some(NodeEnum::AlterTableCmd(cmd)) = cmd.node.as_ref() else { continue };
-        let constraint = match (AlterTableType::try_from(cmd.subtype), cmd.def.as_deref()) {
+        let subtype = AlterTableType::try_from(cmd.subtype);
+        if let (
+            Ok(t @ (AlterTableType::AtSetRelOptions | AlterTableType::AtResetRelOptions)),
+            Some(def),
+        ) = (subtype, cmd.def.as_deref())
+        {
+            alter_reloptions(session, &table, def, t == AlterTableType::AtResetRelOptions)?;
+            continue;
+        }
+        let constraint = match (subtype, cmd.def.as_deref()) {
             (Ok(AlterTableType::AtAddConstraint), Some(def)) => match def.node.as_ref() {
                 Some(NodeEnum::Constraint(c)) => constraint_index(c)?,
                 _ => return Err(SqlError::internal("ADD CONSTRAINT without a constraint")),
@@ -464,6 +475,52 @@ pub(crate) fn deparse_expr(expr: &pg_query::protobuf::Node) -> Result<String> {
         .deparse(pg_query::DeparseOptions::default())
         .map_err(|e| SqlError::internal(format!("could not deparse expression: {e}")))?;
     Ok(text.strip_prefix("SELECT ").unwrap_or(&text).to_string())
+}
+
+/// alter_reloptions -- `ALTER TABLE ... SET (name = value, ...)` or
+/// `RESET (name, ...)`: merges the storage parameters into the table's
+/// `pg_class.reloptions` (PostgreSQL's ATExecSetRelOptions). Pages already
+/// written keep their fill; later inserts use the new fillfactor.
+fn alter_reloptions(
+    session: &mut Session,
+    table: &RelationDesc,
+    list: &pg_query::protobuf::Node,
+    reset: bool,
+) -> Result<()> {
+    let Some(NodeEnum::List(list)) = list.node.as_ref() else {
+        return Err(SqlError::internal("ALTER TABLE SET without an option list"));
+    };
+    let mut options: Vec<(String, String)> = table
+        .options
+        .as_deref()
+        .map(|o| o.trim_start_matches('{').trim_end_matches('}'))
+        .into_iter()
+        .flat_map(|o| o.split(','))
+        .filter_map(|kv| kv.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())))
+        .collect();
+    for item in &list.items {
+        let Some(NodeEnum::DefElem(def)) = item.node.as_ref() else { continue };
+        options.retain(|(k, _)| *k != def.defname);
+        if reset {
+            continue;
+        }
+        let value = def.arg.as_deref().and_then(node_str).unwrap_or_else(|| "true".into());
+        validate_reloption(&def.defname, &value)?;
+        options.push((def.defname.clone(), value));
+    }
+    let text: Vec<String> = options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let value =
+        if text.is_empty() { Datum::Null } else { Datum::Text(format!("{{{}}}", text.join(","))) };
+    let parts = session.parts()?;
+    let at = PG_CLASS.columns.iter().position(|c| c.0 == "reloptions");
+    let at = at.ok_or_else(|| SqlError::internal("pg_class has no reloptions"))?;
+    let (engine, db) = (parts.engine, parts.env.database);
+    let ctx = latest_view(parts.txn, engine.txns());
+    let rows = scan_as(engine, db, &PG_CLASS, &ctx, |r| oid_of(&r[0]) == table.oid)?;
+    let Some((tid, mut values)) = rows.into_iter().next() else { return Ok(()) };
+    values[at] = value;
+    replace(engine, db, &PG_CLASS, parts.txn, tid, &values)?;
+    Ok(())
 }
 
 /// `WITH (fillfactor = 70, ...)` as PostgreSQL prints reloptions: `{fillfactor=70}`.

@@ -80,8 +80,8 @@ impl<'e> BitmapRows<'e> {
     pub fn next_tuple(&mut self) -> Result<Option<(ItemPointer, Vec<u8>)>> {
         while let Some(&tid) = self.tids.get(self.next) {
             self.next += 1;
-            if let Some(tuple) = self.index.fetch(tid)? {
-                return Ok(Some((tid, tuple)));
+            if let Some(found) = self.index.fetch(tid)? {
+                return Ok(Some(found));
             }
         }
         Ok(None)

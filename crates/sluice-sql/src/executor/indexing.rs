@@ -7,14 +7,18 @@
 //! first (`nbtree::btree_insert`): a live duplicate raises 23505 with the key
 //! in the DETAIL; a duplicate whose inserter or deleter is still running
 //! makes the writer wait for that transaction and look again, as PostgreSQL
-//! does. Every UPDATE inserts entries for the new version in every index —
-//! there are no heap-only tuples yet.
+//! does. An UPDATE that changes no column any index uses (key columns and
+//! the columns of partial indexes' predicates) may be heap-only (HOT,
+//! [`IndexSet::indexed_unchanged`]); it inserts no entries at all, since the
+//! old version's entries lead to the new one along its HOT chain. Every
+//! other UPDATE inserts entries for the new version in every index.
 
 use super::host::{ExecHost, PlanHost};
 use crate::catalog::index::{indexes_of, IndexDesc};
 use crate::catalog::relation::RelationDesc;
 use crate::error::{Result, SqlError};
 use crate::expr::{analyze, coerce, eval_qual, CoercionContext, EvalHost, Expr};
+use sluice_access::common::{deform_tuple, TupleDesc};
 use sluice_access::heap::heapam::heap_dirty_status;
 use sluice_access::nbtree::{btree_insert, BTreeIndex, UniqueCheck};
 use sluice_access::AccessError;
@@ -53,6 +57,30 @@ pub fn render_key(
     (index.key_names(table).join(", "), shown.join(", "))
 }
 
+/// The columns the `indexes` key on or whose predicates read, ascending.
+fn hot_blocking_columns(indexes: &[OpenIndex]) -> Vec<usize> {
+    let mut columns: Vec<usize> = Vec::new();
+    for index in indexes {
+        columns.extend(index.desc.keys.iter().map(|&k| k as usize - 1));
+        if let Some(p) = &index.predicate {
+            collect_columns(p, &mut columns);
+        }
+    }
+    columns.sort_unstable();
+    columns.dedup();
+    columns
+}
+
+/// Adds the columns `expr` reads to `out`.
+fn collect_columns(expr: &Expr, out: &mut Vec<usize>) {
+    if let Expr::Column { index, .. } = expr {
+        out.push(*index);
+    }
+    for child in expr.children() {
+        collect_columns(child, out);
+    }
+}
+
 /// One index, ready for inserts.
 struct OpenIndex {
     desc: IndexDesc,
@@ -65,13 +93,21 @@ struct OpenIndex {
 pub struct IndexSet {
     table: RelationDesc,
     indexes: Vec<OpenIndex>,
+    /// The table's row layout, to compare stored values.
+    desc: TupleDesc,
+    /// The columns (0-based) some index keys on or tests in its predicate:
+    /// an update changing one of them cannot be heap-only.
+    hot_blocking: Vec<usize>,
 }
 
 impl IndexSet {
-    /// open -- the indexes of `table` writers must keep current (those ready
-    /// for inserts), as the statement's snapshot sees them.
+    /// open -- the indexes of `table` as the statement's snapshot sees
+    /// them. Entries go only to those ready for inserts, but an index that
+    /// CREATE INDEX CONCURRENTLY is still building blocks HOT updates of its
+    /// columns already: its build indexes each HOT chain once, under its
+    /// root, which is only right if the chain's members agree on them.
     pub fn open(host: &ExecHost, table: &RelationDesc) -> Result<IndexSet> {
-        IndexSet::open_matching(host, table, |index| index.ready)
+        IndexSet::open_matching(host, table, |_| true)
     }
 
     /// open_one -- only `table`'s index `oid`, ready or not (for CREATE INDEX
@@ -101,7 +137,21 @@ impl IndexSet {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(IndexSet { table: table.clone(), indexes })
+        let hot_blocking = hot_blocking_columns(&indexes);
+        Ok(IndexSet { table: table.clone(), indexes, desc: table.tuple_desc(), hot_blocking })
+    }
+
+    /// indexed_unchanged -- whether the stored tuples `old` and `new` hold
+    /// the same bytes in every column an index uses, so that the update may
+    /// be heap-only (PostgreSQL compares the same way, heap_attr_equals).
+    /// Tuples that do not decode count as changed: a non-HOT update is
+    /// always correct.
+    pub fn indexed_unchanged(&self, old: &[u8], new: &[u8]) -> bool {
+        let (Ok(old), Ok(new)) = (deform_tuple(&self.desc, old), deform_tuple(&self.desc, new))
+        else {
+            return false;
+        };
+        self.hot_blocking.iter().all(|&c| old.get(c) == new.get(c))
     }
 
     /// insert -- adds entries for `row`, stored at `tid`, to every index
@@ -113,7 +163,7 @@ impl IndexSet {
         row: &[Datum],
         tid: ItemPointer,
     ) -> Result<()> {
-        for index in &self.indexes {
+        for index in self.indexes.iter().filter(|i| i.desc.ready) {
             if let Some(p) = &index.predicate {
                 if !eval_qual(p, row, host)? {
                     continue;

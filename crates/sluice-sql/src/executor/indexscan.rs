@@ -20,8 +20,9 @@ use crate::error::Result;
 use crate::expr::{eval, BoolOp, Builtin, Expr};
 use sluice_access::common::IndexTuple;
 use sluice_access::common::TupleDesc;
-use sluice_access::heap::heapam::heap_fetch;
+use sluice_access::heap::heapam::heap_hot_search;
 use sluice_access::heap::visibility::VisibilityContext;
+use sluice_access::heap::visibilitymap::is_all_visible;
 use sluice_access::heap::HeapRelation;
 use sluice_access::nbtree::{BTreeIndex, BTreeScan, ScanKey};
 use sluice_access::Engine;
@@ -288,23 +289,24 @@ impl<'e> IndexRows<'e> {
     /// next_tuple -- the next visible heap tuple in index order and its address.
     pub fn next_tuple(&mut self) -> Result<Option<(ItemPointer, Vec<u8>)>> {
         while let Some((_, tid)) = self.next_entry()? {
-            if let Some(tuple) = self.fetch(tid)? {
-                return Ok(Some((tid, tuple)));
+            if let Some(found) = self.fetch(tid)? {
+                return Ok(Some(found));
             }
         }
         Ok(None)
     }
 
-    /// fetch -- the heap version at `tid` if the scan's snapshot sees it.
-    pub fn fetch(&self, tid: ItemPointer) -> Result<Option<Vec<u8>>> {
-        Ok(heap_fetch(self.engine, &self.heap, tid, &self.ctx)?)
+    /// fetch -- the version of the row an entry pointing at `tid` leads to
+    /// that the scan's snapshot sees, and its address (a HOT chain's member
+    /// may sit elsewhere on the page than the root the entry names).
+    pub fn fetch(&self, tid: ItemPointer) -> Result<Option<(ItemPointer, Vec<u8>)>> {
+        Ok(heap_hot_search(self.engine, &self.heap, tid, &self.ctx)?)
     }
 
     /// page_all_visible -- whether the visibility map marks heap page
-    /// `block` all-visible. (TODO(vm): no visibility map fork yet, so no
-    /// page is vouched for and index-only scans check every version.)
-    pub fn page_all_visible(&self, _block: sluice_common::BlockNumber) -> Result<bool> {
-        Ok(false)
+    /// `block` all-visible.
+    pub fn page_all_visible(&self, block: sluice_common::BlockNumber) -> Result<bool> {
+        Ok(is_all_visible(self.engine.pool(), self.heap.locator, block)?)
     }
 
     /// The index's view of its entries (for decoding their keys).

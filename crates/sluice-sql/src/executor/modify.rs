@@ -670,11 +670,15 @@ fn execute_update(
                 Ok(Some(formed))
             },
             tuple,
+            &|old, new| indexes.as_ref().is_none_or(|i| i.indexed_unchanged(old, new)),
             interrupted,
         )?;
-        if let (Some(new_tid), Some(row)) = (changed, &new_row) {
-            if let Some(indexes) = &indexes {
-                indexes.insert(txn, host, row, new_tid)?;
+        if let (Some(new_version), Some(row)) = (changed, &new_row) {
+            match &indexes {
+                Some(indexes) if !new_version.heap_only => {
+                    indexes.insert(txn, host, row, new_version.tid)?
+                }
+                _ => {}
             }
             count += 1;
             emit_returning(returning, row, host, sink)?;

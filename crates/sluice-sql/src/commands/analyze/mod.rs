@@ -71,6 +71,7 @@ use compute::{compute, ColumnSample};
 use pg_query::protobuf::{DefElem, RangeVar, VacuumRelation, VacuumStmt};
 use pg_query::NodeEnum;
 use sample::{acquire_sample_rows, Sample, SampleParams};
+use sluice_access::heap::visibilitymap;
 use sluice_common::Oid;
 use sluice_guc::Settings;
 use sluice_txn::lmgr::LockMode;
@@ -284,7 +285,8 @@ pub(crate) fn analyze_relation(
             stats.into_iter().map(|(i, s)| (attnums[i], rel.columns[i].ty, s)).collect();
         statistic::store(parts.engine, parts.env.database, parts.txn, relid, &rows)?;
     }
-    update_relstats(parts, relid, sample.total_pages, sample.total_rows)
+    let all_visible = visibilitymap::count(parts.engine.pool(), rel.locator)?.0;
+    update_relstats(parts, relid, sample.total_pages, sample.total_rows, Some(all_visible))
 }
 
 /// lock_for_maintenance -- takes the ShareUpdateExclusiveLock ANALYZE and
@@ -430,9 +432,10 @@ fn column_statistics(
         .collect())
 }
 
-/// update_relstats -- records `relpages` and `reltuples` in `relid`'s
-/// `pg_class` row, as a new row version in the caller's transaction (see
-/// the module doc); an unchanged row is left alone. The caller holds a lock
+/// update_relstats -- records `relpages`, `reltuples` and (for a table,
+/// from its visibility map) `relallvisible` in `relid`'s `pg_class` row, as
+/// a new row version in the caller's transaction (see the module doc); an
+/// unchanged row is left alone. The caller holds a lock
 /// that keeps DDL off the row (ShareUpdateExclusive or stronger), so
 /// VACUUM can use this too.
 pub(crate) fn update_relstats(
@@ -440,10 +443,13 @@ pub(crate) fn update_relstats(
     relid: Oid,
     relpages: u32,
     reltuples: f64,
+    all_visible: Option<u32>,
 ) -> Result<()> {
     let column = |name: &str| PG_CLASS.columns.iter().position(|c| c.0 == name);
-    let (Some(pages_at), Some(tuples_at)) = (column("relpages"), column("reltuples")) else {
-        return Err(SqlError::internal("pg_class has no relpages/reltuples"));
+    let (Some(pages_at), Some(tuples_at), Some(visible_at)) =
+        (column("relpages"), column("reltuples"), column("relallvisible"))
+    else {
+        return Err(SqlError::internal("pg_class has no relpages/reltuples/relallvisible"));
     };
     let (engine, db) = (parts.engine, parts.env.database);
     let ctx = latest_view(parts.txn, engine.txns());
@@ -451,11 +457,14 @@ pub(crate) fn update_relstats(
     let Some((tid, mut values)) = rows.into_iter().next() else { return Ok(()) };
     let pages = Datum::Int4(i32::try_from(relpages).unwrap_or(i32::MAX));
     let tuples = Datum::Float4(reltuples as f32);
-    if values[pages_at] == pages && values[tuples_at] == tuples {
+    let visible = all_visible.map(|n| Datum::Int4(i32::try_from(n).unwrap_or(i32::MAX)));
+    let visible = visible.unwrap_or_else(|| values[visible_at].clone());
+    if values[pages_at] == pages && values[tuples_at] == tuples && values[visible_at] == visible {
         return Ok(());
     }
     values[pages_at] = pages;
     values[tuples_at] = tuples;
+    values[visible_at] = visible;
     replace(engine, db, &PG_CLASS, parts.txn, tid, &values)?;
     Ok(())
 }

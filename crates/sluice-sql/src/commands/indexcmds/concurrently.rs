@@ -186,7 +186,8 @@ fn validate_index(
     Ok(reference_xmin)
 }
 
-/// The tuples `ctx`'s snapshot sees whose addresses are not in `indexed`.
+/// The tuples `ctx`'s snapshot sees whose HOT chain roots (where their
+/// entries point) are not in `indexed`, with those roots.
 fn missing_tuples(
     engine: &sluice_access::Engine,
     table: &RelationDesc,
@@ -195,9 +196,9 @@ fn missing_tuples(
 ) -> Result<Vec<(ItemPointer, Vec<u8>)>> {
     let mut missing = Vec::new();
     let mut heap = HeapScan::begin(engine, &table.heap(), ctx.clone())?;
-    while let Some((tid, tuple)) = heap.next_tuple()? {
-        if !indexed.contains(&tid) {
-            missing.push((tid, tuple.to_vec()));
+    while let Some((_, root, tuple)) = heap.next_indexable()? {
+        if !indexed.contains(&root) {
+            missing.push((root, tuple));
         }
     }
     Ok(missing)

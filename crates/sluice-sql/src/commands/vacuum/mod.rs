@@ -67,6 +67,7 @@ use sluice_access::heap::vacuumlazy::{
     VacuumReport,
 };
 use sluice_access::heap::visibility::PruneHorizon;
+use sluice_access::heap::visibilitymap;
 use sluice_access::AccessError;
 use sluice_common::ForkNumber;
 use sluice_guc::Settings;
@@ -98,6 +99,10 @@ struct VacuumOptions {
     index_cleanup: IndexCleanup,
     /// TRUNCATE.
     truncate: bool,
+    /// FREEZE (also `VACUUM FREEZE`).
+    freeze: bool,
+    /// DISABLE_PAGE_SKIPPING.
+    disable_page_skipping: bool,
 }
 
 /// vacuum -- `VACUUM [(options)] [table [(columns)], ...]`: checks the
@@ -139,6 +144,8 @@ fn parse_options(stmt: &VacuumStmt) -> Result<VacuumOptions> {
         parallel: false,
         index_cleanup: IndexCleanup::Auto,
         truncate: true,
+        freeze: false,
+        disable_page_skipping: false,
     };
     for node in &stmt.options {
         let Some(NodeEnum::DefElem(def)) = node.node.as_ref() else { continue };
@@ -149,7 +156,9 @@ fn parse_options(stmt: &VacuumStmt) -> Result<VacuumOptions> {
             "full" => options.full = def_boolean(def)?,
             "truncate" => options.truncate = def_boolean(def)?,
             "index_cleanup" => options.index_cleanup = index_cleanup(def)?,
-            "freeze" | "disable_page_skipping" | "process_toast" => {
+            "freeze" => options.freeze = def_boolean(def)?,
+            "disable_page_skipping" => options.disable_page_skipping = def_boolean(def)?,
+            "process_toast" => {
                 def_boolean(def)?;
             }
             "parallel" => {
@@ -271,13 +280,41 @@ fn vacuum_relation(
         let message = verbose::finished_message(&full_name, &report, &indexes, next_xid);
         sink.info(&SqlError::new("00000", message))?;
     }
-    update_relstats(parts, rel.oid, report.rel_pages, report.live_tuples as f64)?;
+    let reltuples = estimate_reltuples(rel, &report);
+    let all_visible = visibilitymap::count(engine.pool(), rel.locator)?.0;
+    update_relstats(parts, rel.oid, report.rel_pages, reltuples, Some(all_visible))?;
     for (index, stats) in indexes.iter().zip(&report.index_stats) {
         if let Some(stats) = stats {
-            update_relstats(parts, index.oid, stats.num_pages, stats.num_index_tuples as f64)?;
+            update_relstats(
+                parts,
+                index.oid,
+                stats.num_pages,
+                stats.num_index_tuples as f64,
+                None,
+            )?;
         }
     }
     Ok(())
+}
+
+/// estimate_reltuples -- the table's row count after a VACUUM that may have
+/// skipped all-visible pages: the count of the pages read, plus the pages
+/// not read at the density `pg_class` had (PostgreSQL's
+/// vac_estimate_reltuples).
+fn estimate_reltuples(rel: &RelationDesc, report: &VacuumReport) -> f64 {
+    let (scanned, total) = (report.scanned_pages as f64, report.orig_rel_pages as f64);
+    let counted = report.live_tuples as f64;
+    if scanned >= total {
+        return counted;
+    }
+    if scanned == 0.0 {
+        return rel.tuples as f64;
+    }
+    if rel.tuples < 0.0 || rel.pages <= 0 {
+        return (counted / scanned * total).round();
+    }
+    let density = rel.tuples as f64 / rel.pages as f64;
+    (density * (total - scanned) + counted).round()
 }
 
 /// run_lazy_vacuum -- the horizon, the parameters and the truncation lock
@@ -304,6 +341,8 @@ fn run_lazy_vacuum(
         index_cleanup: options.index_cleanup,
         truncate: options.truncate,
         max_dead_items: max_dead_items(work_mem, rel_pages),
+        freeze: options.freeze,
+        disable_page_skipping: options.disable_page_skipping,
         interrupted: &interrupted,
         progress: &progress,
     };
