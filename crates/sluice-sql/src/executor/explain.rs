@@ -238,6 +238,7 @@ fn inputs(plan: &Plan) -> Vec<&Plan> {
         | Plan::Distinct { input, .. }
         | Plan::Sort { input, .. }
         | Plan::Limit { input, .. }
+        | Plan::LockRows { input, .. }
         | Plan::Truncate { input, .. }
         | Plan::Material { input } => vec![input],
         other => children(other),
@@ -415,7 +416,7 @@ impl Printer<'_, '_> {
                 self.filter(depth, &refs, &column_names(rel));
                 Ok(())
             }
-            Plan::IndexScan { rel, path, alias } => {
+            Plan::IndexScan { rel, path, alias, .. } => {
                 let direction = if path.backward { " Backward" } else { "" };
                 let index = &path.index.name;
                 let title = format!(
@@ -491,6 +492,10 @@ impl Printer<'_, '_> {
                 if matches!(**input, Plan::Sort { .. }) {
                     self.bound = count(limit).map(|l| l + count(offset).unwrap_or(0.0));
                 }
+                self.node(input, input, depth + 1, filters)
+            }
+            Plan::LockRows { input, .. } => {
+                self.header(depth, "LockRows".into(), top)?;
                 self.node(input, input, depth + 1, filters)
             }
             Plan::Distinct { input, .. } => {
@@ -729,16 +734,20 @@ fn children(plan: &Plan) -> Vec<&Plan> {
 /// `qualified` names table columns with their relation (`a.x`).
 fn output_names(plan: &Plan, qualified: bool) -> Vec<String> {
     match plan {
-        Plan::SeqScan { rel, alias, .. } | Plan::IndexScan { rel, alias, .. } => {
+        Plan::SeqScan { rel, alias, ctid, .. } | Plan::IndexScan { rel, alias, ctid, .. } => {
             let table = alias.as_deref().unwrap_or(&rel.name);
+            let junk = ctid.then_some("ctid");
             rel.columns
                 .iter()
-                .map(|c| if qualified { format!("{table}.{}", c.name) } else { c.name.clone() })
+                .map(|c| c.name.as_str())
+                .chain(junk)
+                .map(|c| if qualified { format!("{table}.{c}") } else { c.to_string() })
                 .collect()
         }
         Plan::Filter { input, .. }
         | Plan::Sort { input, .. }
         | Plan::Limit { input, .. }
+        | Plan::LockRows { input, .. }
         | Plan::Distinct { input, .. }
         | Plan::Material { input }
         | Plan::Statement { input, .. } => output_names(input, qualified),

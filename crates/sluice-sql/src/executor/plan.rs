@@ -26,6 +26,7 @@
 
 pub mod instrument;
 mod join;
+pub mod lockrows;
 mod setops;
 pub mod subplan;
 
@@ -75,10 +76,18 @@ pub enum Plan {
     Result,
     /// Every visible row of a table; columns not `needed` are left NULL
     /// (not decoded), which keeps `count(*)` from converting every value.
-    /// `alias` is the FROM clause's name for it, when that differs.
-    SeqScan { rel: Box<RelationDesc>, needed: Option<Vec<bool>>, alias: Option<String> },
-    /// The rows of a table an index finds (the WHERE clause stays above).
-    IndexScan { rel: Box<RelationDesc>, path: Box<IndexPath>, alias: Option<String> },
+    /// `alias` is the FROM clause's name for it, when that differs. With
+    /// `ctid` each row also carries its version's address as a last, junk
+    /// column (for LockRows, see `lockrows.rs`).
+    SeqScan {
+        rel: Box<RelationDesc>,
+        needed: Option<Vec<bool>>,
+        alias: Option<String>,
+        ctid: bool,
+    },
+    /// The rows of a table an index finds (the WHERE clause stays above);
+    /// `ctid` as for SeqScan.
+    IndexScan { rel: Box<RelationDesc>, path: Box<IndexPath>, alias: Option<String>, ctid: bool },
     /// generate_series(start, stop, step) of one numeric type.
     GenerateSeries { start: Expr, stop: Expr, step: Option<Expr>, ty: SqlType },
     /// Literal rows.
@@ -145,6 +154,9 @@ pub enum Plan {
     Distinct { input: Box<Plan>, width: usize },
     /// Sorts.
     Sort { input: Box<Plan>, keys: Vec<SortKey> },
+    /// Locks the rows of the tables a FOR UPDATE/SHARE clause covers,
+    /// leaving out rows SKIP LOCKED passes over (see `lockrows.rs`).
+    LockRows { input: Box<Plan>, spec: Box<lockrows::LockRowsSpec> },
     /// OFFSET / LIMIT.
     Limit { input: Box<Plan>, offset: Option<Expr>, limit: Option<Expr> },
     /// Keeps the first `width` columns (drops hidden sort columns).
@@ -192,12 +204,17 @@ fn open_node<'e>(
 ) -> Result<Source<'e>> {
     Ok(match plan {
         Plan::Result => Box::new(Rows::new(vec![Vec::new()])),
-        Plan::SeqScan { rel, needed, .. } => {
-            Box::new(SeqScan::new(engine, rel, needed.clone(), ctx.clone())?)
+        Plan::SeqScan { rel, needed, ctid, .. } => {
+            Box::new(SeqScan::new(engine, rel, needed.clone(), ctx.clone(), *ctid)?)
         }
-        Plan::IndexScan { rel, path, .. } => {
-            Box::new(IndexScan { engine, rel, path, ctx: ctx.clone(), rows: None })
-        }
+        Plan::IndexScan { rel, path, ctid, .. } => Box::new(IndexScan {
+            engine,
+            rel,
+            path,
+            ctx: ctx.clone(),
+            rows: None,
+            ctid: *ctid,
+        }),
         Plan::GenerateSeries { start, stop, step, ty } => {
             Box::new(Series::new(start, stop, step.as_ref(), *ty))
         }
@@ -301,6 +318,9 @@ fn open_node<'e>(
         Plan::Truncate { input, width } => {
             Box::new(TruncateSource { input: open(input, engine, ctx)?, width: *width })
         }
+        Plan::LockRows { input, spec } => {
+            Box::new(lockrows::LockRowsSource { input: open(input, engine, ctx)?, spec })
+        }
         Plan::Statement { input, registry } => Box::new(setops::StatementSource {
             input: open(input, engine, ctx)?,
             registry: Some(registry),
@@ -360,6 +380,7 @@ struct IndexScan<'e> {
     path: &'e IndexPath,
     ctx: VisibilityContext<'e>,
     rows: Option<IndexRows<'e>>,
+    ctid: bool,
 }
 
 impl<'e> RowSource<'e> for IndexScan<'e> {
@@ -370,7 +391,14 @@ impl<'e> RowSource<'e> for IndexScan<'e> {
             let ctx = self.ctx.clone();
             self.rows = Some(IndexRows::start(self.engine, self.rel, self.path, ctx, host)?);
         }
-        self.rows.as_mut().expect("started").next_row()
+        let rows = self.rows.as_mut().expect("started");
+        if !self.ctid {
+            return rows.next_row();
+        }
+        let Some((tid, tuple)) = rows.next_tuple()? else { return Ok(None) };
+        let mut row = deform_row(&self.rel.tuple_desc(), &self.rel.types(), &tuple)?;
+        row.push(lockrows::tid_datum(tid));
+        Ok(Some(row))
     }
 }
 
@@ -379,6 +407,7 @@ struct SeqScan<'e> {
     desc: TupleDesc,
     types: Vec<SqlType>,
     needed: Option<Vec<bool>>,
+    ctid: bool,
 }
 
 impl<'e> SeqScan<'e> {
@@ -387,12 +416,14 @@ impl<'e> SeqScan<'e> {
         rel: &RelationDesc,
         needed: Option<Vec<bool>>,
         ctx: VisibilityContext<'e>,
+        ctid: bool,
     ) -> Result<SeqScan<'e>> {
         Ok(SeqScan {
             scan: HeapScan::begin(engine, &rel.heap(), ctx)?,
             desc: rel.tuple_desc(),
             types: rel.types(),
             needed,
+            ctid,
         })
     }
 }
@@ -401,13 +432,15 @@ impl<'e> RowSource<'e> for SeqScan<'e> {
     fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
         use crate::expr::EvalHost;
         host.check_interrupts()?;
-        match self.scan.next_tuple()? {
-            Some((_, tuple)) => Ok(Some(match &self.needed {
-                Some(needed) => deform_row_projected(&self.desc, &self.types, tuple, needed)?,
-                None => deform_row(&self.desc, &self.types, tuple)?,
-            })),
-            None => Ok(None),
+        let Some((tid, tuple)) = self.scan.next_tuple()? else { return Ok(None) };
+        let mut row = match &self.needed {
+            Some(needed) => deform_row_projected(&self.desc, &self.types, tuple, needed)?,
+            None => deform_row(&self.desc, &self.types, tuple)?,
+        };
+        if self.ctid {
+            row.push(lockrows::tid_datum(tid));
         }
+        Ok(Some(row))
     }
 }
 
@@ -978,7 +1011,7 @@ pub fn prune_scan_columns(plan: &mut Plan, registry: &subplan::Registry) {
             | Plan::Sort { input, .. }
             | Plan::Limit { input, .. }
             | Plan::Truncate { input, .. } => input,
-            Plan::SeqScan { rel, needed: slot, .. } => {
+            Plan::SeqScan { rel, needed: slot, ctid: false, .. } => {
                 needed.resize(rel.columns.len().max(needed.len()), false);
                 needed.truncate(rel.columns.len());
                 *slot = Some(needed);
