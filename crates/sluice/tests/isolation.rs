@@ -99,3 +99,13 @@ fn unique_insert() {
 fn vacuum_horizon() {
     check("vacuum_horizon");
 }
+
+#[test]
+fn row_lock_queue() {
+    check("row_lock_queue");
+}
+
+#[test]
+fn row_lock_modes() {
+    check("row_lock_modes");
+}
