@@ -359,11 +359,29 @@ fn row_locks_block_writers_and_honour_nowait_and_skip_locked() {
     let (tid, _) = tid_of(&engine, &rel, &mut t1, 1);
     let row = |tid| RowLockTarget { database: 5, relation: 16384, tid };
     assert_eq!(
-        heap_lock_tuple(&engine, &rel, &mut t1, row(tid), TupleLockMode::Update, LockWaitPolicy::Block, NEVER).unwrap(),
+        heap_lock_tuple(
+            &engine,
+            &rel,
+            &mut t1,
+            row(tid),
+            TupleLockMode::Update,
+            LockWaitPolicy::Block,
+            NEVER
+        )
+        .unwrap(),
         Ok(())
     );
     assert_eq!(
-        heap_lock_tuple(&engine, &rel, &mut t1, row(tid), TupleLockMode::Update, LockWaitPolicy::Nowait, NEVER).unwrap(),
+        heap_lock_tuple(
+            &engine,
+            &rel,
+            &mut t1,
+            row(tid),
+            TupleLockMode::Update,
+            LockWaitPolicy::Nowait,
+            NEVER
+        )
+        .unwrap(),
         Ok(()),
         "re-lock"
     );
@@ -372,7 +390,8 @@ fn row_locks_block_writers_and_honour_nowait_and_skip_locked() {
     assert_eq!(values(&engine, &rel, &mut t2)[0], (1, "10".into()), "readers are not blocked");
     for policy in [LockWaitPolicy::Nowait, LockWaitPolicy::SkipLocked] {
         assert_eq!(
-            heap_lock_tuple(&engine, &rel, &mut t2, row(tid), TupleLockMode::Update, policy, NEVER).unwrap(),
+            heap_lock_tuple(&engine, &rel, &mut t2, row(tid), TupleLockMode::Update, policy, NEVER)
+                .unwrap(),
             Err(TmFailure::WouldBlock)
         );
     }

@@ -267,7 +267,8 @@ pub fn heap_lock_tuple(
 ) -> Result<TmResult<()>> {
     let xid = locker_xid(txn);
     let mut queued = false;
-    let outcome = lock_loop(engine, rel, txn, target, (xid, mode), policy, interrupted, &mut queued);
+    let outcome =
+        lock_loop(engine, rel, txn, target, (xid, mode), policy, interrupted, &mut queued);
     if queued {
         txn.unlock(target.tuple_tag(), mode.tuple_lock_mode());
     }
@@ -350,7 +351,7 @@ mod tests {
     #[test]
     fn lock_bits_round_trip_through_the_header() {
         for mode in [KeyShare, Share, NoKeyUpdate, Update] {
-            let mut tuple = vec![0u8; SIZEOF_HEAP_TUPLE_HEADER + 8];
+            let mut tuple = [0u8; SIZEOF_HEAP_TUPLE_HEADER + 8];
             let mut hdr = HeapTupleHeader::new(&mut tuple[..]).unwrap();
             let (bits, bits2) = mode.header_bits();
             hdr.set_infomask(HEAP_XMAX_LOCK_ONLY | bits);

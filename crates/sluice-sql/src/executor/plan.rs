@@ -79,12 +79,7 @@ pub enum Plan {
     /// `alias` is the FROM clause's name for it, when that differs. With
     /// `ctid` each row also carries its version's address as a last, junk
     /// column (for LockRows, see `lockrows.rs`).
-    SeqScan {
-        rel: Box<RelationDesc>,
-        needed: Option<Vec<bool>>,
-        alias: Option<String>,
-        ctid: bool,
-    },
+    SeqScan { rel: Box<RelationDesc>, needed: Option<Vec<bool>>, alias: Option<String>, ctid: bool },
     /// The rows of a table an index finds (the WHERE clause stays above);
     /// `ctid` as for SeqScan.
     IndexScan { rel: Box<RelationDesc>, path: Box<IndexPath>, alias: Option<String>, ctid: bool },
@@ -207,14 +202,9 @@ fn open_node<'e>(
         Plan::SeqScan { rel, needed, ctid, .. } => {
             Box::new(SeqScan::new(engine, rel, needed.clone(), ctx.clone(), *ctid)?)
         }
-        Plan::IndexScan { rel, path, ctid, .. } => Box::new(IndexScan {
-            engine,
-            rel,
-            path,
-            ctx: ctx.clone(),
-            rows: None,
-            ctid: *ctid,
-        }),
+        Plan::IndexScan { rel, path, ctid, .. } => {
+            Box::new(IndexScan { engine, rel, path, ctx: ctx.clone(), rows: None, ctid: *ctid })
+        }
         Plan::GenerateSeries { start, stop, step, ty } => {
             Box::new(Series::new(start, stop, step.as_ref(), *ty))
         }

@@ -198,7 +198,8 @@ fn plan_simple(
     });
     if locked.is_some() {
         // The whole FROM row rides along for LockRows' re-check.
-        exprs.extend(scope.columns.iter().enumerate().map(|(i, c)| Expr::column(i, c.ty, c.typmod)));
+        exprs
+            .extend(scope.columns.iter().enumerate().map(|(i, c)| Expr::column(i, c.ty, c.typmod)));
     }
     plan = Plan::Project { input: Box::new(plan), exprs, agg_offset };
     if !stmt.distinct_clause.is_empty() {

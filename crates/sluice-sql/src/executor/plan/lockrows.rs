@@ -129,7 +129,12 @@ impl LockRowsSource<'_> {
 
     /// lock_mark -- locks the version of `mark`'s table at `tid`, following
     /// its update chain under READ COMMITTED.
-    fn lock_mark(&self, mark: &RowMark, mut tid: ItemPointer, host: &mut ExecHost) -> Result<Locked> {
+    fn lock_mark(
+        &self,
+        mark: &RowMark,
+        mut tid: ItemPointer,
+        host: &mut ExecHost,
+    ) -> Result<Locked> {
         let heap = mark.rel.heap();
         let database = host.database();
         let interrupts = host.interrupts();
@@ -152,9 +157,7 @@ impl LockRowsSource<'_> {
                 other => other.into(),
             })?;
             let failure = match outcome {
-                Ok(()) => {
-                    return Ok(newer.map_or(Locked::Same, |tuple| Locked::Newer(tid, tuple)))
-                }
+                Ok(()) => return Ok(newer.map_or(Locked::Same, |tuple| Locked::Newer(tid, tuple))),
                 Err(failure) => failure,
             };
             let repeatable = txn.isolation() == IsolationLevel::RepeatableRead;
