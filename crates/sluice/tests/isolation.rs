@@ -109,3 +109,8 @@ fn row_lock_queue() {
 fn row_lock_modes() {
     check("row_lock_modes");
 }
+
+#[test]
+fn row_lock_waiters() {
+    check("row_lock_waiters");
+}
