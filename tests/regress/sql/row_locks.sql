@@ -22,6 +22,11 @@ SELECT id FROM jobs WHERE id = 1 FOR UPDATE;
 UPDATE jobs SET status = 'done' WHERE id = 1;
 SELECT id, status FROM jobs WHERE id = 1 FOR UPDATE;
 COMMIT;
+-- a queue worker's statements: the subquery locks, the outer statement changes
+DELETE FROM jobs WHERE id = (SELECT id FROM jobs ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id;
+UPDATE jobs SET status = 'running'
+  WHERE id IN (SELECT id FROM jobs WHERE status = 'pending' ORDER BY run_at LIMIT 2 FOR UPDATE SKIP LOCKED)
+  RETURNING id, status;
 
 -- what cannot be locked
 SELECT count(*) FROM jobs FOR UPDATE;

@@ -197,6 +197,17 @@ impl<'h, 'a> ExecHost<'h, 'a> {
         self
     }
 
+    /// take_transaction -- borrows back the transaction lent with
+    /// [`ExecHost::with_transaction`], until [`ExecHost::return_transaction`].
+    pub fn take_transaction(&mut self) -> Result<&'h mut Transaction> {
+        self.txn.take().ok_or_else(|| SqlError::internal("the transaction is not lent"))
+    }
+
+    /// return_transaction -- lends the transaction to the host again.
+    pub fn return_transaction(&mut self, txn: &'h mut Transaction) {
+        self.txn = Some(txn);
+    }
+
     /// row_locker -- the engine and the transaction, for LockRows.
     pub fn row_locker(&mut self) -> Result<(&'a Engine, &mut Transaction)> {
         let engine = self.env.engine;
