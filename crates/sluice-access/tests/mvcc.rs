@@ -353,17 +353,37 @@ fn updates_across_pages_keep_the_chain() {
 
 #[test]
 fn row_locks_block_writers_and_honour_nowait_and_skip_locked() {
-    use sluice_access::heap::heapam::{heap_lock_tuple, LockWaitPolicy, TmFailure};
+    use sluice_access::heap::heapam::{LockWaitPolicy, TmFailure};
+    use sluice_access::heap::tuplock::{heap_lock_tuple, RowLockTarget, TupleLockMode};
     let (_dir, engine, rel) = setup();
     let b1 = backend(&engine);
     let mut t1 = b1.begin(RC);
     let (tid, _) = tid_of(&engine, &rel, &mut t1, 1);
+    let row = |tid| RowLockTarget { database: 5, relation: 16384, tid };
     assert_eq!(
-        heap_lock_tuple(&engine, &rel, &mut t1, tid, LockWaitPolicy::Block, NEVER).unwrap(),
+        heap_lock_tuple(
+            &engine,
+            &rel,
+            &mut t1,
+            row(tid),
+            TupleLockMode::Update,
+            LockWaitPolicy::Block,
+            NEVER
+        )
+        .unwrap(),
         Ok(())
     );
     assert_eq!(
-        heap_lock_tuple(&engine, &rel, &mut t1, tid, LockWaitPolicy::Nowait, NEVER).unwrap(),
+        heap_lock_tuple(
+            &engine,
+            &rel,
+            &mut t1,
+            row(tid),
+            TupleLockMode::Update,
+            LockWaitPolicy::Nowait,
+            NEVER
+        )
+        .unwrap(),
         Ok(()),
         "re-lock"
     );
@@ -372,7 +392,8 @@ fn row_locks_block_writers_and_honour_nowait_and_skip_locked() {
     assert_eq!(values(&engine, &rel, &mut t2)[0], (1, "10".into()), "readers are not blocked");
     for policy in [LockWaitPolicy::Nowait, LockWaitPolicy::SkipLocked] {
         assert_eq!(
-            heap_lock_tuple(&engine, &rel, &mut t2, tid, policy, NEVER).unwrap(),
+            heap_lock_tuple(&engine, &rel, &mut t2, row(tid), TupleLockMode::Update, policy, NEVER)
+                .unwrap(),
             Err(TmFailure::WouldBlock)
         );
     }

@@ -449,6 +449,13 @@ impl Transaction {
         self.mgr().locks.acquire(self.backend.lock_owner(), tag, mode, params)
     }
 
+    /// unlock -- gives back one `mode` on `tag` before the transaction ends
+    /// (LockRelease), for locks held only while queueing, such as a row's
+    /// tuple lock.
+    pub fn unlock(&self, tag: LockTag, mode: LockMode) {
+        self.mgr().locks.release(self.backend.proc, tag, mode);
+    }
+
     /// wait_for_xid -- sleeps until transaction `xid` has committed or aborted
     /// (XactLockTableWait): takes `ShareLock` on the xid, which conflicts with
     /// the `ExclusiveLock` its transaction holds until its end, and lets go at

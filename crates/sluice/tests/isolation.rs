@@ -104,3 +104,18 @@ fn vacuum_horizon() {
 fn create_index_concurrently() {
     check("create_index_concurrently");
 }
+
+#[test]
+fn row_lock_queue() {
+    check("row_lock_queue");
+}
+
+#[test]
+fn row_lock_modes() {
+    check("row_lock_modes");
+}
+
+#[test]
+fn row_lock_waiters() {
+    check("row_lock_waiters");
+}

@@ -72,11 +72,11 @@ pub enum LockWaitPolicy {
 /// The result of a delete/update/lock attempt.
 pub type TmResult<T> = std::result::Result<T, TmFailure>;
 
-fn corrupt_tid(tid: ItemPointer) -> AccessError {
+pub(super) fn corrupt_tid(tid: ItemPointer) -> AccessError {
     AccessError::Corrupt(format!("no heap tuple at {tid}"))
 }
 
-fn tag_of(rel: &HeapRelation, block: u32) -> BufferTag {
+pub(super) fn tag_of(rel: &HeapRelation, block: u32) -> BufferTag {
     BufferTag::new(rel.locator, ForkNumber::Main, block)
 }
 
@@ -334,7 +334,7 @@ fn with_changeable_version<T>(
 
 /// Marks the page dirty, logs `change` of the tuple at `tid` as record `info`,
 /// and stamps the page LSN.
-fn log_header_change(
+pub(super) fn log_header_change(
     engine: &Engine,
     rel: &HeapRelation,
     page: &mut BufferWriteGuard<'_>,
@@ -520,34 +520,6 @@ fn update_across_pages(
     opage.set_lsn(end);
     engine.set_target_block(rel.locator, Some(ntid.block));
     Ok(Some(ntid))
-}
-
-/// heap_lock_tuple -- locks the version at `tid` for update by `txn` (SELECT ...
-/// FOR UPDATE): its xmax becomes `txn`'s xid flagged lock-only, so readers still
-/// see the row while writers wait for `txn`. Locks taken by several sharers at
-/// once (FOR SHARE, multixacts) are a later milestone; this is the exclusive
-/// mode.
-pub fn heap_lock_tuple(
-    engine: &Engine,
-    rel: &HeapRelation,
-    txn: &mut Transaction,
-    tid: ItemPointer,
-    policy: LockWaitPolicy,
-    interrupted: &dyn Fn() -> bool,
-) -> Result<TmResult<()>> {
-    let xid = txn.assign_xid();
-    with_changeable_version(engine, rel, txn, tid, policy, interrupted, |_, page| {
-        let item = page.item_mut(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
-        let hdr = HeapTupleHeader::new(&*item)?;
-        if hdr.xmax() == xid && hdr.xmax_is_locked_only() && !hdr.xmax_invalid() {
-            return Ok(());
-        }
-        let keep_cid = (hdr.cid(), hdr.infomask() & HEAP_COMBOCID != 0);
-        stamp_xmax(item, xid, keep_cid, tid, false)?;
-        HeapTupleHeader::new(&mut *item)?.set_hint(HEAP_XMAX_EXCL_LOCK | HEAP_XMAX_LOCK_ONLY);
-        let change = HeaderChange::capture(tid.offset, item)?;
-        log_header_change(engine, rel, page, tid, xid, XLOG_HEAP_LOCK, change)
-    })
 }
 
 /// heap_hot_search -- the version of the row an index entry pointing at

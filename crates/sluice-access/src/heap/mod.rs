@@ -20,6 +20,7 @@
 //! * `hio.rs` — choosing the page a new version goes to (and `fillfactor`).
 //! * `visibility.rs` — the MVCC rules.
 //! * `hints.rs` — caching transaction outcomes in tuple headers.
+//! * `tuplock.rs` — row locks (SELECT ... FOR UPDATE/SHARE) and their waits.
 //! * `epq.rs` — READ COMMITTED's re-check of the newest version after waiting.
 //! * `pruneheap.rs` — pruning: dead versions' storage back, line pointers kept;
 //!   HOT chains collapsed to redirects.
@@ -45,6 +46,7 @@ pub mod hints;
 pub mod hio;
 pub mod pruneheap;
 pub mod scan;
+pub mod tuplock;
 pub mod vacuumlazy;
 pub mod visibility;
 pub mod visibilitymap;

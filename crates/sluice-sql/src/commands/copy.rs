@@ -376,7 +376,7 @@ fn copy_table_to(
     for &c in &columns {
         needed[c] = true;
     }
-    let plan = Plan::SeqScan { rel: Box::new(rel), needed: Some(needed), alias: None };
+    let plan = Plan::SeqScan { rel: Box::new(rel), needed: Some(needed), alias: None, ctid: false };
     let dest = open_dest(stmt, sink, &options, columns.len())?;
     let ExecParts { engine, txn, env, .. } = parts;
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());

@@ -243,6 +243,7 @@ fn inputs(plan: &Plan) -> Vec<&Plan> {
         | Plan::Distinct { input, .. }
         | Plan::Sort { input, .. }
         | Plan::Limit { input, .. }
+        | Plan::LockRows { input, .. }
         | Plan::Truncate { input, .. }
         | Plan::Material { input } => vec![input],
         other => children(other),
@@ -479,6 +480,10 @@ impl Printer<'_, '_> {
                 }
                 self.node(input, input, depth + 1, filters)
             }
+            Plan::LockRows { input, .. } => {
+                self.header(depth, "LockRows".into(), top)?;
+                self.node(input, input, depth + 1, filters)
+            }
             Plan::Distinct { input, .. } => {
                 self.header(depth, "Unique".into(), top)?;
                 self.node(input, input, depth + 1, filters)
@@ -609,7 +614,7 @@ impl Printer<'_, '_> {
         depth: usize,
         filters: &[Expr],
     ) -> Result<()> {
-        let Plan::IndexScan { rel, path, alias } = plan else { return Ok(()) };
+        let Plan::IndexScan { rel, path, alias, .. } = plan else { return Ok(()) };
         let name = self.scan_name(rel, alias);
         let index = &path.index.name;
         let direction = if path.backward { " Backward" } else { "" };
@@ -799,16 +804,20 @@ fn children(plan: &Plan) -> Vec<&Plan> {
 /// `qualified` names table columns with their relation (`a.x`).
 fn output_names(plan: &Plan, qualified: bool) -> Vec<String> {
     match plan {
-        Plan::SeqScan { rel, alias, .. } | Plan::IndexScan { rel, alias, .. } => {
+        Plan::SeqScan { rel, alias, ctid, .. } | Plan::IndexScan { rel, alias, ctid, .. } => {
             let table = alias.as_deref().unwrap_or(&rel.name);
+            let junk = ctid.then_some("ctid");
             rel.columns
                 .iter()
-                .map(|c| if qualified { format!("{table}.{}", c.name) } else { c.name.clone() })
+                .map(|c| c.name.as_str())
+                .chain(junk)
+                .map(|c| if qualified { format!("{table}.{c}") } else { c.to_string() })
                 .collect()
         }
         Plan::Filter { input, .. }
         | Plan::Sort { input, .. }
         | Plan::Limit { input, .. }
+        | Plan::LockRows { input, .. }
         | Plan::Distinct { input, .. }
         | Plan::Material { input }
         | Plan::Statement { input, .. } => output_names(input, qualified),

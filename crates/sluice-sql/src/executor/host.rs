@@ -12,6 +12,7 @@ use rand::Rng;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::Engine;
 use sluice_guc::Settings;
+use sluice_txn::Transaction;
 use sluice_types::{AggKind, Context, Datum, SqlType};
 
 /// One aggregate call found while analysing a query's targets.
@@ -164,6 +165,8 @@ pub struct ExecHost<'h, 'a> {
     /// Subqueries, PARAM_EXEC slots and WITH queries.
     pub subplans: SubplanState<'h>,
     rng: rand::rngs::ThreadRng,
+    /// The transaction, for statements that lock rows (LockRows).
+    txn: Option<&'h mut Transaction>,
 }
 
 impl<'h, 'a> ExecHost<'h, 'a> {
@@ -184,6 +187,33 @@ impl<'h, 'a> ExecHost<'h, 'a> {
             aggs: Vec::new(),
             subplans: SubplanState::default(),
             rng: rand::rng(),
+            txn: None,
+        }
+    }
+
+    /// Lends the host the transaction, so the plan may lock rows.
+    pub fn with_transaction(mut self, txn: &'h mut Transaction) -> Self {
+        self.txn = Some(txn);
+        self
+    }
+
+    /// take_transaction -- borrows back the transaction lent with
+    /// [`ExecHost::with_transaction`], until [`ExecHost::return_transaction`].
+    pub fn take_transaction(&mut self) -> Result<&'h mut Transaction> {
+        self.txn.take().ok_or_else(|| SqlError::internal("the transaction is not lent"))
+    }
+
+    /// return_transaction -- lends the transaction to the host again.
+    pub fn return_transaction(&mut self, txn: &'h mut Transaction) {
+        self.txn = Some(txn);
+    }
+
+    /// row_locker -- the engine and the transaction, for LockRows.
+    pub fn row_locker(&mut self) -> Result<(&'a Engine, &mut Transaction)> {
+        let engine = self.env.engine;
+        match self.txn.as_deref_mut() {
+            Some(txn) => Ok((engine, txn)),
+            None => Err(SqlError::unsupported("row locks are not supported in this statement")),
         }
     }
 

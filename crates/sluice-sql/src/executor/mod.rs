@@ -77,7 +77,8 @@ fn run_select(
 ) -> Result<()> {
     sink.columns(&planned.columns)?;
     let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
-    let mut host = ExecHost::new(&mut parts.env, params.to_vec(), ctx.clone());
+    let mut host =
+        ExecHost::new(&mut parts.env, params.to_vec(), ctx.clone()).with_transaction(parts.txn);
     let mut source = plan::open(&planned.plan, parts.engine, &ctx)?;
     let mut count = 0u64;
     while let Some(row) = source.next(&mut host)? {

@@ -580,7 +580,10 @@ fn for_each_match(
     let (qual, path) = (target.qual.as_ref(), &target.path);
     let ExecParts { engine, txn, env, .. } = parts;
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());
-    let mut host = ExecHost::new(env, params, ctx.clone());
+    // The host holds the transaction while the scan runs, so subqueries may
+    // lock rows (`WHERE id = (SELECT ... FOR UPDATE SKIP LOCKED)`); each
+    // change borrows it back.
+    let mut host = ExecHost::new(env, params, ctx.clone()).with_transaction(txn);
     host.install(&target.registry);
     let interrupts = host.interrupts();
     let interrupted = move || interrupts().is_err();
@@ -598,7 +601,10 @@ fn for_each_match(
     loop {
         let more = next_batch(&mut scan, &desc, &types, qual, &mut host, &mut batch)?;
         for found in &batch {
-            apply(engine, txn, &mut host, found, &interrupted)?;
+            let txn = host.take_transaction()?;
+            let applied = apply(engine, txn, &mut host, found, &interrupted);
+            host.return_transaction(txn);
+            applied?;
         }
         if !more {
             return Ok(());

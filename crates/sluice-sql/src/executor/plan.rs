@@ -26,6 +26,7 @@
 
 pub mod instrument;
 mod join;
+pub mod lockrows;
 mod setops;
 pub mod subplan;
 
@@ -77,10 +78,13 @@ pub enum Plan {
     Result,
     /// Every visible row of a table; columns not `needed` are left NULL
     /// (not decoded), which keeps `count(*)` from converting every value.
-    /// `alias` is the FROM clause's name for it, when that differs.
-    SeqScan { rel: Box<RelationDesc>, needed: Option<Vec<bool>>, alias: Option<String> },
-    /// The rows of a table an index finds (the WHERE clause stays above).
-    IndexScan { rel: Box<RelationDesc>, path: Box<IndexPath>, alias: Option<String> },
+    /// `alias` is the FROM clause's name for it, when that differs. With
+    /// `ctid` each row also carries its version's address as a last, junk
+    /// column (for LockRows, see `lockrows.rs`).
+    SeqScan { rel: Box<RelationDesc>, needed: Option<Vec<bool>>, alias: Option<String>, ctid: bool },
+    /// The rows of a table an index finds (the WHERE clause stays above);
+    /// `ctid` as for SeqScan.
+    IndexScan { rel: Box<RelationDesc>, path: Box<IndexPath>, alias: Option<String>, ctid: bool },
     /// generate_series(start, stop, step) of one numeric type.
     GenerateSeries { start: Expr, stop: Expr, step: Option<Expr>, ty: SqlType },
     /// Literal rows.
@@ -147,6 +151,9 @@ pub enum Plan {
     Distinct { input: Box<Plan>, width: usize },
     /// Sorts.
     Sort { input: Box<Plan>, keys: Vec<SortKey> },
+    /// Locks the rows of the tables a FOR UPDATE/SHARE clause covers,
+    /// leaving out rows SKIP LOCKED passes over (see `lockrows.rs`).
+    LockRows { input: Box<Plan>, spec: Box<lockrows::LockRowsSpec> },
     /// OFFSET / LIMIT.
     Limit { input: Box<Plan>, offset: Option<Expr>, limit: Option<Expr> },
     /// Keeps the first `width` columns (drops hidden sort columns).
@@ -194,16 +201,17 @@ fn open_node<'e>(
 ) -> Result<Source<'e>> {
     Ok(match plan {
         Plan::Result => Box::new(Rows::new(vec![Vec::new()])),
-        Plan::SeqScan { rel, needed, .. } => {
-            Box::new(SeqScan::new(engine, rel, needed.clone(), ctx.clone())?)
+        Plan::SeqScan { rel, needed, ctid, .. } => {
+            Box::new(SeqScan::new(engine, rel, needed.clone(), ctx.clone(), *ctid)?)
         }
-        Plan::IndexScan { rel, path, .. } => Box::new(IndexScan {
+        Plan::IndexScan { rel, path, ctid, .. } => Box::new(IndexScan {
             engine,
             rel,
             path,
             ctx: ctx.clone(),
             key: instrument::key_of(plan),
             rows: None,
+            ctid: *ctid,
         }),
         Plan::GenerateSeries { start, stop, step, ty } => {
             Box::new(Series::new(start, stop, step.as_ref(), *ty))
@@ -308,6 +316,9 @@ fn open_node<'e>(
         Plan::Truncate { input, width } => {
             Box::new(TruncateSource { input: open(input, engine, ctx)?, width: *width })
         }
+        Plan::LockRows { input, spec } => {
+            Box::new(lockrows::LockRowsSource { input: open(input, engine, ctx)?, spec })
+        }
         Plan::Statement { input, registry } => Box::new(setops::StatementSource {
             input: open(input, engine, ctx)?,
             registry: Some(registry),
@@ -369,6 +380,8 @@ struct IndexScan<'e> {
     /// The plan node's EXPLAIN ANALYZE key.
     key: usize,
     rows: Option<IndexReader<'e>>,
+    /// Append each row's address (for LockRows).
+    ctid: bool,
 }
 
 /// The reader of each scan method.
@@ -393,6 +406,22 @@ impl<'e> IndexScan<'e> {
             }
         })
     }
+
+    /// The next row with its address appended (a scan under LockRows; the
+    /// planner never makes those index-only).
+    fn next_with_ctid(&mut self) -> Result<Option<Vec<Datum>>> {
+        let found = match self.rows.as_mut().expect("started") {
+            IndexReader::Plain(rows) => rows.next_tuple()?,
+            IndexReader::Bitmap(rows) => rows.next_tuple()?,
+            IndexReader::IndexOnly(_) => {
+                return Err(SqlError::internal("an index-only scan has no row addresses"))
+            }
+        };
+        let Some((tid, tuple)) = found else { return Ok(None) };
+        let mut row = deform_row(&self.rel.tuple_desc(), &self.rel.types(), &tuple)?;
+        row.push(lockrows::tid_datum(tid));
+        Ok(Some(row))
+    }
 }
 
 impl<'e> RowSource<'e> for IndexScan<'e> {
@@ -401,6 +430,9 @@ impl<'e> RowSource<'e> for IndexScan<'e> {
         host.check_interrupts()?;
         if self.rows.is_none() {
             self.rows = Some(self.start(host)?);
+        }
+        if self.ctid {
+            return self.next_with_ctid();
         }
         match self.rows.as_mut().expect("started") {
             IndexReader::Plain(rows) => rows.next_row(),
@@ -415,6 +447,7 @@ struct SeqScan<'e> {
     desc: TupleDesc,
     types: Vec<SqlType>,
     needed: Option<Vec<bool>>,
+    ctid: bool,
 }
 
 impl<'e> SeqScan<'e> {
@@ -423,12 +456,14 @@ impl<'e> SeqScan<'e> {
         rel: &RelationDesc,
         needed: Option<Vec<bool>>,
         ctx: VisibilityContext<'e>,
+        ctid: bool,
     ) -> Result<SeqScan<'e>> {
         Ok(SeqScan {
             scan: HeapScan::begin(engine, &rel.heap(), ctx)?,
             desc: rel.tuple_desc(),
             types: rel.types(),
             needed,
+            ctid,
         })
     }
 }
@@ -437,13 +472,15 @@ impl<'e> RowSource<'e> for SeqScan<'e> {
     fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
         use crate::expr::EvalHost;
         host.check_interrupts()?;
-        match self.scan.next_tuple()? {
-            Some((_, tuple)) => Ok(Some(match &self.needed {
-                Some(needed) => deform_row_projected(&self.desc, &self.types, tuple, needed)?,
-                None => deform_row(&self.desc, &self.types, tuple)?,
-            })),
-            None => Ok(None),
+        let Some((tid, tuple)) = self.scan.next_tuple()? else { return Ok(None) };
+        let mut row = match &self.needed {
+            Some(needed) => deform_row_projected(&self.desc, &self.types, tuple, needed)?,
+            None => deform_row(&self.desc, &self.types, tuple)?,
+        };
+        if self.ctid {
+            row.push(lockrows::tid_datum(tid));
         }
+        Ok(Some(row))
     }
 }
 
@@ -1014,12 +1051,12 @@ pub fn prune_scan_columns(plan: &mut Plan, registry: &subplan::Registry) -> Opti
             | Plan::Sort { input, .. }
             | Plan::Limit { input, .. }
             | Plan::Truncate { input, .. } => input,
-            Plan::SeqScan { rel, needed: slot, .. } => {
+            Plan::SeqScan { rel, needed: slot, ctid: false, .. } => {
                 needed.resize(rel.columns.len(), false);
                 *slot = Some(needed.clone());
                 return Some(needed);
             }
-            Plan::IndexScan { rel, .. } => {
+            Plan::IndexScan { rel, ctid: false, .. } => {
                 needed.resize(rel.columns.len(), false);
                 return Some(needed);
             }

@@ -12,6 +12,7 @@
 mod cte;
 mod joins;
 mod planner;
+mod rowmarks;
 mod setop;
 
 use crate::optimizer::{
@@ -19,10 +20,13 @@ use crate::optimizer::{
 };
 use planner::LateralRefs;
 pub(crate) use planner::Planner;
+pub use rowmarks::RowLockSpec;
+use rowmarks::{FromKind, LockRequest};
 use sluice_access::heap::visibility::VisibilityContext;
 
 use super::host::PlanHost;
 use super::indexscan::ScanMethod;
+use super::plan::lockrows::{LockRowsSpec, RowMark};
 use super::plan::{prune_scan_columns, single_scan, JoinKind, Plan, SortKey};
 use crate::catalog::relation::{self, RelationDesc};
 use crate::commands::tablecmds::lock_relation_in;
@@ -93,6 +97,7 @@ fn plan_body(
         return plan_values(pl, stmt, params);
     }
     if stmt.op != protobuf::SetOperation::SetopNone as i32 {
+        rowmarks::set_operation_error(stmt)?;
         return setop::plan_set_operation(pl, params, stmt);
     }
     plan_simple(pl, params, stmt, resolve_unknowns)
@@ -105,7 +110,10 @@ fn plan_simple(
     stmt: &SelectStmt,
     resolve_unknowns: bool,
 ) -> Result<Planned> {
+    let request = LockRequest::from_clauses(&stmt.locking_clause, pl.inherited_lock.take())?;
+    let outer_request = std::mem::replace(&mut pl.locking, request);
     let (mut plan, scope) = plan_from(pl, &stmt.from_clause, params)?;
+    let request = std::mem::replace(&mut pl.locking, outer_request);
     let mut host = PlanHost::with_planner(params, pl, &scope);
     let mut qual = None;
     if let Some(where_clause) = stmt.where_clause.as_deref() {
@@ -113,6 +121,7 @@ fn plan_simple(
         qual = Some(check_boolean(analyze(where_clause, &scope, &mut host)?, "WHERE")?);
     }
     drop(host);
+    let recheck = request.as_ref().and(qual.clone());
     if matches!(plan, Plan::NestLoop { .. }) {
         let types: Vec<joins::ColumnType> =
             scope.columns.iter().map(|c| (c.ty, c.typmod)).collect();
@@ -142,6 +151,10 @@ fn plan_simple(
         None => None,
     };
     let sort = analyze_sort(&stmt.sort_clause, &scope, &targets, &mut host)?;
+    if let Some(request) = &request {
+        rowmarks::check_select_locking(request.first_clause(), stmt, !host.aggs.is_empty())?;
+        request.check_names()?;
+    }
     let aggregating = !host.aggs.is_empty() || !group_keys.is_empty() || having.is_some();
     let mut agg_offset = None;
     if aggregating {
@@ -177,6 +190,18 @@ fn plan_simple(
         };
         keys.push(key);
     }
+    let marks = row_marks(request, &scope);
+    let locked = (!marks.is_empty()).then(|| LockRowsSpec {
+        marks,
+        from: exprs.len(),
+        recheck,
+        exprs: exprs.clone(),
+    });
+    if locked.is_some() {
+        // The whole FROM row rides along for LockRows' re-check.
+        exprs
+            .extend(scope.columns.iter().enumerate().map(|(i, c)| Expr::column(i, c.ty, c.typmod)));
+    }
     plan = Plan::Project { input: Box::new(plan), exprs, agg_offset };
     if !stmt.distinct_clause.is_empty() {
         plan = Plan::Distinct { input: Box::new(plan), width };
@@ -190,6 +215,9 @@ fn plan_simple(
     };
     if !keys.is_empty() && !presorted {
         plan = Plan::Sort { input: Box::new(plan), keys };
+    }
+    if let Some(spec) = locked {
+        plan = Plan::LockRows { input: Box::new(plan), spec: Box::new(spec) };
     }
     let mut host = PlanHost::with_planner(params, pl, &scope);
     plan = plan_limit(stmt, plan, &mut host)?;
@@ -231,9 +259,9 @@ fn use_index_order(pl: &mut Planner, plan: &mut Plan, key: &SortKey, limit: f64)
         Plan::Filter { input: scan, qual, agg_offset: None } => (scan, Some(qual.clone())),
         _ => (input, None),
     };
-    let (rel, alias) = match &**slot {
-        Plan::SeqScan { rel, alias, .. } | Plan::IndexScan { rel, alias, .. } => {
-            (rel.clone(), alias.clone())
+    let (rel, alias, ctid) = match &**slot {
+        Plan::SeqScan { rel, alias, ctid, .. } | Plan::IndexScan { rel, alias, ctid, .. } => {
+            (rel.clone(), alias.clone(), *ctid)
         }
         _ => return Ok(false),
     };
@@ -243,7 +271,7 @@ fn use_index_order(pl: &mut Planner, plan: &mut Plan, key: &SortKey, limit: f64)
     })?;
     match chosen {
         Some(path) => {
-            **slot = Plan::IndexScan { rel, path: Box::new(path), alias };
+            **slot = Plan::IndexScan { rel, path: Box::new(path), alias, ctid };
             Ok(true)
         }
         None => Ok(false),
@@ -267,9 +295,10 @@ fn plan_limit(stmt: &SelectStmt, plan: Plan, host: &mut PlanHost) -> Result<Plan
 fn plan_width(plan: &Plan, targets: usize) -> usize {
     match plan {
         Plan::Project { exprs, .. } => exprs.len(),
-        Plan::Distinct { input, .. } | Plan::Sort { input, .. } | Plan::Limit { input, .. } => {
-            plan_width(input, targets)
-        }
+        Plan::Distinct { input, .. }
+        | Plan::Sort { input, .. }
+        | Plan::Limit { input, .. }
+        | Plan::LockRows { input, .. } => plan_width(input, targets),
         _ => targets,
     }
 }
@@ -409,10 +438,10 @@ fn output_reference(node: &Node, targets: &[OutputColumn], clause: &str) -> Resu
 /// sequential scan and the optimizer prices an index scan cheaper for
 /// `qual`.
 fn choose_table_scan(pl: &mut Planner, plan: Plan, qual: Option<&Expr>) -> Result<Plan> {
-    let Plan::SeqScan { rel, needed, alias } = plan else { return Ok(plan) };
+    let Plan::SeqScan { rel, needed, alias, ctid } = plan else { return Ok(plan) };
     Ok(match with_scan_context(pl, |sc| choose_scan(sc, &rel, &sc.indexes(&rel)?, qual, None))? {
-        Some(path) => Plan::IndexScan { rel, path: Box::new(path), alias },
-        None => Plan::SeqScan { rel, needed, alias },
+        Some(path) => Plan::IndexScan { rel, path: Box::new(path), alias, ctid },
+        None => Plan::SeqScan { rel, needed, alias, ctid },
     })
 }
 
@@ -453,8 +482,8 @@ fn reconsider_scan(
         choose_scan(sc, &rel, &sc.indexes(&rel)?, qual.as_ref(), Some(needed))
     })?;
     *scan = match chosen {
-        Some(path) => Plan::IndexScan { rel, path: Box::new(path), alias },
-        None => Plan::SeqScan { rel, needed: Some(needed.to_vec()), alias },
+        Some(path) => Plan::IndexScan { rel, path: Box::new(path), alias, ctid: false },
+        None => Plan::SeqScan { rel, needed: Some(needed.to_vec()), alias, ctid: false },
     };
     Ok(())
 }
@@ -591,6 +620,7 @@ fn plan_range_var(
         match cte::lookup(pl, params, &rv.relname, position(rv.location))? {
             cte::Lookup::Found(plan, columns) => {
                 let scope = alias_scope(columns, rv.alias.as_ref(), &rv.relname)?;
+                pl.row_mark_for(refname(rv), FromKind::Cte);
                 return Ok((*plan, scope));
             }
             cte::Lookup::Hidden => hidden_cte = true,
@@ -603,13 +633,41 @@ fn plan_range_var(
         let scope = alias_scope(view.columns, rv.alias.as_ref(), &rv.relname)?;
         return Ok((Plan::Rows(view.rows), scope));
     }
-    let rel = match open_relation(pl.parts(), rv, LockMode::AccessShare) {
+    let mark = pl.row_mark_for(refname(rv), FromKind::Relation);
+    let mode = if mark.is_some() { LockMode::RowShare } else { LockMode::AccessShare };
+    let rel = match open_relation(pl.parts(), rv, mode) {
         Err(e) if hidden_cte && e.code == "42P01" => return Err(cte::hidden_error(e, &rv.relname)),
         other => other?,
     };
-    let scope = alias_scope(relation_scope(&rel, &rel.name).columns, rv.alias.as_ref(), &rel.name)?;
+    let mut scope =
+        alias_scope(relation_scope(&rel, &rel.name).columns, rv.alias.as_ref(), &rel.name)?;
+    if let Some(spec) = mark {
+        scope.columns.push(rowmarks::junk_column(refname(rv)));
+        pl.note_marked(&rel, spec);
+    }
     let alias = rv.alias.as_ref().map(|a| a.aliasname.clone()).filter(|a| *a != rel.name);
-    Ok((Plan::SeqScan { rel: Box::new(rel), needed: None, alias }, scope))
+    Ok((Plan::SeqScan { rel: Box::new(rel), needed: None, alias, ctid: mark.is_some() }, scope))
+}
+
+/// The name a FROM table goes by: its alias, else its name.
+fn refname(rv: &protobuf::RangeVar) -> &str {
+    rv.alias.as_ref().map_or(rv.relname.as_str(), |a| a.aliasname.as_str())
+}
+
+/// row_marks -- the tables `request` locks in a FROM list whose columns are
+/// `scope`: each one's junk row-address column follows its columns, in the
+/// order the tables were planned (the order of `scope`).
+fn row_marks(request: Option<LockRequest>, scope: &Scope) -> Vec<RowMark> {
+    let Some(request) = request else { return Vec::new() };
+    let junk = scope.columns.iter().enumerate().filter(|(_, c)| rowmarks::is_junk(c));
+    junk.zip(request.into_marked())
+        .map(|((tid, _), (rel, spec))| RowMark {
+            first: tid - rel.columns.len(),
+            tid,
+            rel: Box::new(rel),
+            spec,
+        })
+        .collect()
 }
 
 /// `[LATERAL] (SELECT ...) AS alias(columns)`; only a LATERAL one sees the
@@ -629,11 +687,13 @@ fn plan_subselect(
         SqlError::syntax("subquery in FROM must have an alias")
             .with_hint("For example, FROM (SELECT ...) [AS] foo.")
     })?;
+    pl.inherited_lock = pl.row_mark_for(&alias.aliasname, FromKind::Subquery);
     let (planned, refs) = if sub.lateral {
         pl.lateral(lateral, |pl| plan_query(pl, params, select, true))?
     } else {
         (plan_query(pl, params, select, true)?, LateralRefs::default())
     };
+    pl.inherited_lock = None;
     let columns = planned.columns.iter().map(|c| scope_column(None, c)).collect();
     let scope = alias_scope(columns, Some(alias), &alias.aliasname)?;
     Ok(FromItem { plan: planned.plan, scope, lateral: refs })
@@ -816,6 +876,8 @@ fn plan_function(
         .into_iter();
     let (start, stop, step) =
         (args.next().expect("2 args"), args.next().expect("2 args"), args.next());
+    let refname = rf.alias.as_ref().map_or(name.as_str(), |a| a.aliasname.as_str());
+    pl.row_mark_for(refname, FromKind::Function);
     let (table, column) = match &rf.alias {
         Some(alias) => {
             let col = alias
@@ -853,6 +915,9 @@ fn plan_join(
     let left = join.larg.as_deref().ok_or_else(|| SqlError::internal("join without left side"))?;
     let right =
         join.rarg.as_deref().ok_or_else(|| SqlError::internal("join without right side"))?;
+    if let Some(alias) = &join.alias {
+        pl.row_mark_for(&alias.aliasname, FromKind::Join);
+    }
     let outer = plan_from_item(pl, left, params, lateral)?;
     let mut right_lateral = lateral.clone();
     right_lateral.columns.extend(outer.scope.columns.iter().cloned());

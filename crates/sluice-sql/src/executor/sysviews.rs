@@ -314,6 +314,14 @@ fn pg_stat_activity(env: &SessionEnv, engine: &Engine) -> ViewRows {
         ],
     );
     let procs = engine.txns().proc_states();
+    let waits: Vec<(u32, &'static str)> = engine
+        .txns()
+        .lock_manager()
+        .locks()
+        .into_iter()
+        .filter(|l| !l.granted)
+        .map(|l| (l.owner.pid, l.tag.locktype()))
+        .collect();
     let xid_text =
         |x: Option<sluice_common::Xid>| x.map_or(Datum::Null, |x| Datum::Text(x.0.to_string()));
     let rows = env
@@ -322,6 +330,8 @@ fn pg_stat_activity(env: &SessionEnv, engine: &Engine) -> ViewRows {
         .into_iter()
         .map(|a| {
             let proc = procs.iter().find(|p| p.proc == a.proc);
+            // A heavyweight lock wait: wait_event_type Lock, the lock's type as event.
+            let wait = waits.iter().find(|(pid, _)| *pid == a.pid).map(|(_, event)| *event);
             vec![
                 Datum::Oid(a.database.0),
                 Datum::Text(a.database.1),
@@ -337,8 +347,8 @@ fn pg_stat_activity(env: &SessionEnv, engine: &Engine) -> ViewRows {
                 opt_time(a.xact_start),
                 opt_time(a.query_start),
                 Datum::TimestampTz(a.state_change),
-                Datum::Null,
-                Datum::Null,
+                wait.map_or(Datum::Null, |_| Datum::Text("Lock".into())),
+                wait.map_or(Datum::Null, |w| Datum::Text(w.into())),
                 Datum::Text(a.state.to_string()),
                 xid_text(proc.and_then(|p| p.xid)),
                 xid_text(proc.and_then(|p| p.xmin)),

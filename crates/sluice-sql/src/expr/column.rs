@@ -86,6 +86,7 @@ pub fn expand_star(scope: &Scope, table: Option<&str>) -> Result<Vec<(String, Ex
             .iter()
             .enumerate()
             .filter(|(_, c)| table.is_none() || c.table.as_deref() == table)
+            .filter(|(_, c)| !c.name.starts_with('\0')) // row-address junk (rowmarks.rs)
             .map(|(i, c)| (c.name.clone(), Expr::column(i, c.ty, c.typmod)))
             .collect()),
     }

@@ -137,6 +137,7 @@ impl<'a> Estimator<'a> {
             Plan::Filter { input, .. }
             | Plan::Sort { input, .. }
             | Plan::Limit { input, .. }
+            | Plan::LockRows { input, .. }
             | Plan::Distinct { input, .. }
             | Plan::Material { input }
             | Plan::Truncate { input, .. }
@@ -262,6 +263,10 @@ impl<'a> Estimator<'a> {
             Plan::Sort { input, .. } => cost_sort(p, self.estimate(input)?, bound),
             Plan::Material { input } => cost_material(p, self.estimate(input)?),
             Plan::Limit { input, offset, limit } => self.limit(input, offset, limit)?,
+            Plan::LockRows { input, .. } => {
+                let est = self.estimate(input)?;
+                Estimate { total: est.total + p.cpu_tuple_cost * est.rows, ..est }
+            }
             Plan::Distinct { input, width } => {
                 let est = self.estimate(input)?;
                 let keys: Vec<Expr> =
@@ -481,13 +486,16 @@ fn series_rows(start: &Expr, stop: &Expr, step: Option<&Expr>) -> f64 {
 pub fn width_of(plan: &Plan, ctes: &[Plan]) -> Option<usize> {
     Some(match plan {
         Plan::Result => 0,
-        Plan::SeqScan { rel, .. } | Plan::IndexScan { rel, .. } => rel.columns.len(),
+        Plan::SeqScan { rel, ctid, .. } | Plan::IndexScan { rel, ctid, .. } => {
+            rel.columns.len() + usize::from(*ctid)
+        }
         Plan::GenerateSeries { .. } => 1,
         Plan::Values(rows) => rows.first().map_or(0, Vec::len),
         Plan::Rows(rows) => rows.first()?.len(),
         Plan::Filter { input, .. }
         | Plan::Sort { input, .. }
         | Plan::Limit { input, .. }
+        | Plan::LockRows { input, .. }
         | Plan::Material { input }
         | Plan::Statement { input, .. } => width_of(input, ctes)?,
         Plan::Distinct { input, .. } => width_of(input, ctes)?,

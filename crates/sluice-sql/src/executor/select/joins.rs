@@ -93,13 +93,13 @@ impl JoinPlanner<'_, '_> {
             {
                 self.left_join(plan, quals, types)
             }
-            Plan::SeqScan { rel, needed, alias } if !quals.is_empty() => {
+            Plan::SeqScan { rel, needed, alias, ctid } if !quals.is_empty() => {
                 let qual = and(quals.clone());
                 let sc = self.est.sc;
                 let scan = match choose_scan(sc, &rel, &self.est.indexes(&rel)?, Some(&qual), None)?
                 {
-                    Some(path) => Plan::IndexScan { rel, path: Box::new(path), alias },
-                    None => Plan::SeqScan { rel, needed, alias },
+                    Some(path) => Plan::IndexScan { rel, path: Box::new(path), alias, ctid },
+                    None => Plan::SeqScan { rel, needed, alias, ctid },
                 };
                 Ok(filtered(scan, quals))
             }

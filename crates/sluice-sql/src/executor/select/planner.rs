@@ -74,12 +74,25 @@ pub(crate) struct Planner<'p, 'a> {
     levels: Vec<Level>,
     /// The WITH lists in scope, innermost last (see `cte.rs`).
     pub(super) ctes: Vec<super::cte::CteFrame>,
+    /// The locking clauses of the query whose FROM list is being planned
+    /// (see `rowmarks.rs`).
+    pub(super) locking: Option<super::rowmarks::LockRequest>,
+    /// The clause an enclosing query's FOR UPDATE passes to the FROM
+    /// subquery about to be planned.
+    pub(super) inherited_lock: Option<super::rowmarks::RowLockSpec>,
 }
 
 impl<'p, 'a> Planner<'p, 'a> {
     /// A planner for a statement run with `parts`.
     pub(crate) fn new(parts: &'p mut ExecParts<'a>) -> Planner<'p, 'a> {
-        Planner { parts, registry: Registry::default(), levels: Vec::new(), ctes: Vec::new() }
+        Planner {
+            parts,
+            registry: Registry::default(),
+            levels: Vec::new(),
+            ctes: Vec::new(),
+            locking: None,
+            inherited_lock: None,
+        }
     }
 
     /// The session and transaction (catalog lookups, locks).

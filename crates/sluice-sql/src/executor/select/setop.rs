@@ -235,6 +235,7 @@ fn target_exprs(plan: &Plan) -> Option<&Vec<Expr>> {
         Plan::Project { exprs, .. } => Some(exprs),
         Plan::Truncate { input, .. }
         | Plan::Limit { input, .. }
+        | Plan::LockRows { input, .. }
         | Plan::Sort { input, .. }
         | Plan::Distinct { input, .. } => target_exprs(input),
         _ => None,
@@ -247,6 +248,7 @@ fn target_exprs_mut(plan: &mut Plan) -> Option<&mut Vec<Expr>> {
         Plan::Project { exprs, .. } => Some(exprs),
         Plan::Truncate { input, .. }
         | Plan::Limit { input, .. }
+        | Plan::LockRows { input, .. }
         | Plan::Sort { input, .. }
         | Plan::Distinct { input, .. } => target_exprs_mut(input),
         _ => None,

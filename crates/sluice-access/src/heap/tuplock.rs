@@ -1,0 +1,362 @@
+//! Row locks: `SELECT ... FOR UPDATE | FOR NO KEY UPDATE | FOR SHARE | FOR KEY
+//! SHARE` (PostgreSQL's `heap_lock_tuple` and `README.tuplock`).
+//!
+//! # Where a row lock lives
+//!
+//! In the row itself, never in shared memory: locking a million rows costs a
+//! million header changes and no lock table entries. The locker's xid goes
+//! into the version's xmax, flagged `HEAP_XMAX_LOCK_ONLY`, with the strength
+//! in the lock bits of t_infomask:
+//!
+//! ```text
+//!   strength          infomask lock bits       infomask2
+//!   FOR KEY SHARE     KEYSHR                   -
+//!   FOR SHARE         SHR (= KEYSHR | EXCL)    -
+//!   FOR NO KEY UPDATE EXCL                     -
+//!   FOR UPDATE        EXCL                     KEYS_UPDATED
+//! ```
+//!
+//! A lock-only xmax never hides the row from anybody (`visibility.rs`), and
+//! once its transaction has ended it holds nothing: pruning and VACUUM treat
+//! it as no xmax at all.
+//!
+//! # Conflicts
+//!
+//! The four strengths conflict as PostgreSQL's table (`TupleLockMode::conflicts`):
+//!
+//! ```text
+//!                   KEY SHARE  SHARE  NO KEY UPDATE  UPDATE
+//!   KEY SHARE                                          X
+//!   SHARE                            X                 X
+//!   NO KEY UPDATE              X     X                 X
+//!   UPDATE            X        X     X                 X
+//! ```
+//!
+//! An UPDATE that changes no column of a unique index takes NO KEY UPDATE,
+//! a DELETE or a key-changing UPDATE takes UPDATE, so FOR KEY SHARE (what a
+//! foreign key check takes) does not stop ordinary updates of the row.
+//!
+//! # Waiting
+//!
+//! A locker that finds the row held in a conflicting strength by a running
+//! transaction first takes the heavyweight *tuple* lock on the row's slot
+//! (`LockTag::Tuple`, in a mode mirroring the strength), then sleeps on the
+//! holder's transaction id (`Transaction::wait_for_xid`). The tuple lock
+//! queues competing waiters in arrival order, so a steady stream of
+//! sharers cannot starve an updater; it is released as soon as the row lock
+//! is taken (or given up). Both waits show in `pg_locks` (`tuple`,
+//! `transactionid`) and take part in deadlock detection. NOWAIT fails instead of
+//! queueing; SKIP LOCKED reports the row as locked so the caller passes
+//! over it.
+//!
+//! # Who locks
+//!
+//! [`locker_xid`] is the only place deciding which xid a lock is taken
+//! with (today the transaction's own; with subtransactions, the current
+//! subtransaction's).
+
+use super::heapam::{
+    corrupt_tid, log_header_change, tag_of, wait_for, LockWaitPolicy, TmFailure, TmResult,
+};
+use super::hints::{set_hints, TupleHint};
+use super::visibility::{satisfies_update, UpdateStatus, VisibilityContext};
+use super::xlog::{HeaderChange, XLOG_HEAP_LOCK};
+use super::HeapRelation;
+use crate::common::htup::*;
+use crate::engine::Engine;
+use crate::error::{AccessError, Result};
+use sluice_common::{ItemPointer, Oid, Xid};
+use sluice_storage::buffer::BufferWriteGuard;
+use sluice_txn::lmgr::{LockError, LockMode, LockTag};
+use sluice_txn::Transaction;
+
+/// The strength of a row lock (PostgreSQL's LockTupleMode), weakest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TupleLockMode {
+    /// FOR KEY SHARE: the key columns must not change or the row go away.
+    KeyShare,
+    /// FOR SHARE: the row must not change.
+    Share,
+    /// FOR NO KEY UPDATE, and UPDATEs that change no unique key column.
+    NoKeyUpdate,
+    /// FOR UPDATE, DELETE and key-changing UPDATEs.
+    Update,
+}
+
+impl TupleLockMode {
+    /// Whether a holder in `self` keeps a requester in `other` waiting.
+    pub fn conflicts(self, other: TupleLockMode) -> bool {
+        use TupleLockMode::*;
+        match (self.min(other), self.max(other)) {
+            (_, Update) => true,
+            (KeyShare, _) => false,
+            (Share, Share) => false,
+            _ => true,
+        }
+    }
+
+    /// The t_infomask lock bits and t_infomask2 bits of a lock-only xmax.
+    fn header_bits(self) -> (u16, u16) {
+        match self {
+            TupleLockMode::KeyShare => (HEAP_XMAX_KEYSHR_LOCK, 0),
+            TupleLockMode::Share => (HEAP_XMAX_SHR_LOCK, 0),
+            TupleLockMode::NoKeyUpdate => (HEAP_XMAX_EXCL_LOCK, 0),
+            TupleLockMode::Update => (HEAP_XMAX_EXCL_LOCK, HEAP_KEYS_UPDATED),
+        }
+    }
+
+    /// The heavyweight mode a waiter takes on the row's tuple lock
+    /// (PostgreSQL's tupleLockExtraInfo): conflicting strengths map to
+    /// conflicting modes, so waiters for one row queue in order.
+    pub fn tuple_lock_mode(self) -> LockMode {
+        match self {
+            TupleLockMode::KeyShare => LockMode::AccessShare,
+            TupleLockMode::Share => LockMode::RowShare,
+            TupleLockMode::NoKeyUpdate => LockMode::Exclusive,
+            TupleLockMode::Update => LockMode::AccessExclusive,
+        }
+    }
+
+    /// The SQL clause, for messages ("FOR NO KEY UPDATE").
+    pub fn clause(self) -> &'static str {
+        match self {
+            TupleLockMode::KeyShare => "FOR KEY SHARE",
+            TupleLockMode::Share => "FOR SHARE",
+            TupleLockMode::NoKeyUpdate => "FOR NO KEY UPDATE",
+            TupleLockMode::Update => "FOR UPDATE",
+        }
+    }
+}
+
+/// xmax_mode -- the strength a (single, not multi) xmax holds the version
+/// in: a lock-only xmax by its lock bits, an updater or deleter by whether
+/// it changed a key.
+pub fn xmax_mode<B: AsRef<[u8]>>(hdr: &HeapTupleHeader<B>) -> TupleLockMode {
+    let bits = hdr.infomask() & HEAP_LOCK_MASK;
+    if hdr.xmax_is_locked_only() {
+        if bits == HEAP_XMAX_SHR_LOCK {
+            return TupleLockMode::Share;
+        }
+        if bits == HEAP_XMAX_KEYSHR_LOCK {
+            return TupleLockMode::KeyShare;
+        }
+    }
+    if hdr.keys_updated() {
+        TupleLockMode::Update
+    } else {
+        TupleLockMode::NoKeyUpdate
+    }
+}
+
+/// locker_xid -- the xid row locks of `txn` are taken with (the one place
+/// that decides it; see the module doc).
+pub fn locker_xid(txn: &mut Transaction) -> Xid {
+    txn.assign_xid()
+}
+
+/// The row a lock request is for: its relation (for the tuple lock tag and
+/// messages) and its version's address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowLockTarget {
+    /// OID of the database the relation belongs to.
+    pub database: Oid,
+    /// OID of the relation.
+    pub relation: Oid,
+    /// The version to lock.
+    pub tid: ItemPointer,
+}
+
+impl RowLockTarget {
+    /// The heavyweight tuple lock waiters for this row queue on.
+    fn tuple_tag(&self) -> LockTag {
+        LockTag::Tuple {
+            database: self.database,
+            relation: self.relation,
+            block: self.tid.block,
+            offset: self.tid.offset,
+        }
+    }
+}
+
+/// What the version's header says a lock request must do.
+enum Verdict {
+    /// Take the lock now: nobody conflicting holds the row.
+    Take,
+    /// This transaction already holds the row at least as strongly.
+    Held,
+    /// A running transaction holds it in a conflicting strength.
+    WaitFor(Xid),
+    /// The request fails (updated, deleted, invisible, ...).
+    Fail(TmFailure),
+}
+
+/// examine -- checks the version at `tid` on the locked `page` for a lock of
+/// strength `mode` by `xid`, setting whatever hint bits the check earned.
+fn examine(
+    engine: &Engine,
+    rel: &HeapRelation,
+    page: &mut BufferWriteGuard<'_>,
+    tid: ItemPointer,
+    txn: &mut Transaction,
+    (xid, mode): (Xid, TupleLockMode),
+) -> Result<Verdict> {
+    let ctx = VisibilityContext::for_transaction(txn, engine.txns());
+    let item = page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
+    let hdr = HeapTupleHeader::new(item)?;
+    let (ctid, own_lock) = (hdr.ctid(), own_lock_mode(&hdr, xid));
+    let (status, hints) = satisfies_update(item, tid, &ctx)?;
+    if hints != 0 {
+        let hint = TupleHint::new(tid.offset, item, hints)?;
+        set_hints(engine, tag_of(rel, tid.block), page, &[hint])?;
+    }
+    Ok(match status {
+        UpdateStatus::Ok if own_lock.is_some_and(|held| held >= mode) => Verdict::Held,
+        UpdateStatus::Ok => Verdict::Take,
+        UpdateStatus::BeingModified(holder) => Verdict::WaitFor(holder),
+        UpdateStatus::Invisible => Verdict::Fail(TmFailure::Invisible),
+        UpdateStatus::SelfModified => Verdict::Fail(TmFailure::SelfModified),
+        UpdateStatus::Updated => Verdict::Fail(TmFailure::Updated(ctid)),
+        UpdateStatus::Deleted => Verdict::Fail(TmFailure::Deleted),
+    })
+}
+
+/// The strength `xid` itself locks the version in, if its xmax is a lock
+/// `xid` holds.
+fn own_lock_mode<B: AsRef<[u8]>>(hdr: &HeapTupleHeader<B>, xid: Xid) -> Option<TupleLockMode> {
+    let own = hdr.xmax() == xid && !hdr.xmax_invalid() && !hdr.xmax_is_multi();
+    (own && hdr.xmax_is_locked_only()).then(|| xmax_mode(hdr))
+}
+
+/// set_lock -- stamps the version at `tid` as locked by `xid` in `mode`
+/// (keeping a stronger lock `xid` already holds) and logs it.
+fn set_lock(
+    engine: &Engine,
+    rel: &HeapRelation,
+    page: &mut BufferWriteGuard<'_>,
+    tid: ItemPointer,
+    (xid, mode): (Xid, TupleLockMode),
+) -> Result<()> {
+    let item = page.item_mut(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
+    let mut hdr = HeapTupleHeader::new(&mut *item)?;
+    let mode = own_lock_mode(&hdr, xid).map_or(mode, |held| held.max(mode));
+    let (bits, bits2) = mode.header_bits();
+    hdr.set_xmax(xid);
+    hdr.set_infomask(
+        (hdr.infomask() & !(HEAP_XMAX_BITS | HEAP_LOCK_MASK)) | HEAP_XMAX_LOCK_ONLY | bits,
+    );
+    hdr.clear_infomask2_bits(HEAP_KEYS_UPDATED);
+    hdr.set_infomask2_bits(bits2);
+    let change = HeaderChange::capture(tid.offset, item)?;
+    log_header_change(engine, rel, page, tid, xid, XLOG_HEAP_LOCK, change)
+}
+
+/// heap_lock_tuple -- locks the version at `target.tid` in strength `mode`
+/// for `txn` (see the module doc for where the lock lives and how waiters
+/// queue). A holder in a conflicting strength is waited for as `policy`
+/// says; `interrupted` is polled while waiting. A version that was updated
+/// or deleted meanwhile is reported as its [`TmFailure`] for the caller to
+/// follow (READ COMMITTED) or fail on.
+pub fn heap_lock_tuple(
+    engine: &Engine,
+    rel: &HeapRelation,
+    txn: &mut Transaction,
+    target: RowLockTarget,
+    mode: TupleLockMode,
+    policy: LockWaitPolicy,
+    interrupted: &dyn Fn() -> bool,
+) -> Result<TmResult<()>> {
+    let xid = locker_xid(txn);
+    let mut queued = false;
+    let outcome =
+        lock_loop(engine, rel, txn, target, (xid, mode), policy, interrupted, &mut queued);
+    if queued {
+        txn.unlock(target.tuple_tag(), mode.tuple_lock_mode());
+    }
+    outcome
+}
+
+/// The body of [`heap_lock_tuple`]; `queued` says whether the tuple lock
+/// was taken (the caller releases it however this ends).
+#[allow(clippy::too_many_arguments)]
+fn lock_loop(
+    engine: &Engine,
+    rel: &HeapRelation,
+    txn: &mut Transaction,
+    target: RowLockTarget,
+    request: (Xid, TupleLockMode),
+    policy: LockWaitPolicy,
+    interrupted: &dyn Fn() -> bool,
+    queued: &mut bool,
+) -> Result<TmResult<()>> {
+    let tid = target.tid;
+    loop {
+        let buffer = engine.pool().read_buffer(tag_of(rel, tid.block))?;
+        let mut page = buffer.write();
+        let holder = match examine(engine, rel, &mut page, tid, txn, request)? {
+            Verdict::Held => return Ok(Ok(())),
+            Verdict::Take => return set_lock(engine, rel, &mut page, tid, request).map(Ok),
+            Verdict::Fail(failure) => return Ok(Err(failure)),
+            Verdict::WaitFor(_) if policy != LockWaitPolicy::Block => {
+                return Ok(Err(TmFailure::WouldBlock))
+            }
+            Verdict::WaitFor(holder) => holder,
+        };
+        drop(page);
+        drop(buffer);
+        if !*queued {
+            queue_for_row(txn, target, request.1, interrupted)?;
+            *queued = true;
+        }
+        wait_for(txn, holder, interrupted)?;
+    }
+}
+
+/// queue_for_row -- takes the row's heavyweight tuple lock, waiting behind
+/// earlier waiters for the same row.
+fn queue_for_row(
+    txn: &Transaction,
+    target: RowLockTarget,
+    mode: TupleLockMode,
+    interrupted: &dyn Fn() -> bool,
+) -> Result<()> {
+    let params = txn.row_wait_params(interrupted);
+    match txn.lock(target.tuple_tag(), mode.tuple_lock_mode(), &params) {
+        Ok(()) => Ok(()),
+        Err(LockError::Interrupted) => Err(AccessError::Interrupted),
+        Err(e) => Err(AccessError::Lock(e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TupleLockMode::*;
+    use super::*;
+
+    #[test]
+    fn strengths_conflict_as_in_postgresql() {
+        let modes = [KeyShare, Share, NoKeyUpdate, Update];
+        let expected = [
+            [false, false, false, true],
+            [false, false, true, true],
+            [false, true, true, true],
+            [true, true, true, true],
+        ];
+        for (i, a) in modes.iter().enumerate() {
+            for (j, b) in modes.iter().enumerate() {
+                assert_eq!(a.conflicts(*b), expected[i][j], "{a:?} vs {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn lock_bits_round_trip_through_the_header() {
+        for mode in [KeyShare, Share, NoKeyUpdate, Update] {
+            let mut tuple = [0u8; SIZEOF_HEAP_TUPLE_HEADER + 8];
+            let mut hdr = HeapTupleHeader::new(&mut tuple[..]).unwrap();
+            let (bits, bits2) = mode.header_bits();
+            hdr.set_infomask(HEAP_XMAX_LOCK_ONLY | bits);
+            hdr.set_infomask2_bits(bits2);
+            assert_eq!(xmax_mode(&hdr), mode);
+        }
+    }
+}
