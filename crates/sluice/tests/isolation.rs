@@ -99,3 +99,13 @@ fn unique_insert() {
 fn vacuum_horizon() {
     check("vacuum_horizon");
 }
+
+#[test]
+fn savepoint_lock() {
+    check("savepoint_lock");
+}
+
+#[test]
+fn subxact_visibility() {
+    check("subxact_visibility");
+}

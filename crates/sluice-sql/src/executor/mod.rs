@@ -37,7 +37,7 @@ pub fn run(
     let mut param_types: Vec<Option<SqlType>> = params.iter().map(|p| p.natural_type()).collect();
     let mut parts = session.parts()?;
     if needs_xid(&statement.text) {
-        parts.txn.assign_xid();
+        parts.txn.assign_top_xid();
     }
     match &statement.node {
         NodeEnum::SelectStmt(select) => {
