@@ -2,6 +2,7 @@
 //! INSERT/UPDATE/DELETE through the heap's change functions (`modify.rs`),
 //! with `host.rs` answering expressions' questions about the session.
 
+mod backend_status;
 mod explain;
 mod functions;
 pub mod host;

@@ -32,18 +32,20 @@ pub fn lookup(name: &str, parts: &mut ExecParts) -> Result<Option<ViewRows>> {
         "pg_stats" => Some(pg_stats(parts)?),
         "pg_roles" => Some(pg_roles(parts)?),
         "pg_stat_progress_vacuum" => Some(pg_stat_progress_vacuum(env)),
+        "pg_stat_slru" => Some(super::backend_status::pg_stat_slru(engine)),
         _ => None,
     })
 }
 
 /// The names `lookup` answers for.
-pub const SYSTEM_VIEWS: [&str; 6] = [
+pub const SYSTEM_VIEWS: [&str; 7] = [
     "pg_stat_activity",
     "pg_locks",
     "pg_settings",
     "pg_stats",
     "pg_roles",
     "pg_stat_progress_vacuum",
+    "pg_stat_slru",
 ];
 
 /// `pg_stat_progress_vacuum`: one row per running VACUUM, from the progress
@@ -267,7 +269,7 @@ fn pg_settings(env: &SessionEnv) -> ViewRows {
     ViewRows { columns: cols, rows }
 }
 
-fn columns(view: &str, list: &[(&str, SqlType)]) -> Vec<ScopeColumn> {
+pub(super) fn columns(view: &str, list: &[(&str, SqlType)]) -> Vec<ScopeColumn> {
     list.iter()
         .map(|(name, ty)| ScopeColumn {
             table: Some(view.to_string()),
