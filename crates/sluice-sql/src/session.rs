@@ -55,7 +55,7 @@ use sluice_access::Engine;
 use sluice_common::{ForkNumber, Oid, RelFileLocator};
 use sluice_guc::{GlobalConfig, NestLevel, SessionSettings, Settings};
 use sluice_txn::lmgr::LockMode;
-use sluice_txn::{Backend, IsolationLevel, Transaction};
+use sluice_txn::{Backend, IsolationLevel, PrepareContext, Transaction, TwoPhaseError};
 use sluice_types::Datum;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -799,6 +799,67 @@ impl Session {
         }
     }
 
+    /// prepare_block -- PREPARE TRANSACTION `gid`: the block's transaction
+    /// leaves the session prepared. A failed block is rolled back instead, and
+    /// without a block there is nothing to prepare (both report ROLLBACK).
+    /// Files the transaction would remove at its end are left in place (a
+    /// leak, never a loss: sluice does not yet hand pending deletions to the
+    /// prepared transaction).
+    pub(crate) fn prepare_block(
+        &mut self,
+        gid: &str,
+        sink: &mut dyn QuerySink,
+    ) -> Result<&'static str> {
+        match std::mem::replace(&mut self.block, Block::Idle) {
+            Block::Explicit(txn) => {
+                let cx = PrepareContext { gid, owner: &self.user, database: self.database };
+                match txn.prepare(&cx) {
+                    Ok(Ok(())) => {
+                        self.pending_deletes.clear();
+                        self.pending_actions.clear();
+                        self.after_transaction(true);
+                        Ok("PREPARE TRANSACTION")
+                    }
+                    Ok(Err(e)) => {
+                        self.after_transaction(false);
+                        Err(e.into())
+                    }
+                    Err((txn, refusal)) => {
+                        self.finish(txn, false);
+                        Err(two_phase_error(refusal))
+                    }
+                }
+            }
+            Block::Failed(txn) => {
+                if let Some(txn) = txn {
+                    self.finish(txn, false);
+                }
+                Ok("ROLLBACK")
+            }
+            Block::Implicit(txn) => {
+                self.finish(txn, false);
+                sink.notice(&SqlError::new("25P01", "there is no transaction in progress"))?;
+                Ok("ROLLBACK")
+            }
+            Block::Idle => {
+                sink.notice(&SqlError::new("25P01", "there is no transaction in progress"))?;
+                Ok("ROLLBACK")
+            }
+        }
+    }
+
+    /// finish_prepared -- COMMIT PREPARED (`commit`) or ROLLBACK PREPARED
+    /// `gid`: its own transaction, outside any block.
+    pub(crate) fn finish_prepared(&mut self, gid: &str, commit: bool) -> Result<()> {
+        let what = if commit { "COMMIT PREPARED" } else { "ROLLBACK PREPARED" };
+        self.prevent_transaction_block(what)?;
+        let engine = self.instance.engine.clone();
+        match engine.txns().finish_prepared(gid, commit, self.database) {
+            Err(refusal) => Err(two_phase_error(refusal)),
+            Ok(result) => result.map_err(SqlError::from),
+        }
+    }
+
     fn commit(&mut self, txn: Transaction) -> Result<()> {
         let result = txn.commit();
         self.after_transaction(result.is_ok());
@@ -941,6 +1002,15 @@ impl Drop for Session {
         {
             self.finish(txn, false);
         }
+    }
+}
+
+/// A refused two-phase command, with PostgreSQL's hint.
+fn two_phase_error(refusal: TwoPhaseError) -> SqlError {
+    let error = SqlError::new(refusal.code, refusal.message);
+    match refusal.hint {
+        Some(hint) => error.with_hint(hint),
+        None => error,
     }
 }
 

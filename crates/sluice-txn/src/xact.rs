@@ -54,6 +54,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 pub mod subxact;
+pub mod twophase;
 use subxact::{Level, OwnXids};
 
 /// WAL info byte of a commit record (rmgr Xact).
@@ -109,6 +110,8 @@ pub struct TransactionManager {
     commit_barrier: RwLock<()>,
     /// The CSNs of catalog-changing commits, for catalog caches.
     catalog_changes: CatalogChanges,
+    /// Prepared transactions (`twophase.rs`).
+    twophase: twophase::TwoPhase,
 }
 
 /// A registered backend: owns a proc array slot for as long as it lives.
@@ -169,6 +172,7 @@ impl TransactionManager {
             synchronous_commit: AtomicU8::new(SynchronousCommit::On as u8),
             commit_barrier: RwLock::new(()),
             catalog_changes: CatalogChanges::default(),
+            twophase: Default::default(),
         }
     }
 

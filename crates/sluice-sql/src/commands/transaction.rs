@@ -3,6 +3,8 @@
 //! state machine is `session.rs`'s, the subtransactions `sluice-txn`'s
 //! `xact/subxact.rs`). In a failed block only the commands that end or repair
 //! it run (PostgreSQL's IsTransactionExitStmt); the rest get 25P02.
+//! PREPARE TRANSACTION, COMMIT PREPARED and ROLLBACK PREPARED are
+//! `sluice-txn`'s `xact/twophase.rs`.
 
 use super::node_str;
 use crate::error::{Result, SqlError};
@@ -41,7 +43,19 @@ pub fn run(session: &mut Session, stmt: &TransactionStmt, sink: &mut dyn QuerySi
             session.rollback_to_savepoint(&stmt.savepoint_name)?;
             sink.complete("ROLLBACK")
         }
-        _ => Err(SqlError::unsupported("two-phase commit is not supported yet")),
+        TransactionStmtKind::TransStmtPrepare => {
+            let tag = session.prepare_block(&stmt.gid, sink)?;
+            sink.complete(tag)
+        }
+        TransactionStmtKind::TransStmtCommitPrepared => {
+            session.finish_prepared(&stmt.gid, true)?;
+            sink.complete("COMMIT PREPARED")
+        }
+        TransactionStmtKind::TransStmtRollbackPrepared => {
+            session.finish_prepared(&stmt.gid, false)?;
+            sink.complete("ROLLBACK PREPARED")
+        }
+        _ => Err(SqlError::unsupported("this transaction statement is not supported yet")),
     }
 }
 

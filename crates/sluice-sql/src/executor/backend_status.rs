@@ -90,7 +90,7 @@ pub fn backend_pid(engine: &Engine, id: i32) -> Datum {
         .txns()
         .proc_states()
         .iter()
-        .find(|b| backend_id(b) == id)
+        .find(|b| backend_id(b) == id && b.pid != 0)
         .map_or(Datum::Null, |b| Datum::Int4(b.pid as i32))
 }
 
@@ -102,6 +102,8 @@ fn backend_id(b: &ProcState) -> i32 {
 /// Registered backends in slot order.
 fn client_backends(parts: &ExecParts) -> Vec<ProcState> {
     let mut procs = parts.engine.txns().proc_states();
+    // Prepared transactions' dummy slots (pid 0) are no backends.
+    procs.retain(|p| p.pid != 0);
     procs.sort_by_key(|p| p.proc);
     procs
 }
@@ -159,4 +161,48 @@ pub fn pg_stat_slru(engine: &Engine) -> ViewRows {
         })
         .collect();
     ViewRows { columns: cols, rows }
+}
+
+/// `pg_prepared_xacts`: the prepared transactions (`sluice-txn`'s
+/// `xact/twophase.rs`), with their database's name read from `pg_database`
+/// under the statement's snapshot. `transaction` is shown as text like the
+/// other xid columns.
+pub fn pg_prepared_xacts(parts: &mut ExecParts) -> Result<ViewRows> {
+    use crate::catalog::schema::PG_DATABASE;
+    use sluice_access::heap::visibility::VisibilityContext;
+    use SqlType::*;
+    let cols = columns(
+        "pg_prepared_xacts",
+        &[
+            ("transaction", Text),
+            ("gid", Text),
+            ("prepared", TimestampTz),
+            ("owner", Name),
+            ("database", Name),
+        ],
+    );
+    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
+    let databases = crate::catalog::scan_as(parts.engine, 0, &PG_DATABASE, &ctx, |_| true)?;
+    let name_of = |oid: u32| {
+        databases
+            .iter()
+            .find(|(_, r)| r[0] == Datum::Oid(oid))
+            .map_or(Datum::Null, |(_, r)| r[1].clone())
+    };
+    let rows = parts
+        .engine
+        .txns()
+        .prepared_xacts()
+        .into_iter()
+        .map(|p| {
+            vec![
+                Datum::Text(p.xid.0.to_string()),
+                Datum::Text(p.gid),
+                Datum::TimestampTz(p.prepared_at as i64 - POSTGRES_EPOCH_OFFSET_MICROS),
+                Datum::Text(p.owner),
+                name_of(p.database),
+            ]
+        })
+        .collect();
+    Ok(ViewRows { columns: cols, rows })
 }

@@ -33,12 +33,13 @@ pub fn lookup(name: &str, parts: &mut ExecParts) -> Result<Option<ViewRows>> {
         "pg_roles" => Some(pg_roles(parts)?),
         "pg_stat_progress_vacuum" => Some(pg_stat_progress_vacuum(env)),
         "pg_stat_slru" => Some(super::backend_status::pg_stat_slru(engine)),
+        "pg_prepared_xacts" => Some(super::backend_status::pg_prepared_xacts(parts)?),
         _ => None,
     })
 }
 
 /// The names `lookup` answers for.
-pub const SYSTEM_VIEWS: [&str; 7] = [
+pub const SYSTEM_VIEWS: [&str; 8] = [
     "pg_stat_activity",
     "pg_locks",
     "pg_settings",
@@ -46,6 +47,7 @@ pub const SYSTEM_VIEWS: [&str; 7] = [
     "pg_roles",
     "pg_stat_progress_vacuum",
     "pg_stat_slru",
+    "pg_prepared_xacts",
 ];
 
 /// `pg_stat_progress_vacuum`: one row per running VACUUM, from the progress
