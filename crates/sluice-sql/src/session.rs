@@ -824,7 +824,8 @@ impl Session {
                         self.after_transaction(false);
                         Err(e.into())
                     }
-                    Err((txn, refusal)) => {
+                    Err(refused) => {
+                        let (txn, refusal) = *refused;
                         self.finish(txn, false);
                         Err(two_phase_error(refusal))
                     }

@@ -359,7 +359,7 @@ fn emit_returning(
 
 /// Where an UPDATE/DELETE finds its rows: every page, or an index.
 enum TableRows<'e> {
-    Seq(HeapScan<'e>),
+    Seq(Box<HeapScan<'e>>),
     Index(Box<IndexRows<'e>>),
 }
 
@@ -465,7 +465,7 @@ fn for_each_match(
         Some(path) => {
             TableRows::Index(Box::new(IndexRows::start(engine, rel, path, ctx, &mut host)?))
         }
-        None => TableRows::Seq(HeapScan::begin(engine, &heap, ctx)?),
+        None => TableRows::Seq(Box::new(HeapScan::begin(engine, &heap, ctx)?)),
     };
     let mut batch = Vec::new();
     loop {

@@ -273,25 +273,23 @@ impl Transaction {
     pub fn prepare(
         mut self,
         cx: &PrepareContext<'_>,
-    ) -> std::result::Result<Result<()>, (Transaction, TwoPhaseError)> {
+    ) -> std::result::Result<Result<()>, Box<(Transaction, TwoPhaseError)>> {
         let mgr = self.backend.mgr.clone();
         let twophase = &mgr.twophase;
         if twophase.max == 0 {
             let hint = "Set max_prepared_transactions to a nonzero value.".to_string();
-            return Err((
-                self,
-                refused("55000", "prepared transactions are disabled".into(), Some(hint)),
-            ));
+            let message = "prepared transactions are disabled".to_string();
+            return Err(Box::new((self, refused("55000", message, Some(hint)))));
         }
         let mut list = twophase.prepared.lock();
         if list.iter().any(|p| p.info.gid == cx.gid) {
             let message = format!("transaction identifier \"{}\" is already in use", cx.gid);
-            return Err((self, refused("42710", message, None)));
+            return Err(Box::new((self, refused("42710", message, None))));
         }
         if list.len() >= twophase.max {
             let hint = format!("Increase max_prepared_transactions (currently {}).", twophase.max);
             let message = "maximum number of prepared transactions reached".to_string();
-            return Err((self, refused("53200", message, Some(hint))));
+            return Err(Box::new((self, refused("53200", message, Some(hint)))));
         }
         let xid = self.assign_top_xid();
         let mut state = Prepared {
@@ -322,7 +320,7 @@ impl Transaction {
             .map_or(Csn(mgr.next_csn.load(std::sync::atomic::Ordering::SeqCst)), |s| s.csn);
         let proc = match mgr.adopt(&state, csn) {
             Ok(proc) => proc,
-            Err(e) => return Err((self, refused(e.sqlstate(), e.to_string(), None))),
+            Err(e) => return Err(Box::new((self, refused(e.sqlstate(), e.to_string(), None)))),
         };
         mgr.locks.transfer_all(self.backend.proc, LockOwner { proc, pid: 0 });
         {
