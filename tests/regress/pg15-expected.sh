@@ -9,7 +9,30 @@ cd "$(dirname "$0")"
 "../../../shared/tools/pg15.sh" start >/dev/null
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=($(ls sql | sed 's/\.sql$//'))
+# A script whose first line is `-- pg15-settings: name=value ...` needs
+# PostgreSQL started with those settings (e.g. a postmaster-context one the
+# shared server has otherwise): it runs against a private PostgreSQL 15 on a
+# free port, initialised for this run and removed afterwards.
+private_expected() {
+  local name=$1 settings=$2 dir port opts=""
+  dir=$(mktemp -d /tmp/pg15-private.XXXXXX); chown postgres:postgres "$dir"
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  for kv in $settings; do opts="$opts -c $kv"; done
+  su postgres -c "/usr/lib/postgresql/15/bin/initdb -D $dir/data -A trust -U postgres --no-locale -E UTF8" >/dev/null
+  su postgres -c "/usr/lib/postgresql/15/bin/pg_ctl -D $dir/data -l $dir/log -w -o '-p $port -k /tmp -c listen_addresses=127.0.0.1 $opts' start" >/dev/null
+  psql -X -q -h 127.0.0.1 -p "$port" -U postgres -d postgres -c "CREATE DATABASE regress_expected" >/dev/null 2>&1
+  PGTZ=UTC psql -X -a -h 127.0.0.1 -p "$port" -U postgres -d regress_expected -f "sql/$name.sql" 2>&1 \
+    | sed -E '/^Time: /d; s/^psql:[^:]+:[0-9]+: //' > "expected/$name.out"
+  su postgres -c "/usr/lib/postgresql/15/bin/pg_ctl -D $dir/data -w stop -m fast" >/dev/null
+  rm -rf "$dir"
+}
 for name in "${names[@]}"; do
+  settings=$(sed -n '1s/^-- pg15-settings: //p' "sql/$name.sql")
+  if [ -n "$settings" ]; then
+    private_expected "$name" "$settings"
+    echo "expected/$name.out"
+    continue
+  fi
   psql -X -q -h 127.0.0.1 -p 5432 -U postgres -d postgres -c "DROP DATABASE IF EXISTS regress_expected" -c "CREATE DATABASE regress_expected" >/dev/null 2>&1
   PGTZ=UTC psql -X -a -h 127.0.0.1 -p 5432 -U postgres -d regress_expected -f "sql/$name.sql" 2>&1 \
     | sed -E '/^Time: /d; s/^psql:[^:]+:[0-9]+: //' > "expected/$name.out"

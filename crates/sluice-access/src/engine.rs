@@ -70,6 +70,8 @@ pub struct EngineConfig {
     pub wal_writer_delay: Duration,
     /// `synchronous_commit`.
     pub synchronous_commit: SynchronousCommit,
+    /// `max_prepared_transactions` (each gets a proc array slot too).
+    pub max_prepared_transactions: usize,
 }
 
 impl Default for EngineConfig {
@@ -82,6 +84,7 @@ impl Default for EngineConfig {
             max_wal_size: 1024 * 1024 * 1024,
             wal_writer_delay: Duration::from_millis(200),
             synchronous_commit: SynchronousCommit::On,
+            max_prepared_transactions: 0,
         }
     }
 }
@@ -205,12 +208,14 @@ impl Engine {
             WalOptions { wal_buffers: config.wal_buffers },
         )?);
         pool.set_wal(wal.clone());
-        let txns = Arc::new(TransactionManager::new(
+        let mut txns = TransactionManager::new(
             clog,
             wal.clone(),
             outcome.next_xid,
-            config.max_backends,
-        ));
+            config.max_backends + config.max_prepared_transactions,
+        );
+        txns.restore_prepared(data_dir, config.max_prepared_transactions)?;
+        let txns = Arc::new(txns);
         txns.set_synchronous_commit(config.synchronous_commit);
         let engine = Arc::new(Engine {
             data_dir: data_dir.to_path_buf(),

@@ -20,6 +20,11 @@
 //! explicit block. The error that fails a block rolls its transaction back at
 //! once — locks released, changes dead — and only the block remains, in which
 //! every statement but COMMIT/ROLLBACK gets 25P02 (both end it with ROLLBACK).
+//! Inside a savepoint only the innermost savepoint level is rolled back at the
+//! error; the block stays failed until ROLLBACK TO a savepoint (which reopens
+//! it, the transaction going on) or ROLLBACK. Savepoint levels also scope
+//! settings (SET) and pending file deletions: ROLLBACK TO undoes what the
+//! levels it ends did.
 //! Under READ COMMITTED every statement takes a new snapshot; every
 //! statement ends with a command-counter increment so the next one sees its
 //! changes.
@@ -48,9 +53,9 @@ use crate::{commands, executor};
 use pg_query::NodeEnum;
 use sluice_access::Engine;
 use sluice_common::{ForkNumber, Oid, RelFileLocator};
-use sluice_guc::{GlobalConfig, SessionSettings, Settings};
+use sluice_guc::{GlobalConfig, NestLevel, SessionSettings, Settings};
 use sluice_txn::lmgr::LockMode;
-use sluice_txn::{Backend, IsolationLevel, Transaction};
+use sluice_txn::{Backend, IsolationLevel, PrepareContext, Transaction, TwoPhaseError};
 use sluice_types::Datum;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -77,11 +82,13 @@ enum Block {
     Implicit(Transaction),
     /// Inside BEGIN ... COMMIT.
     Explicit(Transaction),
-    /// Inside a block that had an error: only ROLLBACK/COMMIT are accepted.
-    /// The transaction itself was rolled back when the error happened, so its
-    /// locks are gone and its changes dead at once (PostgreSQL's
-    /// AbortTransaction runs before the block reaches TBLOCK_ABORT).
-    Failed,
+    /// Inside a block that had an error: only ROLLBACK/COMMIT (and ROLLBACK
+    /// TO) are accepted. Without savepoints the transaction itself was rolled
+    /// back when the error happened (`None`), so its locks are gone and its
+    /// changes dead at once (PostgreSQL's AbortTransaction runs before the
+    /// block reaches TBLOCK_ABORT); with savepoints only the innermost level
+    /// was (TBLOCK_SUBABORT), and the transaction waits for ROLLBACK TO.
+    Failed(Option<Transaction>),
 }
 
 /// The transaction state the protocol reports in ReadyForQuery.
@@ -100,11 +107,14 @@ struct PendingDelete {
     locator: RelFileLocator,
     /// Remove at commit (a dropped table) rather than at abort (a created one).
     at_commit: bool,
+    /// The savepoint level that registered it (0: the top level).
+    depth: usize,
 }
 
 /// Work for the end of the transaction beyond removing relation files
-/// (a database directory): whether it runs at commit or at abort, and what.
-type PendingAction = (bool, Box<dyn FnOnce(&Engine) + Send>);
+/// (a database directory): whether it runs at commit or at abort, the
+/// savepoint level that registered it, and what.
+type PendingAction = (bool, usize, Box<dyn FnOnce(&Engine) + Send>);
 
 /// One client session.
 pub struct Session {
@@ -135,6 +145,8 @@ pub struct Session {
     pending_actions: Vec<PendingAction>,
     /// Kept SELECT plans (`plancache.rs`).
     plans: PlanCache,
+    /// The settings nesting level of each open savepoint, outermost first.
+    savepoint_levels: Vec<NestLevel>,
 }
 
 /// The deadlines the interrupt check enforces, as microseconds after `base`;
@@ -291,6 +303,7 @@ impl Session {
             sequences: Default::default(),
             pending_actions: Vec::new(),
             plans: PlanCache::default(),
+            savepoint_levels: Vec::new(),
         };
         session.database = session.find_database(database)?;
         let now = now_timestamptz();
@@ -340,7 +353,7 @@ impl Session {
         match self.block {
             Block::Idle | Block::Implicit(_) => TxnStatus::Idle,
             Block::Explicit(_) => TxnStatus::InBlock,
-            Block::Failed => TxnStatus::Failed,
+            Block::Failed(_) => TxnStatus::Failed,
         }
     }
 
@@ -431,7 +444,7 @@ impl Session {
     /// documentation); `None` to wait forever.
     pub fn idle_timeout(&mut self) -> Option<(Duration, SqlError)> {
         let mut limits = Vec::new();
-        if let Block::Explicit(_) | Block::Failed = self.block {
+        if let Block::Explicit(_) | Block::Failed(_) = self.block {
             if let Some(t) = self.timeout_setting("idle_in_transaction_session_timeout") {
                 limits.push((
                     t,
@@ -459,7 +472,7 @@ impl Session {
         let (state, xact_start) = match self.block {
             Block::Idle | Block::Implicit(_) => ("idle", None),
             Block::Explicit(_) => ("idle in transaction", Some(self.txn_start)),
-            Block::Failed => ("idle in transaction (aborted)", Some(self.txn_start)),
+            Block::Failed(_) => ("idle in transaction (aborted)", Some(self.txn_start)),
         };
         let now = now_timestamptz();
         self.instance.activity.update(self.pid, |a| {
@@ -486,11 +499,8 @@ impl Session {
         if let NodeEnum::TransactionStmt(stmt) = &statement.node {
             return commands::transaction::run(self, stmt, sink);
         }
-        if matches!(self.block, Block::Failed) {
-            return Err(SqlError::new(
-                "25P02",
-                "current transaction is aborted, commands ignored until end of transaction block",
-            ));
+        if matches!(self.block, Block::Failed(_)) {
+            return Err(aborted_block_error());
         }
         self.ensure_transaction();
         self.apply_wait_timeouts();
@@ -520,11 +530,8 @@ impl Session {
         statement: &RawStatement,
         param_types: &mut Vec<Option<sluice_types::SqlType>>,
     ) -> Result<Option<Vec<crate::sink::OutputColumn>>> {
-        if matches!(self.block, Block::Failed) {
-            return Err(SqlError::new(
-                "25P02",
-                "current transaction is aborted, commands ignored until end of transaction block",
-            ));
+        if matches!(self.block, Block::Failed(_)) {
+            return Err(aborted_block_error());
         }
         if let NodeEnum::VariableShowStmt(stmt) = &statement.node {
             return commands::variable::describe_show(self, stmt).map(Some);
@@ -582,12 +589,16 @@ impl Session {
     /// becomes failed, an implicit transaction rolls back) and returns it.
     pub fn fail(&mut self, error: SqlError) -> SqlError {
         match std::mem::replace(&mut self.block, Block::Idle) {
+            Block::Explicit(mut txn) if txn.savepoint_depth() > 0 => {
+                txn.abort_current_level();
+                self.block = Block::Failed(Some(txn));
+            }
             Block::Explicit(txn) => {
                 self.finish(txn, false);
-                self.block = Block::Failed;
+                self.block = Block::Failed(None);
             }
             Block::Implicit(txn) => self.finish(txn, false),
-            Block::Failed => self.block = Block::Failed,
+            failed @ Block::Failed(_) => self.block = failed,
             Block::Idle => {}
         }
         error
@@ -704,15 +715,158 @@ impl Session {
                 self.commit(txn)?;
                 Ok("COMMIT")
             }
-            Block::Explicit(txn) | Block::Implicit(txn) => {
+            Block::Explicit(txn) | Block::Implicit(txn) | Block::Failed(Some(txn)) => {
                 self.finish(txn, false);
                 Ok("ROLLBACK")
             }
-            Block::Failed => Ok("ROLLBACK"),
+            Block::Failed(None) => Ok("ROLLBACK"),
             Block::Idle => {
                 sink.notice(&SqlError::new("25P01", "there is no transaction in progress"))?;
                 Ok(if commit { "COMMIT" } else { "ROLLBACK" })
             }
+        }
+    }
+
+    /// Whether the block failed (only ROLLBACK, COMMIT, ROLLBACK TO and
+    /// PREPARE TRANSACTION are accepted).
+    pub(crate) fn in_failed_block(&self) -> bool {
+        matches!(self.block, Block::Failed(_))
+    }
+
+    /// define_savepoint -- SAVEPOINT `name` (DefineSavepoint): a new level,
+    /// also for settings.
+    pub(crate) fn define_savepoint(&mut self, name: &str) -> Result<()> {
+        let Block::Explicit(txn) = &mut self.block else {
+            return Err(block_required("SAVEPOINT"));
+        };
+        txn.savepoint(name);
+        self.savepoint_levels.push(self.settings.push_nest_level());
+        Ok(())
+    }
+
+    /// release_savepoint -- RELEASE [SAVEPOINT] `name` (ReleaseSavepoint): the
+    /// savepoint's level and those above merge into the enclosing one.
+    pub(crate) fn release_savepoint(&mut self, name: &str) -> Result<()> {
+        let Block::Explicit(txn) = &mut self.block else {
+            return Err(block_required("RELEASE SAVEPOINT"));
+        };
+        let depth = txn.release(name).map_err(|_| no_savepoint(name))?;
+        let level = self.savepoint_levels[depth - 1];
+        self.savepoint_levels.truncate(depth - 1);
+        self.settings.pop_nest_level(level, true);
+        self.pending_deletes.iter_mut().filter(|p| p.depth >= depth).for_each(|p| {
+            p.depth = depth - 1;
+        });
+        self.pending_actions.iter_mut().filter(|a| a.1 >= depth).for_each(|a| a.1 = depth - 1);
+        Ok(())
+    }
+
+    /// rollback_to_savepoint -- ROLLBACK TO [SAVEPOINT] `name`
+    /// (RollbackToSavepoint): undoes what was done since the savepoint (also
+    /// after an error there, which it recovers from) and reopens it.
+    pub(crate) fn rollback_to_savepoint(&mut self, name: &str) -> Result<()> {
+        let txn = match &mut self.block {
+            Block::Explicit(txn) | Block::Failed(Some(txn)) => txn,
+            Block::Failed(None) => return Err(no_savepoint(name)),
+            _ => return Err(block_required("ROLLBACK TO SAVEPOINT")),
+        };
+        let depth = txn.rollback_to(name).map_err(|_| no_savepoint(name))?;
+        // A failed block recovers: the transaction goes on.
+        self.block = match std::mem::replace(&mut self.block, Block::Idle) {
+            Block::Failed(Some(txn)) => Block::Explicit(txn),
+            other => other,
+        };
+        let level = self.savepoint_levels[depth - 1];
+        self.savepoint_levels.truncate(depth - 1);
+        self.settings.pop_nest_level(level, false);
+        self.savepoint_levels.push(self.settings.push_nest_level());
+        self.undo_pending_from(depth);
+        Ok(())
+    }
+
+    /// undo_pending_from -- savepoint levels `depth..` rolled back: files they
+    /// created go now, and their work for commit time is forgotten.
+    fn undo_pending_from(&mut self, depth: usize) {
+        let engine = self.instance.engine.clone();
+        let (ended, kept) = std::mem::take(&mut self.pending_deletes)
+            .into_iter()
+            .partition::<Vec<_>, _>(|p| p.depth >= depth);
+        self.pending_deletes = kept;
+        for pending in ended.into_iter().filter(|p| !p.at_commit) {
+            for fork in ForkNumber::ALL {
+                engine.pool().drop_relation_buffers(pending.locator, fork, 0);
+            }
+            // As at transaction end: a file left behind only wastes space.
+            let _ = engine.pool().smgr().unlink(pending.locator);
+        }
+        let (ended, kept) = std::mem::take(&mut self.pending_actions)
+            .into_iter()
+            .partition::<Vec<_>, _>(|a| a.1 >= depth);
+        self.pending_actions = kept;
+        for (_, _, action) in ended.into_iter().filter(|a| !a.0) {
+            action(&engine);
+        }
+    }
+
+    /// prepare_block -- PREPARE TRANSACTION `gid`: the block's transaction
+    /// leaves the session prepared. A failed block is rolled back instead, and
+    /// without a block there is nothing to prepare (both report ROLLBACK).
+    /// Files the transaction would remove at its end are left in place (a
+    /// leak, never a loss: sluice does not yet hand pending deletions to the
+    /// prepared transaction).
+    pub(crate) fn prepare_block(
+        &mut self,
+        gid: &str,
+        sink: &mut dyn QuerySink,
+    ) -> Result<&'static str> {
+        match std::mem::replace(&mut self.block, Block::Idle) {
+            Block::Explicit(txn) => {
+                let cx = PrepareContext { gid, owner: &self.user, database: self.database };
+                match txn.prepare(&cx) {
+                    Ok(Ok(())) => {
+                        self.pending_deletes.clear();
+                        self.pending_actions.clear();
+                        self.after_transaction(true);
+                        Ok("PREPARE TRANSACTION")
+                    }
+                    Ok(Err(e)) => {
+                        self.after_transaction(false);
+                        Err(e.into())
+                    }
+                    Err(refused) => {
+                        let (txn, refusal) = *refused;
+                        self.finish(txn, false);
+                        Err(two_phase_error(refusal))
+                    }
+                }
+            }
+            Block::Failed(txn) => {
+                if let Some(txn) = txn {
+                    self.finish(txn, false);
+                }
+                Ok("ROLLBACK")
+            }
+            Block::Implicit(txn) => {
+                self.finish(txn, false);
+                sink.notice(&SqlError::new("25P01", "there is no transaction in progress"))?;
+                Ok("ROLLBACK")
+            }
+            Block::Idle => {
+                sink.notice(&SqlError::new("25P01", "there is no transaction in progress"))?;
+                Ok("ROLLBACK")
+            }
+        }
+    }
+
+    /// finish_prepared -- COMMIT PREPARED (`commit`) or ROLLBACK PREPARED
+    /// `gid`: its own transaction, outside any block.
+    pub(crate) fn finish_prepared(&mut self, gid: &str, commit: bool) -> Result<()> {
+        let what = if commit { "COMMIT PREPARED" } else { "ROLLBACK PREPARED" };
+        self.prevent_transaction_block(what)?;
+        let engine = self.instance.engine.clone();
+        match engine.txns().finish_prepared(gid, commit, self.database) {
+            Err(refusal) => Err(two_phase_error(refusal)),
+            Ok(result) => result.map_err(SqlError::from),
         }
     }
 
@@ -734,6 +888,7 @@ impl Session {
     /// Settings and files once a transaction has ended.
     fn after_transaction(&mut self, committed: bool) {
         self.deadlines.arm(&self.deadlines.transaction, None);
+        self.savepoint_levels.clear();
         self.settings.end_transaction(committed);
         let engine = &self.instance.engine;
         for pending in std::mem::take(&mut self.pending_deletes) {
@@ -746,21 +901,28 @@ impl Session {
                 let _ = engine.pool().smgr().unlink(pending.locator);
             }
         }
-        for (at_commit, action) in std::mem::take(&mut self.pending_actions) {
+        for (at_commit, _, action) in std::mem::take(&mut self.pending_actions) {
             if at_commit == committed {
                 action(engine);
             }
         }
     }
 
+    /// The open savepoint depth (0 outside savepoints).
+    fn savepoint_depth(&self) -> usize {
+        self.savepoint_levels.len()
+    }
+
     /// Removes `locator`'s files when the transaction aborts.
     pub(crate) fn delete_on_abort(&mut self, locator: RelFileLocator) {
-        self.pending_deletes.push(PendingDelete { locator, at_commit: false });
+        let depth = self.savepoint_depth();
+        self.pending_deletes.push(PendingDelete { locator, at_commit: false, depth });
     }
 
     /// Removes `locator`'s files once the transaction commits.
     pub(crate) fn delete_on_commit(&mut self, locator: RelFileLocator) {
-        self.pending_deletes.push(PendingDelete { locator, at_commit: true });
+        let depth = self.savepoint_depth();
+        self.pending_deletes.push(PendingDelete { locator, at_commit: true, depth });
     }
 
     /// at_transaction_end -- runs `action` once the transaction commits
@@ -770,7 +932,8 @@ impl Session {
         at_commit: bool,
         action: impl FnOnce(&Engine) + Send + 'static,
     ) {
-        self.pending_actions.push((at_commit, Box::new(action)));
+        let depth = self.savepoint_depth();
+        self.pending_actions.push((at_commit, depth, Box::new(action)));
     }
 
     /// Sets the isolation level of the transaction about to start.
@@ -844,12 +1007,39 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         self.instance.activity.remove(self.pid);
-        if let Block::Implicit(txn) | Block::Explicit(txn) =
+        if let Block::Implicit(txn) | Block::Explicit(txn) | Block::Failed(Some(txn)) =
             std::mem::replace(&mut self.block, Block::Idle)
         {
             self.finish(txn, false);
         }
     }
+}
+
+/// A refused two-phase command, with PostgreSQL's hint.
+fn two_phase_error(refusal: TwoPhaseError) -> SqlError {
+    let error = SqlError::new(refusal.code, refusal.message);
+    match refusal.hint {
+        Some(hint) => error.with_hint(hint),
+        None => error,
+    }
+}
+
+/// 25P01: `what` outside a transaction block (RequireTransactionBlock).
+fn block_required(what: &str) -> SqlError {
+    SqlError::new("25P01", format!("{what} can only be used in transaction blocks"))
+}
+
+/// 3B001: no open savepoint is called `name`.
+fn no_savepoint(name: &str) -> SqlError {
+    SqlError::new("3B001", format!("savepoint \"{name}\" does not exist"))
+}
+
+/// 25P02: a statement other than ROLLBACK [TO] or COMMIT in a failed block.
+pub(crate) fn aborted_block_error() -> SqlError {
+    SqlError::new(
+        "25P02",
+        "current transaction is aborted, commands ignored until end of transaction block",
+    )
 }
 
 /// The name PostgreSQL's error messages and command tags use for a statement kind.

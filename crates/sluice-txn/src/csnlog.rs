@@ -126,6 +126,12 @@ impl CsnLog {
         }
     }
 
+    /// lower_base -- covers ids from `xid` on (startup, for prepared
+    /// transactions older than the restart); the caller fills their entries.
+    pub fn lower_base(&self, xid: Xid) {
+        self.base.fetch_min(xid.0, Ordering::AcqRel);
+    }
+
     /// Forgets ids below `xid` (rounded down to a chunk): no live or future
     /// snapshot needs their CSNs.
     pub fn truncate(&self, xid: Xid) {

@@ -38,4 +38,6 @@ pub use error::{Result, TxnError};
 pub use inval::CatalogChanges;
 pub use procarray::{Horizon, ProcId, ProcState};
 pub use snapshot::{CommandId, Snapshot};
+pub use xact::subxact::{OwnXids, SavepointError};
+pub use xact::twophase::{PrepareContext, PreparedInfo, TwoPhaseError};
 pub use xact::{Backend, IsolationLevel, SynchronousCommit, Transaction, TransactionManager};

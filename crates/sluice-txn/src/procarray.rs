@@ -42,6 +42,9 @@ pub struct ProcSlot {
     xmin: AtomicU64,
     /// The CSN of its oldest live snapshot.
     csn: AtomicU64,
+    /// How many live subxids its transaction has (monitoring only: nobody
+    /// resolves subxids through the proc array, see `xact/subxact.rs`).
+    subxacts: AtomicU32,
 }
 
 /// The oldest state anyone may still need.
@@ -66,6 +69,8 @@ pub struct ProcState {
     pub xid: Option<Xid>,
     /// `backend_xmin`.
     pub xmin: Option<Xid>,
+    /// Live subxids of its transaction (`pg_stat_get_backend_subxact`).
+    pub subxacts: u32,
 }
 
 /// The proc array. See the module doc.
@@ -97,6 +102,7 @@ impl ProcArray {
         slot.xid.store(0, Ordering::Relaxed);
         slot.xmin.store(0, Ordering::Relaxed);
         slot.csn.store(0, Ordering::Relaxed);
+        slot.subxacts.store(0, Ordering::Relaxed);
         slot.in_use.store(true, Ordering::Release);
         Some(id)
     }
@@ -130,6 +136,11 @@ impl ProcArray {
     /// Clears slot `id`'s xid. Caller holds the exclusive lock.
     pub(crate) fn clear_xid(&self, id: ProcId) {
         self.slots[id].xid.store(0, Ordering::SeqCst);
+    }
+
+    /// Publishes how many live subxids slot `id`'s transaction has.
+    pub(crate) fn set_subxact_count(&self, id: ProcId, count: usize) {
+        self.slots[id].subxacts.store(count.min(u32::MAX as usize) as u32, Ordering::Relaxed);
     }
 
     /// Publishes slot `id`'s oldest snapshot (or none with zeros).
@@ -178,6 +189,7 @@ impl ProcArray {
                 pid: s.pid.load(Ordering::Relaxed),
                 xid: nonzero(s.xid.load(Ordering::Relaxed)),
                 xmin: nonzero(s.xmin.load(Ordering::Relaxed)),
+                subxacts: s.subxacts.load(Ordering::Relaxed),
             })
             .collect()
     }

@@ -42,6 +42,9 @@ pub struct SlruStats {
     pub blks_written: u64,
     /// Whole-cache flushes (checkpoints).
     pub flushes: u64,
+    /// When the counters started from zero (the cache was opened), in
+    /// microseconds since the Unix epoch.
+    pub since_micros: u64,
 }
 
 /// One cached page.
@@ -62,6 +65,7 @@ pub struct Slru {
     reads: AtomicU64,
     written: AtomicU64,
     flushes: AtomicU64,
+    since_micros: u64,
 }
 
 impl Slru {
@@ -81,6 +85,9 @@ impl Slru {
             reads: AtomicU64::new(0),
             written: AtomicU64::new(0),
             flushes: AtomicU64::new(0),
+            since_micros: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_micros() as u64),
         })
     }
 
@@ -97,6 +104,7 @@ impl Slru {
             blks_read: self.reads.load(Ordering::Relaxed),
             blks_written: self.written.load(Ordering::Relaxed),
             flushes: self.flushes.load(Ordering::Relaxed),
+            since_micros: self.since_micros,
         }
     }
 

@@ -53,6 +53,10 @@ use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+pub mod subxact;
+pub mod twophase;
+use subxact::{Level, OwnXids};
+
 /// WAL info byte of a commit record (rmgr Xact).
 pub const XLOG_XACT_COMMIT: u8 = 0x00;
 /// WAL info byte of an abort record (rmgr Xact).
@@ -106,6 +110,8 @@ pub struct TransactionManager {
     commit_barrier: RwLock<()>,
     /// The CSNs of catalog-changing commits, for catalog caches.
     catalog_changes: CatalogChanges,
+    /// Prepared transactions (`twophase.rs`).
+    twophase: twophase::TwoPhase,
 }
 
 /// A registered backend: owns a proc array slot for as long as it lives.
@@ -135,6 +141,13 @@ pub struct Transaction {
     deadlock_timeout: Duration,
     /// It wrote catalog rows (see `inval.rs`).
     catalog_written: bool,
+    /// Open savepoints, outermost first (`subxact.rs`).
+    levels: Vec<Level>,
+    /// Live subxids (assigned and not rolled back).
+    own_subxids: Arc<OwnXids>,
+    /// Lock acquires made inside savepoints, with the level (1-based) that
+    /// made them: what ROLLBACK TO gives back.
+    lock_log: parking_lot::Mutex<Vec<(usize, LockTag, LockMode)>>,
 }
 
 impl TransactionManager {
@@ -159,6 +172,7 @@ impl TransactionManager {
             synchronous_commit: AtomicU8::new(SynchronousCommit::On as u8),
             commit_barrier: RwLock::new(()),
             catalog_changes: CatalogChanges::default(),
+            twophase: Default::default(),
         }
     }
 
@@ -270,11 +284,7 @@ impl TransactionManager {
         let _gen = self.procarray.xid_gen.lock();
         let xid = Xid(self.next_xid.fetch_add(1, Ordering::SeqCst));
         self.csnlog.extend(xid);
-        let never = || false;
-        let no_wait = LockWaitParams { nowait: true, ..LockWaitParams::new(&never) };
-        let locked =
-            self.locks.acquire(owner, LockTag::TransactionId(xid), LockMode::Exclusive, &no_wait);
-        assert!(locked.is_ok(), "lock on the unpublished xid {xid} is taken: {locked:?}");
+        self.lock_new_xid(owner, xid);
         self.procarray.set_xid(owner.proc, xid);
         xid
     }
@@ -291,47 +301,91 @@ impl TransactionManager {
         Snapshot { xmin, xmax, csn, own_xid: None, curcid: 0, wrote_catalog: false }
     }
 
-    /// finish -- ends transaction `xid` of `proc` as committed or aborted:
-    /// commit log and CSN, then the proc array, then its locks (so a waiter
-    /// for the xid wakes to a final status).
-    fn finish(&self, proc: ProcId, xid: Option<Xid>, outcome: Outcome) -> Result<()> {
+    /// finish -- ends the transaction of `proc` whose xids (top-level, then
+    /// live subxids) are `xids` as committed or aborted: commit log and CSN,
+    /// then the proc array, then its locks (so a waiter for an xid wakes to a
+    /// final status).
+    fn finish(&self, proc: ProcId, xids: &[Xid], outcome: Outcome) -> Result<()> {
         let mut result = Ok(());
-        if let Some(xid) = xid {
+        if !xids.is_empty() {
             let committed = outcome != Outcome::Aborted;
             let status = if committed { XidStatus::Committed } else { XidStatus::Aborted };
-            result = self.clog.set_status(xid, status);
+            for &xid in xids {
+                result = result.and(self.clog.set_status(xid, status));
+            }
             if committed {
-                self.csnlog.set(xid, Csn::COMMITTING);
                 let take_csn = || Csn(self.next_csn.fetch_add(1, Ordering::SeqCst));
-                let csn = if outcome == Outcome::CommittedCatalogChanges {
-                    self.catalog_changes.commit(take_csn)
-                } else {
-                    take_csn()
-                };
-                self.csnlog.set(xid, csn);
+                let catalog = outcome == Outcome::CommittedCatalogChanges;
+                self.commit_csn(xids, catalog, take_csn);
             } else {
-                self.csnlog.set(xid, Csn::ABORTED);
+                self.end_subxids(xids, Csn::ABORTED);
             }
         }
         {
             let _exclusive = self.procarray.exclusive();
             self.procarray.clear_xid(proc);
             self.procarray.set_snapshot(proc, Xid::INVALID, Csn(0));
+            self.procarray.set_subxact_count(proc, 0);
         }
         self.locks.release_all(proc);
         result
     }
 
-    fn log_end(&self, xid: Xid, info: u8) -> Result<sluice_common::Lsn> {
+    /// commit_csn -- gives `xids` (a transaction and its subtransactions) one
+    /// commit CSN atomically: all read COMMITTING before the CSN is taken, so
+    /// no reader can see one of them committed and another still running.
+    fn commit_csn(&self, xids: &[Xid], catalog: bool, take_csn: impl Fn() -> Csn) {
+        for &xid in xids {
+            self.csnlog.set(xid, Csn::COMMITTING);
+        }
+        let csn = if catalog { self.catalog_changes.commit(take_csn) } else { take_csn() };
+        for &xid in xids {
+            self.csnlog.set(xid, csn);
+        }
+    }
+
+    /// end_subxids -- records `xids` as ended with `csn` (ABORTED for a
+    /// rolled-back savepoint) in the CSN log and the commit log.
+    pub(crate) fn end_subxids(&self, xids: &[Xid], csn: Csn) {
+        for &xid in xids {
+            // A commit log page that cannot be read only loses the status of an
+            // aborted xid, which an unknown status means anyway after a restart.
+            let _ = self.clog.set_status(xid, XidStatus::Aborted);
+            self.csnlog.set(xid, csn);
+        }
+    }
+
+    /// assign_subxid -- the next xid, for a savepoint level of `owner`'s
+    /// transaction (which has its top-level xid already, so it is published in
+    /// the proc array with a smaller xid). Locked like a top-level xid.
+    fn assign_subxid(&self, owner: LockOwner) -> Xid {
+        let _shared = self.procarray.shared();
+        let _gen = self.procarray.xid_gen.lock();
+        let xid = Xid(self.next_xid.fetch_add(1, Ordering::SeqCst));
+        self.csnlog.extend(xid);
+        self.lock_new_xid(owner, xid);
+        xid
+    }
+
+    /// Takes `owner`'s lock on its new, unpublished `xid`: granted at once.
+    fn lock_new_xid(&self, owner: LockOwner, xid: Xid) {
+        let never = || false;
+        let no_wait = LockWaitParams { nowait: true, ..LockWaitParams::new(&never) };
+        let locked =
+            self.locks.acquire(owner, LockTag::TransactionId(xid), LockMode::Exclusive, &no_wait);
+        assert!(locked.is_ok(), "lock on the unpublished xid {xid} is taken: {locked:?}");
+    }
+
+    /// log_end -- the commit or abort record of `xid`: the time, then the
+    /// subxids that end with it (redo marks them too).
+    fn log_end(&self, xid: Xid, subxids: &[Xid], info: u8) -> Result<sluice_common::Lsn> {
         let micros =
             SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_micros() as u64).unwrap_or(0);
-        let record = RecordBuilder {
-            rmgr: RmgrId::Xact,
-            info,
-            xid,
-            blocks: Vec::new(),
-            main_data: micros.to_le_bytes().to_vec(),
-        };
+        let mut main_data = micros.to_le_bytes().to_vec();
+        for sub in subxids {
+            main_data.extend_from_slice(&sub.0.to_le_bytes());
+        }
+        let record = RecordBuilder { rmgr: RmgrId::Xact, info, xid, blocks: Vec::new(), main_data };
         Ok(self.wal.insert(&record)?)
     }
 }
@@ -371,6 +425,9 @@ impl Backend {
             lock_timeout: None,
             deadlock_timeout: DEFAULT_DEADLOCK_TIMEOUT,
             catalog_written: false,
+            levels: Vec::new(),
+            own_subxids: Arc::default(),
+            lock_log: Default::default(),
         }
     }
 }
@@ -396,8 +453,20 @@ impl Transaction {
         self.xid
     }
 
-    /// assign_xid -- the transaction's xid, assigning one on first use (first write).
+    /// assign_xid -- the xid the current (sub)transaction writes and locks
+    /// rows with, assigning the top-level xid and those of open savepoint
+    /// levels on first use (first write); see `subxact.rs`.
     pub fn assign_xid(&mut self) -> Xid {
+        let top = self.assign_top_xid();
+        if self.levels.is_empty() {
+            return top;
+        }
+        self.assign_level_xids()
+    }
+
+    /// assign_top_xid -- the top-level xid, assigned on first use
+    /// (`txid_current()` reports it even inside a savepoint).
+    pub fn assign_top_xid(&mut self) -> Xid {
         if let Some(xid) = self.xid {
             return xid;
         }
@@ -446,7 +515,9 @@ impl Transaction {
         mode: LockMode,
         params: &LockWaitParams<'_>,
     ) -> std::result::Result<(), LockError> {
-        self.mgr().locks.acquire(self.backend.lock_owner(), tag, mode, params)
+        self.mgr().locks.acquire(self.backend.lock_owner(), tag, mode, params)?;
+        self.log_lock(tag, mode);
+        Ok(())
     }
 
     /// unlock -- gives back one `mode` on `tag` before the transaction ends
@@ -468,7 +539,7 @@ impl Transaction {
         params: &LockWaitParams<'_>,
     ) -> std::result::Result<(), LockError> {
         let tag = LockTag::TransactionId(xid);
-        self.lock(tag, LockMode::Share, params)?;
+        self.mgr().locks.acquire(self.backend.lock_owner(), tag, LockMode::Share, params)?;
         self.mgr().locks.release(self.backend.proc, tag, LockMode::Share);
         Ok(())
     }
@@ -545,23 +616,25 @@ impl Transaction {
     pub fn commit(mut self) -> Result<()> {
         self.ended = true;
         let Some(xid) = self.xid else {
-            return self.mgr().finish(self.backend.proc, None, Outcome::Committed);
+            return self.mgr().finish(self.backend.proc, &[], Outcome::Committed);
         };
+        let subxids = self.own_subxids.to_vec();
         let _barrier = self.mgr().commit_barrier.read();
-        let flushed = self.mgr().log_end(xid, XLOG_XACT_COMMIT).and_then(|end| {
-            match self.mgr().synchronous_commit() {
-                SynchronousCommit::On | SynchronousCommit::Local => {
-                    Ok(self.mgr().wal.flush(end)?)
+        let flushed =
+            self.mgr().log_end(xid, &subxids, XLOG_XACT_COMMIT).and_then(|end| {
+                match self.mgr().synchronous_commit() {
+                    SynchronousCommit::On | SynchronousCommit::Local => {
+                        Ok(self.mgr().wal.flush(end)?)
+                    }
+                    SynchronousCommit::Off => Ok(()),
                 }
-                SynchronousCommit::Off => Ok(()),
-            }
-        });
+            });
         let outcome = if self.catalog_written {
             Outcome::CommittedCatalogChanges
         } else {
             Outcome::Committed
         };
-        let finished = self.mgr().finish(self.backend.proc, Some(xid), outcome);
+        let finished = self.mgr().finish(self.backend.proc, &self.all_xids(), outcome);
         flushed.and(finished)
     }
 
@@ -577,12 +650,18 @@ impl Transaction {
             return;
         }
         self.ended = true;
-        if let Some(xid) = self.xid {
+        let xids = self.all_xids();
+        if let Some((&xid, subxids)) = xids.split_first() {
             // Failing to log the abort is harmless: without a commit record the
             // transaction counts as aborted after any crash.
-            let _ = self.mgr().log_end(xid, XLOG_XACT_ABORT);
+            let _ = self.mgr().log_end(xid, subxids, XLOG_XACT_ABORT);
         }
-        let _ = self.mgr().finish(self.backend.proc, self.xid, Outcome::Aborted);
+        let _ = self.mgr().finish(self.backend.proc, &xids, Outcome::Aborted);
+    }
+
+    /// The top-level xid, if assigned, then the live subxids.
+    fn all_xids(&self) -> Vec<Xid> {
+        self.xid.into_iter().chain(self.own_subxids.to_vec()).collect()
     }
 }
 
@@ -592,11 +671,26 @@ impl Drop for Transaction {
     }
 }
 
-/// redo -- replays a commit or abort record into the commit log.
+/// redo -- replays a commit or abort record into the commit log: the
+/// transaction and the subxids the record lists.
 pub fn redo(clog: &Clog, record: &sluice_wal::DecodedRecord) -> Result<()> {
     let status = match record.info {
         XLOG_XACT_COMMIT => XidStatus::Committed,
         _ => XidStatus::Aborted,
     };
-    clog.set_status(record.xid, status)
+    clog.set_status(record.xid, status)?;
+    for sub in record_subxids(&record.main_data) {
+        clog.set_status(sub, status)?;
+    }
+    Ok(())
+}
+
+/// The subxids listed in a commit or abort record's main data (after the
+/// 8-byte time).
+fn record_subxids(main_data: &[u8]) -> impl Iterator<Item = Xid> + '_ {
+    main_data
+        .get(8..)
+        .unwrap_or_default()
+        .chunks_exact(8)
+        .map(|c| Xid(u64::from_le_bytes(c.try_into().expect("chunks of 8"))))
 }

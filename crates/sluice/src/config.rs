@@ -71,6 +71,7 @@ fn engine_config(config: &GlobalConfig) -> EngineConfig {
         shared_buffers: bytes("shared_buffers", defaults.shared_buffers),
         wal_buffers: bytes("wal_buffers", defaults.wal_buffers).max(1024 * 1024),
         max_backends: config.get_int("max_connections").max(1) as usize + 16,
+        max_prepared_transactions: config.get_int("max_prepared_transactions").max(0) as usize,
         checkpoint_timeout: config
             .get_duration("checkpoint_timeout")
             .unwrap_or(defaults.checkpoint_timeout),

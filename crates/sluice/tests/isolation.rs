@@ -24,11 +24,18 @@ fn isolation_dir() -> PathBuf {
 
 /// Runs spec `name` against a fresh server and compares with its expected output.
 fn check(name: &str) {
+    check_with(name, &[]);
+}
+
+/// check_with -- [`check`] against a server started with `settings`
+/// (`name=value`; PostgreSQL's expected output comes from the PostgreSQL 15
+/// of `pg15.sh`, configured with `max_prepared_transactions = 10`).
+fn check_with(name: &str, settings: &[&str]) {
     assert!(
         Path::new(ISOLATIONTESTER).exists(),
         "isolationtester is not installed (postgresql-client-15; tests/run installs it)"
     );
-    let server = common::Server::start();
+    let server = common::Server::start_with(settings);
     let spec = std::fs::File::open(isolation_dir().join(format!("specs/{name}.spec")))
         .expect("spec exists");
     let output = Command::new(ISOLATIONTESTER)
@@ -118,4 +125,24 @@ fn row_lock_modes() {
 #[test]
 fn row_lock_waiters() {
     check("row_lock_waiters");
+}
+
+#[test]
+fn savepoint_lock() {
+    check("savepoint_lock");
+}
+
+#[test]
+fn subxact_visibility() {
+    check("subxact_visibility");
+}
+
+#[test]
+fn prepared_lock() {
+    check_with("prepared_lock", &["max_prepared_transactions=10"]);
+}
+
+#[test]
+fn prepared_horizon() {
+    check_with("prepared_horizon", &["max_prepared_transactions=10"]);
 }

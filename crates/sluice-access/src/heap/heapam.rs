@@ -134,7 +134,7 @@ fn stamp_xmax(
 fn cid_for_delete(txn: &mut Transaction, tuple: &[u8], xid: Xid) -> Result<(u32, bool)> {
     let hdr = HeapTupleHeader::new(tuple)?;
     let curcid = txn.command_id();
-    if hdr.xmin() == xid {
+    if hdr.xmin() == xid || txn.is_current_xid(hdr.xmin()) {
         let inserted_by = cmin(&hdr, &txn.combocids());
         return Ok((txn.combocids_mut().combo(inserted_by, curcid), true));
     }

@@ -37,7 +37,7 @@ use crate::common::htup::*;
 use crate::error::{AccessError, Result};
 use sluice_common::{ItemPointer, Xid};
 use sluice_txn::{
-    ComboCids, CommandId, Horizon, Snapshot, Transaction, TransactionManager, XidStatus,
+    ComboCids, CommandId, Horizon, OwnXids, Snapshot, Transaction, TransactionManager, XidStatus,
 };
 use std::sync::Arc;
 
@@ -51,13 +51,27 @@ pub struct VisibilityContext<'a> {
     pub mgr: &'a TransactionManager,
     /// The asking transaction's combo ids.
     pub combocids: Arc<ComboCids>,
+    /// The asking transaction's live subtransaction ids.
+    pub own_subxids: Arc<OwnXids>,
 }
 
 impl<'a> VisibilityContext<'a> {
     /// for_transaction -- how `txn`'s current statement sees rows: its
     /// snapshot (taken now if the statement has none yet) and its combo ids.
     pub fn for_transaction(txn: &mut Transaction, mgr: &'a TransactionManager) -> Self {
-        VisibilityContext { snapshot: txn.snapshot(), mgr, combocids: txn.combocids() }
+        VisibilityContext {
+            snapshot: txn.snapshot(),
+            mgr,
+            combocids: txn.combocids(),
+            own_subxids: txn.own_subxids(),
+        }
+    }
+
+    /// is_own -- whether `xid` is the asking transaction's or one of its
+    /// subtransactions' that was not rolled back (PostgreSQL's
+    /// TransactionIdIsCurrentTransactionId; cheap: see `xact/subxact.rs`).
+    pub fn is_own(&self, xid: Xid) -> bool {
+        self.snapshot.is_own(xid) || self.own_subxids.contains(xid)
     }
 }
 
@@ -167,7 +181,7 @@ fn xmin_visible<B: AsRef<[u8]>>(
     if hdr.xmin_committed() {
         return xids.committed_visible(ctx, xmin);
     }
-    if ctx.snapshot.is_own(xmin) {
+    if ctx.is_own(xmin) {
         return Ok(cmin(hdr, &ctx.combocids) < ctx.snapshot.curcid);
     }
     let (_, visible, hint) = resolve(ctx, xids, xmin, HEAP_XMIN_COMMITTED, HEAP_XMIN_INVALID)?;
@@ -200,7 +214,7 @@ pub fn satisfies_mvcc_cached(
     if hdr.xmax_committed() {
         return Ok((!xids.committed_visible(ctx, xmax)?, hints));
     }
-    if ctx.snapshot.is_own(xmax) {
+    if ctx.is_own(xmax) {
         return Ok((cmax(&hdr, &ctx.combocids) >= ctx.snapshot.curcid, hints));
     }
     let (_, deleted, hint) = resolve(ctx, xids, xmax, HEAP_XMAX_COMMITTED, HEAP_XMAX_INVALID)?;
@@ -226,7 +240,7 @@ pub fn satisfies_update(
             return Ok((UpdateStatus::Invisible, 0));
         }
         let xmin = hdr.xmin();
-        if ctx.snapshot.is_own(xmin) {
+        if ctx.is_own(xmin) {
             if cmin(&hdr, &ctx.combocids) >= ctx.snapshot.curcid {
                 return Ok((UpdateStatus::Invisible, 0));
             }
@@ -257,7 +271,7 @@ fn xmax_update_status<B: AsRef<[u8]>>(
     if hdr.xmax_committed() {
         return Ok(if hdr.xmax_is_locked_only() { UpdateStatus::Ok } else { gone });
     }
-    if ctx.snapshot.is_own(xmax) {
+    if ctx.is_own(xmax) {
         if hdr.xmax_is_locked_only() {
             return Ok(UpdateStatus::Ok);
         }
@@ -304,7 +318,7 @@ pub fn satisfies_dirty(tuple: &[u8], ctx: &VisibilityContext) -> Result<DirtySta
             return Ok(DirtyStatus::Dead);
         }
         let xmin = hdr.xmin();
-        if !ctx.snapshot.is_own(xmin) {
+        if !ctx.is_own(xmin) {
             match xids.lookup(ctx, xmin)?.0 {
                 XidStatus::Committed => {}
                 XidStatus::Aborted => return Ok(DirtyStatus::Dead),
@@ -316,7 +330,7 @@ pub fn satisfies_dirty(tuple: &[u8], ctx: &VisibilityContext) -> Result<DirtySta
     if hdr.xmax_invalid() || !xmax.is_valid() || hdr.xmax_is_locked_only() {
         return Ok(DirtyStatus::Live);
     }
-    if hdr.xmax_committed() || ctx.snapshot.is_own(xmax) {
+    if hdr.xmax_committed() || ctx.is_own(xmax) {
         return Ok(DirtyStatus::Dead);
     }
     Ok(match xids.lookup(ctx, xmax)?.0 {
@@ -352,7 +366,7 @@ pub fn satisfies_index_build(
         DirtyStatus::Dead => {
             let xmin_aborted = hdr.xmin_invalid()
                 || (!hdr.xmin_committed()
-                    && !ctx.snapshot.is_own(hdr.xmin())
+                    && !ctx.is_own(hdr.xmin())
                     && ctx.mgr.xid_status(hdr.xmin())? == XidStatus::Aborted);
             if xmin_aborted || hdr.xmax() < horizon {
                 BuildStatus::Skip

@@ -234,7 +234,7 @@ pub fn superseded(engine: &Engine, db: Oid, txn: &mut Transaction, oid: Oid) -> 
         return Ok(false);
     }
     let Some((_, Some(xmax))) = class_row_xids(engine, db, txn, oid)? else { return Ok(false) };
-    if Some(xmax) == txn.xid() {
+    if txn.is_current_xid(xmax) {
         return Ok(false);
     }
     Ok(engine.txns().xid_status(xmax)? == XidStatus::Committed)

@@ -1,10 +1,14 @@
-//! BEGIN, START TRANSACTION, COMMIT, ROLLBACK (PostgreSQL's transaction block
-//! commands in `xact.c`). Savepoints and two-phase commit are a later milestone
-//! and are refused with 0A000.
+//! BEGIN, START TRANSACTION, COMMIT, ROLLBACK, SAVEPOINT, RELEASE and
+//! ROLLBACK TO (PostgreSQL's transaction block commands in `xact.c`; the block
+//! state machine is `session.rs`'s, the subtransactions `sluice-txn`'s
+//! `xact/subxact.rs`). In a failed block only the commands that end or repair
+//! it run (PostgreSQL's IsTransactionExitStmt); the rest get 25P02.
+//! PREPARE TRANSACTION, COMMIT PREPARED and ROLLBACK PREPARED are
+//! `sluice-txn`'s `xact/twophase.rs`.
 
 use super::node_str;
 use crate::error::{Result, SqlError};
-use crate::session::Session;
+use crate::session::{aborted_block_error, Session};
 use crate::sink::QuerySink;
 use pg_query::protobuf::{TransactionStmt, TransactionStmtKind};
 use pg_query::NodeEnum;
@@ -13,6 +17,9 @@ use sluice_txn::IsolationLevel;
 /// Runs a transaction control statement.
 pub fn run(session: &mut Session, stmt: &TransactionStmt, sink: &mut dyn QuerySink) -> Result<()> {
     let kind = TransactionStmtKind::try_from(stmt.kind).unwrap_or(TransactionStmtKind::Undefined);
+    if session.in_failed_block() && !exits_failed_block(kind) {
+        return Err(aborted_block_error());
+    }
     match kind {
         TransactionStmtKind::TransStmtBegin => begin(session, stmt, "BEGIN", sink),
         TransactionStmtKind::TransStmtStart => begin(session, stmt, "START TRANSACTION", sink),
@@ -24,8 +31,43 @@ pub fn run(session: &mut Session, stmt: &TransactionStmt, sink: &mut dyn QuerySi
             let tag = session.end_block(false, sink)?;
             sink.complete(tag)
         }
-        _ => Err(SqlError::unsupported("savepoints and two-phase commit are not supported yet")),
+        TransactionStmtKind::TransStmtSavepoint => {
+            session.define_savepoint(&stmt.savepoint_name)?;
+            sink.complete("SAVEPOINT")
+        }
+        TransactionStmtKind::TransStmtRelease => {
+            session.release_savepoint(&stmt.savepoint_name)?;
+            sink.complete("RELEASE")
+        }
+        TransactionStmtKind::TransStmtRollbackTo => {
+            session.rollback_to_savepoint(&stmt.savepoint_name)?;
+            sink.complete("ROLLBACK")
+        }
+        TransactionStmtKind::TransStmtPrepare => {
+            let tag = session.prepare_block(&stmt.gid, sink)?;
+            sink.complete(tag)
+        }
+        TransactionStmtKind::TransStmtCommitPrepared => {
+            session.finish_prepared(&stmt.gid, true)?;
+            sink.complete("COMMIT PREPARED")
+        }
+        TransactionStmtKind::TransStmtRollbackPrepared => {
+            session.finish_prepared(&stmt.gid, false)?;
+            sink.complete("ROLLBACK PREPARED")
+        }
+        _ => Err(SqlError::unsupported("this transaction statement is not supported yet")),
     }
+}
+
+/// Whether `kind` may run in a failed block (IsTransactionExitStmt).
+fn exits_failed_block(kind: TransactionStmtKind) -> bool {
+    matches!(
+        kind,
+        TransactionStmtKind::TransStmtCommit
+            | TransactionStmtKind::TransStmtRollback
+            | TransactionStmtKind::TransStmtRollbackTo
+            | TransactionStmtKind::TransStmtPrepare
+    )
 }
 
 /// begin -- BEGIN / START TRANSACTION: opens the block, and an ISOLATION LEVEL

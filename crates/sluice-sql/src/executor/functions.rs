@@ -26,6 +26,10 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
     Ok(match f {
         StatementTimestamp | ClockTimestamp => Datum::TimestampTz(now_timestamptz()),
         BackendPid => Datum::Int4(host.env().pid as i32),
+        StatBackendPid => match args.first() {
+            Some(Datum::Int4(id)) => super::backend_status::backend_pid(host.env().engine, *id),
+            _ => Datum::Null,
+        },
         Version => Datum::Text(format!(
             "PostgreSQL {} (sluice {}) on x86_64-pc-linux-gnu, compiled by rustc, 64-bit",
             host.env().settings.get_str("server_version"),

@@ -2,6 +2,7 @@
 //! INSERT/UPDATE/DELETE through the heap's change functions (`modify.rs`),
 //! with `host.rs` answering expressions' questions about the session.
 
+mod backend_status;
 pub mod bitmapscan;
 mod explain;
 mod functions;
@@ -39,7 +40,7 @@ pub fn run(
     let mut param_types: Vec<Option<SqlType>> = params.iter().map(|p| p.natural_type()).collect();
     let mut parts = session.parts()?;
     if needs_xid(&statement.text) {
-        parts.txn.assign_xid();
+        parts.txn.assign_top_xid();
     }
     let given = param_types.clone();
     let settings = parts.env.settings.changes();

@@ -474,7 +474,7 @@ fn emit_returning(
 
 /// Where an UPDATE/DELETE finds its rows: every page, or an index.
 enum TableRows<'e> {
-    Seq(HeapScan<'e>),
+    Seq(Box<HeapScan<'e>>),
     Index(Box<IndexRows<'e>>),
     Bitmap(Box<BitmapRows<'e>>),
 }
@@ -595,7 +595,7 @@ fn for_each_match(
         Some(path) => {
             TableRows::Index(Box::new(IndexRows::start(engine, rel, path, ctx, &mut host)?))
         }
-        None => TableRows::Seq(HeapScan::begin(engine, &heap, ctx)?),
+        None => TableRows::Seq(Box::new(HeapScan::begin(engine, &heap, ctx)?)),
     };
     let mut batch = Vec::new();
     loop {

@@ -847,6 +847,9 @@ fn plan_function(
         })
         .ok_or_else(|| SqlError::unsupported("this function in FROM is not supported yet"))?;
     let name = call.funcname.last().and_then(crate::commands::node_str).unwrap_or_default();
+    if super::backend_status::is_backend_function(&name) {
+        return plan_backend_function(pl, rf, call, &name, params);
+    }
     if name != "generate_series" || !(2..=3).contains(&call.args.len()) {
         return Err(SqlError::unsupported(format!("function {name} in FROM is not supported yet")));
     }
@@ -892,6 +895,33 @@ fn plan_function(
     let scope =
         Scope { columns: vec![ScopeColumn { table: Some(table), name: column, ty, typmod: -1 }] };
     Ok(FromItem { plan: Plan::GenerateSeries { start, stop, step, ty }, scope, lateral: refs })
+}
+
+/// A backend statistics function in FROM (`backend_status.rs`): its rows
+/// are computed now, from constant arguments.
+fn plan_backend_function(
+    pl: &mut Planner,
+    rf: &protobuf::RangeFunction,
+    call: &protobuf::FuncCall,
+    name: &str,
+    params: &mut Vec<Option<SqlType>>,
+) -> Result<FromItem> {
+    let empty = Scope { columns: Vec::new() };
+    let args = {
+        let mut host = PlanHost::with_planner(params, pl, &empty);
+        call.args.iter().map(|a| analyze(a, &empty, &mut host)).collect::<Result<Vec<_>>>()?
+    };
+    let args = args
+        .into_iter()
+        .map(|a| crate::expr::coerce(a, SqlType::Int4, -1, crate::expr::CoercionContext::Implicit))
+        .collect::<Result<Vec<_>>>()?;
+    let mut view = super::backend_status::function_rows(name, &args, pl.parts())?;
+    // A function returning a scalar names its column after the alias.
+    if let ([column], Some(alias)) = (view.columns.as_mut_slice(), rf.alias.as_ref()) {
+        column.name = alias.aliasname.clone();
+    }
+    let scope = alias_scope(view.columns, rf.alias.as_ref(), name)?;
+    Ok(FromItem { plan: Plan::Rows(view.rows), scope, lateral: LateralRefs::default() })
 }
 
 /// `left [INNER|LEFT] JOIN right ON ...`: `right` may also read `left`'s

@@ -32,19 +32,53 @@ pub fn lookup(name: &str, parts: &mut ExecParts) -> Result<Option<ViewRows>> {
         "pg_stats" => Some(pg_stats(parts)?),
         "pg_roles" => Some(pg_roles(parts)?),
         "pg_stat_progress_vacuum" => Some(pg_stat_progress_vacuum(env)),
+        "pg_stat_slru" => Some(super::backend_status::pg_stat_slru(engine)),
+        "pg_prepared_xacts" => Some(super::backend_status::pg_prepared_xacts(parts)?),
+        "pg_replication_slots" => Some(pg_replication_slots()),
         _ => None,
     })
 }
 
 /// The names `lookup` answers for.
-pub const SYSTEM_VIEWS: [&str; 6] = [
+pub const SYSTEM_VIEWS: [&str; 9] = [
     "pg_stat_activity",
     "pg_locks",
     "pg_settings",
     "pg_stats",
     "pg_roles",
     "pg_stat_progress_vacuum",
+    "pg_stat_slru",
+    "pg_prepared_xacts",
+    "pg_replication_slots",
 ];
+
+/// `pg_replication_slots`: always empty, as sluice has no replication (and
+/// so no slot can hold the horizon back); the columns are PostgreSQL 15's,
+/// xid and LSN columns as text.
+fn pg_replication_slots() -> ViewRows {
+    use SqlType::*;
+    let cols = columns(
+        "pg_replication_slots",
+        &[
+            ("slot_name", Name),
+            ("plugin", Name),
+            ("slot_type", Text),
+            ("datoid", Oid),
+            ("database", Name),
+            ("temporary", Bool),
+            ("active", Bool),
+            ("active_pid", Int4),
+            ("xmin", Text),
+            ("catalog_xmin", Text),
+            ("restart_lsn", Text),
+            ("confirmed_flush_lsn", Text),
+            ("wal_status", Text),
+            ("safe_wal_size", Int8),
+            ("two_phase", Bool),
+        ],
+    );
+    ViewRows { columns: cols, rows: Vec::new() }
+}
 
 /// `pg_stat_progress_vacuum`: one row per running VACUUM, from the progress
 /// each publishes in the activity table (`commands/vacuum/`).
@@ -267,7 +301,7 @@ fn pg_settings(env: &SessionEnv) -> ViewRows {
     ViewRows { columns: cols, rows }
 }
 
-fn columns(view: &str, list: &[(&str, SqlType)]) -> Vec<ScopeColumn> {
+pub(super) fn columns(view: &str, list: &[(&str, SqlType)]) -> Vec<ScopeColumn> {
     list.iter()
         .map(|(name, ty)| ScopeColumn {
             table: Some(view.to_string()),

@@ -177,6 +177,8 @@ pub enum SessionFunction {
     ClockTimestamp,
     /// `pg_backend_pid()`: `integer`.
     BackendPid,
+    /// `pg_stat_get_backend_pid(integer)`: `integer`.
+    StatBackendPid,
     /// `version()`: `text`.
     Version,
     /// `current_setting(name text [, missing_ok bool])`: `text`.

@@ -271,6 +271,7 @@ static PROCS: &[Proc] = &[
     session("statement_timestamp", &[], TimestampTz, S::StatementTimestamp),
     session("clock_timestamp", &[], TimestampTz, S::ClockTimestamp),
     session("pg_backend_pid", &[], Int4, S::BackendPid),
+    session("pg_stat_get_backend_pid", &[INT4], Int4, S::StatBackendPid),
     session("version", &[], Text, S::Version),
     session("current_setting", &[TEXT], Text, S::CurrentSetting),
     session("current_setting", &[TEXT, BOOL], Text, S::CurrentSetting),

@@ -506,6 +506,31 @@ impl LockManager {
             .collect()
     }
 
+    /// held_by -- every (tag, mode) `proc` holds.
+    pub fn held_by(&self, proc: ProcId) -> Vec<(LockTag, LockMode)> {
+        let mut held: Vec<_> = self.procs[proc].held.lock().keys().copied().collect();
+        held.sort_unstable_by_key(|&(tag, mode)| (tag, mode as u8));
+        held
+    }
+
+    /// transfer_all -- hands every lock `from` holds to `to`, which holds
+    /// none, with every partition locked so nobody sees the locks free in
+    /// between (PREPARE TRANSACTION's move to a dummy proc).
+    pub fn transfer_all(&self, from: ProcId, to: LockOwner) {
+        let mut partitions = self.lock_all();
+        let held = std::mem::take(&mut *self.procs[from].held.lock());
+        for &(tag, _) in held.keys() {
+            let partition = &mut partitions[partition_of(&tag)];
+            if let Some(holder) = partition
+                .get_mut(&tag)
+                .and_then(|lock| lock.holders.iter_mut().find(|h| h.owner.proc == from))
+            {
+                holder.owner = to;
+            }
+        }
+        *self.procs[to.proc].held.lock() = held;
+    }
+
     /// Whether `proc` holds `mode` on `tag` (LockHeldByMe).
     pub fn holds(&self, proc: ProcId, tag: LockTag, mode: LockMode) -> bool {
         self.procs[proc].held.lock().contains_key(&(tag, mode))

@@ -13,6 +13,8 @@ pub struct Server {
     pub port: u16,
     /// Its data directory.
     pub dir: tempfile::TempDir,
+    /// `-c name=value` settings it starts with (and restarts with).
+    settings: Vec<String>,
     child: Option<Child>,
 }
 
@@ -25,8 +27,16 @@ fn free_port() -> u16 {
 impl Server {
     /// Starts a server on a new data directory.
     pub fn start() -> Server {
+        Server::start_with(&[])
+    }
+
+    /// Starts a server on a new data directory with `settings` (each
+    /// `name=value`, given as `-c`; e.g. postmaster-context settings such as
+    /// `max_prepared_transactions=10`).
+    pub fn start_with(settings: &[&str]) -> Server {
         let dir = tempfile::tempdir().expect("tempdir");
-        let mut server = Server { port: free_port(), dir, child: None };
+        let settings = settings.iter().map(|s| s.to_string()).collect();
+        let mut server = Server { port: free_port(), dir, settings, child: None };
         server.spawn();
         server
     }
@@ -38,6 +48,7 @@ impl Server {
             .arg("-D")
             .arg(self.dir.path())
             .args(["-p", &self.port.to_string()])
+            .args(self.settings.iter().flat_map(|s| ["-c", s.as_str()]))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

@@ -1,0 +1,11 @@
+-- Backend statistics functions and pg_stat_slru.
+SELECT count(*) > 0 AS has_backends FROM pg_stat_get_backend_idset();
+SELECT count(*) AS me FROM pg_stat_get_backend_idset() id
+  WHERE pg_stat_get_backend_pid(id) = pg_backend_pid();
+SELECT count(*) = count(pg_stat_get_backend_pid(backend)) AS all_have_pids
+  FROM pg_stat_get_backend_idset() AS b(backend);
+SELECT pg_stat_get_backend_pid(-1), pg_stat_get_backend_pid(100000);
+SELECT name, blks_zeroed >= 0 AS z, blks_hit >= 0 AS h, blks_read >= 0 AS r,
+       blks_written >= 0 AS w, blks_exists >= 0 AS e, flushes >= 0 AS f,
+       truncates >= 0 AS t, stats_reset <= now() AS reset
+  FROM pg_stat_slru;
