@@ -96,6 +96,7 @@ fn next_target(
 ///
 /// Generic over the caller's error type so that the callbacks can fail with
 /// the caller's own errors (expression evaluation, constraint checks).
+#[allow(clippy::too_many_arguments)]
 pub fn update_row<E: From<AccessError>>(
     engine: &Engine,
     rel: &HeapRelation,

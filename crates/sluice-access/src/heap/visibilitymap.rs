@@ -280,7 +280,7 @@ pub fn truncate(pool: &BufferPool, rel: RelFileLocator, nblocks: BlockNumber) ->
             map.mark_dirty();
         }
     }
-    let keep = if nblocks % HEAPBLOCKS_PER_PAGE == 0 { map_block } else { map_block + 1 };
+    let keep = if nblocks.is_multiple_of(HEAPBLOCKS_PER_PAGE) { map_block } else { map_block + 1 };
     crate::recovery::truncate_fork(pool, rel, ForkNumber::VisibilityMap, keep)
 }
 
