@@ -133,14 +133,35 @@ pub fn index_qual(cond: &Expr, column: usize, ty: SqlType) -> Option<IndexQual> 
     }
     let is_key =
         |e: &Expr| matches!(e, Expr::Column { index, ty: t, .. } if *index == column && *t == ty);
-    let same_type = |e: &Expr| e.ty() == ty;
-    if is_key(&args[0]) && row_independent(&args[1]) && same_type(&args[1]) {
-        return Some(IndexQual { op: *op, value: args[1].clone() });
+    if is_key(&args[0]) && row_independent(&args[1]) {
+        return bound_value(&args[1], ty).map(|value| IndexQual { op: *op, value });
     }
-    if is_key(&args[1]) && row_independent(&args[0]) && same_type(&args[0]) {
-        return Some(IndexQual { op: commute(*op), value: args[0].clone() });
+    if is_key(&args[1]) && row_independent(&args[0]) {
+        return bound_value(&args[0], ty).map(|value| IndexQual { op: commute(*op), value });
     }
     None
+}
+
+/// bound_value -- `value` if it can bound a key of type `ty`: the same
+/// type, or a narrower integer (`bigint_col > 5`, which PostgreSQL's
+/// cross-type integer operators serve; [`widen`] converts the value when
+/// the scan starts).
+fn bound_value(value: &Expr, ty: SqlType) -> Option<Expr> {
+    let narrower = matches!(
+        (value.ty(), ty),
+        (SqlType::Int2, SqlType::Int4 | SqlType::Int8) | (SqlType::Int4, SqlType::Int8)
+    );
+    (value.ty() == ty || narrower).then(|| value.clone())
+}
+
+/// widen -- a bound's value in the key's integer type (see [`bound_value`]).
+pub fn widen(value: Datum, ty: SqlType) -> Datum {
+    match (value, ty) {
+        (Datum::Int2(v), SqlType::Int4) => Datum::Int4(i32::from(v)),
+        (Datum::Int2(v), SqlType::Int8) => Datum::Int8(i64::from(v)),
+        (Datum::Int4(v), SqlType::Int8) => Datum::Int8(i64::from(v)),
+        (other, _) => other,
+    }
 }
 
 /// index_quals -- the conditions of `qual` that bound `index`'s leading
@@ -241,7 +262,7 @@ impl<'e> IndexRows<'e> {
     ) -> Result<Option<(Option<(Vec<u8>, bool)>, Option<(Vec<u8>, bool)>)>> {
         let (mut lower, mut upper) = (None, None);
         for q in &path.quals {
-            let value = eval(&q.value, &[], host)?;
+            let value = widen(eval(&q.value, &[], host)?, ty);
             if value.is_null() {
                 return Ok(None);
             }
@@ -349,5 +370,23 @@ fn past_stop(
         o if o == beyond => true,
         Ordering::Equal => !inclusive,
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn narrower_integer_bounds_are_widened_and_others_refused() {
+        let int4 = Expr::constant(Datum::Int4(5), SqlType::Int4, -1);
+        let int8 = Expr::constant(Datum::Int8(5), SqlType::Int8, -1);
+        assert!(bound_value(&int4, SqlType::Int8).is_some());
+        assert!(bound_value(&int8, SqlType::Int8).is_some());
+        assert!(bound_value(&int8, SqlType::Int4).is_none(), "could overflow the key type");
+        assert!(bound_value(&int4, SqlType::Text).is_none());
+        assert_eq!(widen(Datum::Int4(-7), SqlType::Int8), Datum::Int8(-7));
+        assert_eq!(widen(Datum::Int2(3), SqlType::Int4), Datum::Int4(3));
+        assert_eq!(widen(Datum::Null, SqlType::Int8), Datum::Null);
     }
 }

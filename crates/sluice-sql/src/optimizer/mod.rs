@@ -26,7 +26,7 @@ use crate::catalog::relation::RelationDesc;
 use crate::catalog::statistic::{self, ColumnStatistics};
 use crate::error::Result;
 use crate::executor::indexscan::{
-    conjuncts, index_qual, index_quals, IndexPath, IndexQual, ScanMethod,
+    conjuncts, index_qual, index_quals, widen, IndexPath, IndexQual, ScanMethod,
 };
 use crate::expr::Expr;
 use crate::session::SessionEnv;
@@ -217,7 +217,7 @@ fn qual_fraction(
         match compared {
             Some((column, q)) => {
                 let value = match q.value {
-                    Expr::Const { value, .. } => Some(value),
+                    Expr::Const { value, .. } => Some(widen(value, rel.columns[column].ty)),
                     _ => None,
                 };
                 per_column.entry(column).or_default().push((q.op, value));
@@ -317,7 +317,7 @@ fn qual_selectivity(
         .iter()
         .map(|q| {
             let value = match &q.value {
-                Expr::Const { value, .. } => Some(value.clone()),
+                Expr::Const { value, .. } => Some(widen(value.clone(), ty)),
                 _ => None,
             };
             (q.op, value)
