@@ -17,6 +17,7 @@ use super::builtin::Builtin::{self, *};
 use super::builtin::Dimension;
 use super::candidates::ArgType;
 use super::SessionFunction as S;
+use super::AdvisoryLock;
 
 /// One function: name, fixed arguments, an optional `VARIADIC` element
 /// type, result type and implementation.
@@ -297,6 +298,28 @@ static PROCS: &[Proc] = &[
         Bool,
         S::IsolationTestSessionIsBlocked,
     ),
+    // Advisory locks (void results typed text, as pg_sleep's).
+    session("pg_advisory_lock", &[INT8], Text, S::AdvisoryLock(AdvisoryLock { xact: false, shared: false, try_only: false })),
+    session("pg_advisory_lock", &[INT4, INT4], Text, S::AdvisoryLock(AdvisoryLock { xact: false, shared: false, try_only: false })),
+    session("pg_advisory_lock_shared", &[INT8], Text, S::AdvisoryLock(AdvisoryLock { xact: false, shared: true, try_only: false })),
+    session("pg_advisory_lock_shared", &[INT4, INT4], Text, S::AdvisoryLock(AdvisoryLock { xact: false, shared: true, try_only: false })),
+    session("pg_advisory_xact_lock", &[INT8], Text, S::AdvisoryLock(AdvisoryLock { xact: true, shared: false, try_only: false })),
+    session("pg_advisory_xact_lock", &[INT4, INT4], Text, S::AdvisoryLock(AdvisoryLock { xact: true, shared: false, try_only: false })),
+    session("pg_advisory_xact_lock_shared", &[INT8], Text, S::AdvisoryLock(AdvisoryLock { xact: true, shared: true, try_only: false })),
+    session("pg_advisory_xact_lock_shared", &[INT4, INT4], Text, S::AdvisoryLock(AdvisoryLock { xact: true, shared: true, try_only: false })),
+    session("pg_try_advisory_lock", &[INT8], Bool, S::AdvisoryLock(AdvisoryLock { xact: false, shared: false, try_only: true })),
+    session("pg_try_advisory_lock", &[INT4, INT4], Bool, S::AdvisoryLock(AdvisoryLock { xact: false, shared: false, try_only: true })),
+    session("pg_try_advisory_lock_shared", &[INT8], Bool, S::AdvisoryLock(AdvisoryLock { xact: false, shared: true, try_only: true })),
+    session("pg_try_advisory_lock_shared", &[INT4, INT4], Bool, S::AdvisoryLock(AdvisoryLock { xact: false, shared: true, try_only: true })),
+    session("pg_try_advisory_xact_lock", &[INT8], Bool, S::AdvisoryLock(AdvisoryLock { xact: true, shared: false, try_only: true })),
+    session("pg_try_advisory_xact_lock", &[INT4, INT4], Bool, S::AdvisoryLock(AdvisoryLock { xact: true, shared: false, try_only: true })),
+    session("pg_try_advisory_xact_lock_shared", &[INT8], Bool, S::AdvisoryLock(AdvisoryLock { xact: true, shared: true, try_only: true })),
+    session("pg_try_advisory_xact_lock_shared", &[INT4, INT4], Bool, S::AdvisoryLock(AdvisoryLock { xact: true, shared: true, try_only: true })),
+    session("pg_advisory_unlock", &[INT8], Bool, S::AdvisoryUnlock { shared: false }),
+    session("pg_advisory_unlock", &[INT4, INT4], Bool, S::AdvisoryUnlock { shared: false }),
+    session("pg_advisory_unlock_shared", &[INT8], Bool, S::AdvisoryUnlock { shared: true }),
+    session("pg_advisory_unlock_shared", &[INT4, INT4], Bool, S::AdvisoryUnlock { shared: true }),
+    session("pg_advisory_unlock_all", &[], Text, S::AdvisoryUnlockAll),
     session("nextval", &[REGCLASS], Int8, S::Nextval),
     session("currval", &[REGCLASS], Int8, S::Currval),
     session("setval", &[REGCLASS, INT8], Int8, S::Setval),
