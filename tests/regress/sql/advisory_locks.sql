@@ -1,11 +1,7 @@
 -- Advisory locks: session and transaction level, exclusive and shared,
 -- counted holds, the unlock WARNING, and how pg_locks shows them.
-CREATE VIEW my_advisory AS
-  SELECT locktype, classid, objid, objsubid, mode, granted,
-         database = (SELECT oid FROM pg_database WHERE datname = current_database()) AS this_db
-  FROM pg_locks
-  WHERE locktype = 'advisory' AND pid = pg_backend_pid()
-  ORDER BY classid, objid, objsubid, mode;
+\set advisory 'SELECT locktype, classid, objid, objsubid, mode, granted, database = (SELECT oid FROM pg_database WHERE datname = current_database()) AS this_db FROM pg_locks WHERE locktype = ''advisory'' AND pid = pg_backend_pid() ORDER BY classid, objid, objsubid, mode'
+\set advisory_count 'SELECT count(*) FROM pg_locks WHERE locktype = ''advisory'' AND pid = pg_backend_pid()'
 
 -- Session level, bigint and two-integer forms.
 SELECT pg_advisory_lock(1);
@@ -14,12 +10,12 @@ SELECT pg_advisory_lock(0, 1);
 SELECT pg_advisory_lock_shared(4294967298);
 SELECT pg_advisory_lock(-1);
 SELECT pg_advisory_lock(-5, 7);
-SELECT * FROM my_advisory;
+:advisory;
 -- Counted: two locks need two unlocks.
 SELECT pg_advisory_unlock(1);
-SELECT count(*) FROM my_advisory WHERE objid = 1 AND objsubid = 1;
+:advisory_count AND objid = 1 AND objsubid = 1;
 SELECT pg_advisory_unlock(1);
-SELECT count(*) FROM my_advisory WHERE objid = 1 AND objsubid = 1;
+:advisory_count AND objid = 1 AND objsubid = 1;
 SELECT pg_advisory_unlock(1);
 -- The wrong mode is not owned either.
 SELECT pg_advisory_unlock(4294967298);
@@ -30,16 +26,16 @@ SELECT pg_advisory_unlock_shared(0, 1);
 BEGIN;
 SELECT pg_advisory_lock(10);
 ROLLBACK;
-SELECT * FROM my_advisory;
+:advisory;
 SELECT pg_advisory_unlock_all();
-SELECT * FROM my_advisory;
+:advisory;
 
 -- Try-locks on locks one already holds succeed (they are one's own).
 SELECT pg_try_advisory_lock(20);
 SELECT pg_try_advisory_lock(20);
 SELECT pg_try_advisory_lock_shared(20);
 SELECT pg_try_advisory_lock(3, 4);
-SELECT * FROM my_advisory;
+:advisory;
 SELECT pg_advisory_unlock_all();
 
 -- Transaction level: released at COMMIT and at ROLLBACK, not unlockable.
@@ -49,28 +45,27 @@ SELECT pg_advisory_xact_lock_shared(31);
 SELECT pg_try_advisory_xact_lock(32);
 SELECT pg_try_advisory_xact_lock_shared(5, 6);
 SELECT pg_advisory_xact_lock(30);
-SELECT * FROM my_advisory;
+:advisory;
 SELECT pg_advisory_unlock(30);
 SELECT pg_advisory_unlock_all();
-SELECT count(*) FROM my_advisory;
+:advisory_count;
 COMMIT;
-SELECT count(*) FROM my_advisory;
+:advisory_count;
 BEGIN;
 SELECT pg_advisory_xact_lock(33);
 ROLLBACK;
-SELECT count(*) FROM my_advisory;
+:advisory_count;
 
 -- Session and transaction holds of one lock are separate.
 BEGIN;
 SELECT pg_advisory_lock(40);
 SELECT pg_advisory_xact_lock(40);
 COMMIT;
-SELECT * FROM my_advisory;
+:advisory;
 SELECT pg_advisory_unlock(40);
 SELECT pg_advisory_unlock(40);
 
 -- NULL keys give NULL (the functions are strict).
 SELECT pg_advisory_lock(NULL::bigint) IS NULL AS is_null;
 SELECT pg_try_advisory_lock(NULL, 1) IS NULL AS is_null;
-SELECT count(*) FROM my_advisory;
-DROP VIEW my_advisory;
+:advisory_count;
