@@ -555,7 +555,8 @@ impl LockManager {
         let mut partitions = self.lock_all();
         let session = self.procs[from].session.lock().clone();
         let all = std::mem::replace(&mut *self.procs[from].held.lock(), session.clone());
-        let held: HashMap<_, _> = all.into_iter().filter(|(k, _)| !session.contains_key(k)).collect();
+        let held: HashMap<_, _> =
+            all.into_iter().filter(|(k, _)| !session.contains_key(k)).collect();
         for &(tag, _) in held.keys() {
             let partition = &mut partitions[partition_of(&tag)];
             if let Some(holder) = partition
