@@ -141,6 +141,9 @@ pub struct Session {
     multi_statement: bool,
     /// What nextval/currval/lastval remember (not transactional).
     sequences: commands::sequence::functions::SeqTable,
+    /// Warnings functions raised during the current statement (the
+    /// `pg_advisory_unlock` one), sent when it ends.
+    notices: Vec<SqlError>,
     /// Work registered with [`Session::at_transaction_end`].
     pending_actions: Vec<PendingAction>,
     /// Kept SELECT plans (`plancache.rs`).
@@ -232,6 +235,11 @@ pub(crate) struct SessionEnv<'a> {
     pub config: &'a Arc<GlobalConfig>,
     /// The session's sequence state (nextval, currval, lastval).
     pub sequences: &'a mut commands::sequence::functions::SeqTable,
+    /// The backend as an owner of heavyweight locks (advisory locks).
+    pub lock_owner: sluice_txn::lmgr::LockOwner,
+    /// Where functions put warnings for the client; sent when the statement
+    /// ends, before the client reads the result.
+    pub notices: &'a mut Vec<SqlError>,
 }
 
 /// The session's interrupt check extended with the timeouts (see the module
@@ -301,6 +309,7 @@ impl Session {
             deadlines,
             multi_statement: false,
             sequences: Default::default(),
+            notices: Vec::new(),
             pending_actions: Vec::new(),
             plans: PlanCache::default(),
             savepoint_levels: Vec::new(),
@@ -507,6 +516,9 @@ impl Session {
         let txn_start = self.txn_start;
         self.instance.activity.update(self.pid, |a| a.xact_start = Some(txn_start));
         let mut result = self.dispatch(statement, params, sink);
+        for notice in std::mem::take(&mut self.notices) {
+            sink.notice(&notice)?;
+        }
         if result.is_ok() {
             // A termination that arrived while the statement ran (even from the
             // statement itself: pg_terminate_backend(pg_backend_pid())) ends the
@@ -962,6 +974,8 @@ impl Session {
                 activity: &self.instance.activity,
                 config: &self.instance.config,
                 sequences: &mut self.sequences,
+                lock_owner: self.backend.lock_owner(),
+                notices: &mut self.notices,
             },
             plan_log: PlanLog::default(),
             plans: &mut self.plans,

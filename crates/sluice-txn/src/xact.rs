@@ -434,6 +434,9 @@ impl Backend {
 
 impl Drop for Backend {
     fn drop(&mut self) {
+        // Session locks (pg_advisory_lock) outlive transactions but not the
+        // backend; they must go before the slot can be reused.
+        self.mgr.locks.release_backend(self.proc);
         self.mgr.procarray.unregister(self.proc);
     }
 }

@@ -146,3 +146,8 @@ fn prepared_lock() {
 fn prepared_horizon() {
     check_with("prepared_horizon", &["max_prepared_transactions=10"]);
 }
+
+#[test]
+fn advisory_locks() {
+    check("advisory_locks");
+}

@@ -5,6 +5,7 @@
 //! catalog lookups of clients' describe queries live in `regproc.rs` (names
 //! and OIDs) and `ruleutils.rs` (definitions as SQL text).
 
+mod advisory;
 mod regproc;
 mod ruleutils;
 
@@ -67,6 +68,9 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
         // Neither comments nor extended statistics exist yet.
         ObjDescription | StatisticsObjDefColumns => Datum::Null,
         RelationIsPublishable => regproc::relation_is_publishable(host, args)?,
+        AdvisoryLock(which) => advisory::lock(host, which, args)?,
+        AdvisoryUnlock { shared } => advisory::unlock(host, shared, args)?,
+        AdvisoryUnlockAll => advisory::unlock_all(host),
         RegIn(kind) => regproc::reg_in(host, kind, args.first().unwrap_or(&Datum::Null))?,
         RegOut(kind) => regproc::reg_out(host, kind, args.first().unwrap_or(&Datum::Null))?,
     })

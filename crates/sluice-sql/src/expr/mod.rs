@@ -244,10 +244,32 @@ pub enum SessionFunction {
     RelationIsPublishable,
     /// `pg_get_statisticsobjdef_columns(statistics oid)`: `text`.
     StatisticsObjDefColumns,
+    /// `pg_advisory_lock`, `pg_try_advisory_xact_lock_shared` and the rest of
+    /// the locking advisory functions, on a `bigint` key or two `integer`s.
+    AdvisoryLock(AdvisoryLock),
+    /// `pg_advisory_unlock[_shared](key)`: `boolean`, false (with a WARNING)
+    /// if the session held no such lock.
+    AdvisoryUnlock {
+        /// `_shared`: the ShareLock form.
+        shared: bool,
+    },
+    /// `pg_advisory_unlock_all()`: every session-level advisory lock goes.
+    AdvisoryUnlockAll,
     /// The input of a `reg*` type: a name (text) or an OID to an OID.
     RegIn(RegKind),
     /// The output of a `reg*` type: an OID to the name it stands for.
     RegOut(RegKind),
+}
+
+/// Which advisory lock function is called (the name's parts).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AdvisoryLock {
+    /// `_xact`: held until the transaction ends, not the session.
+    pub xact: bool,
+    /// `_shared`: ShareLock rather than ExclusiveLock.
+    pub shared: bool,
+    /// `pg_try_`: returns false instead of waiting.
+    pub try_only: bool,
 }
 
 /// The object-identifier types whose values print as names (`regclass`,

@@ -297,6 +297,29 @@ static PROCS: &[Proc] = &[
         Bool,
         S::IsolationTestSessionIsBlocked,
     ),
+    // Advisory locks (void results typed text, as pg_sleep's); advisory()
+    // takes xact, shared, try_only.
+    session("pg_advisory_lock", &[INT8], Text, advisory(false, false, false)),
+    session("pg_advisory_lock", &[INT4, INT4], Text, advisory(false, false, false)),
+    session("pg_advisory_lock_shared", &[INT8], Text, advisory(false, true, false)),
+    session("pg_advisory_lock_shared", &[INT4, INT4], Text, advisory(false, true, false)),
+    session("pg_advisory_xact_lock", &[INT8], Text, advisory(true, false, false)),
+    session("pg_advisory_xact_lock", &[INT4, INT4], Text, advisory(true, false, false)),
+    session("pg_advisory_xact_lock_shared", &[INT8], Text, advisory(true, true, false)),
+    session("pg_advisory_xact_lock_shared", &[INT4, INT4], Text, advisory(true, true, false)),
+    session("pg_try_advisory_lock", &[INT8], Bool, advisory(false, false, true)),
+    session("pg_try_advisory_lock", &[INT4, INT4], Bool, advisory(false, false, true)),
+    session("pg_try_advisory_lock_shared", &[INT8], Bool, advisory(false, true, true)),
+    session("pg_try_advisory_lock_shared", &[INT4, INT4], Bool, advisory(false, true, true)),
+    session("pg_try_advisory_xact_lock", &[INT8], Bool, advisory(true, false, true)),
+    session("pg_try_advisory_xact_lock", &[INT4, INT4], Bool, advisory(true, false, true)),
+    session("pg_try_advisory_xact_lock_shared", &[INT8], Bool, advisory(true, true, true)),
+    session("pg_try_advisory_xact_lock_shared", &[INT4, INT4], Bool, advisory(true, true, true)),
+    session("pg_advisory_unlock", &[INT8], Bool, S::AdvisoryUnlock { shared: false }),
+    session("pg_advisory_unlock", &[INT4, INT4], Bool, S::AdvisoryUnlock { shared: false }),
+    session("pg_advisory_unlock_shared", &[INT8], Bool, S::AdvisoryUnlock { shared: true }),
+    session("pg_advisory_unlock_shared", &[INT4, INT4], Bool, S::AdvisoryUnlock { shared: true }),
+    session("pg_advisory_unlock_all", &[], Text, S::AdvisoryUnlockAll),
     session("nextval", &[REGCLASS], Int8, S::Nextval),
     session("currval", &[REGCLASS], Int8, S::Currval),
     session("setval", &[REGCLASS, INT8], Int8, S::Setval),
@@ -375,3 +398,9 @@ static PROCS: &[Proc] = &[
     agg("max", &[TSTZ], TimestampTz, AggKind::Max),
     agg("max", &[INTERVAL], Interval, AggKind::Max),
 ];
+
+/// The advisory locking function with the name's `_xact`, `_shared` and
+/// `pg_try_` parts.
+const fn advisory(xact: bool, shared: bool, try_only: bool) -> S {
+    S::AdvisoryLock(super::AdvisoryLock { xact, shared, try_only })
+}

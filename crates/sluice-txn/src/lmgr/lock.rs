@@ -31,7 +31,7 @@ use super::modes::{LockMask, LockMode};
 use super::{LockError, LockOwner, LockTag, LockWaitParams};
 use crate::procarray::ProcId;
 use parking_lot::{Condvar, Mutex, MutexGuard};
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -91,10 +91,12 @@ struct ProcLocks {
     /// Hold counts of the owner's granted locks (PostgreSQL's LOCALLOCK table).
     /// Only the owner's thread uses it; never locked together with a partition.
     held: Mutex<HashMap<(LockTag, LockMode), u32>>,
-    /// Locks taken for the session rather than a transaction: kept when the
-    /// transaction's locks go (PostgreSQL's session locks, which CREATE INDEX
-    /// CONCURRENTLY holds across its transactions). Owner's thread only.
-    session: Mutex<HashSet<(LockTag, LockMode)>>,
+    /// How many of the holds in `held` were taken for the session rather
+    /// than a transaction: those stay when the transaction's locks go
+    /// (PostgreSQL's session locks, which CREATE INDEX CONCURRENTLY holds
+    /// across its transactions and `pg_advisory_lock` takes). Never more than
+    /// the `held` count of the same key. Owner's thread only.
+    session: Mutex<HashMap<(LockTag, LockMode), u32>>,
     /// Notified, under the partition mutex, when a releaser grants the owner's
     /// awaited lock. Only the owner sleeps on it.
     wakeup: Condvar,
@@ -433,7 +435,9 @@ impl LockManager {
     }
 
     /// acquire_session -- takes `mode` on `tag` for `owner`'s session: held
-    /// across transaction ends until [`release_session`](Self::release_session).
+    /// across transaction ends until [`release_session`](Self::release_session)
+    /// or [`release_backend`](Self::release_backend). Counted like
+    /// [`acquire`](Self::acquire), separately from the transaction's holds.
     pub fn acquire_session(
         &self,
         owner: LockOwner,
@@ -442,29 +446,59 @@ impl LockManager {
         params: &LockWaitParams<'_>,
     ) -> Result<(), LockError> {
         self.acquire(owner, tag, mode, params)?;
-        self.procs[owner.proc].session.lock().insert((tag, mode));
+        *self.procs[owner.proc].session.lock().entry((tag, mode)).or_default() += 1;
         Ok(())
     }
 
-    /// release_session -- gives back a session lock taken by
-    /// [`acquire_session`](Self::acquire_session).
+    /// release_session -- gives back one session hold taken by
+    /// [`acquire_session`](Self::acquire_session). False if `proc` has no
+    /// session hold of `mode` on `tag` (holds of its transaction do not count).
     pub fn release_session(&self, proc: ProcId, tag: LockTag, mode: LockMode) -> bool {
-        if !self.procs[proc].session.lock().remove(&(tag, mode)) {
-            return false;
+        {
+            let mut session = self.procs[proc].session.lock();
+            match session.get_mut(&(tag, mode)) {
+                None => return false,
+                Some(count) if *count > 1 => *count -= 1,
+                Some(_) => {
+                    session.remove(&(tag, mode));
+                }
+            }
         }
         self.release(proc, tag, mode)
     }
 
+    /// release_session_where -- gives back every session hold of `proc` on a
+    /// tag `which` selects (LockReleaseSession: `pg_advisory_unlock_all`).
+    pub fn release_session_where(&self, proc: ProcId, which: impl Fn(&LockTag) -> bool) {
+        let released: Vec<((LockTag, LockMode), u32)> = {
+            let mut session = self.procs[proc].session.lock();
+            let keys: Vec<_> = session.keys().filter(|(tag, _)| which(tag)).copied().collect();
+            keys.into_iter().filter_map(|key| session.remove_entry(&key)).collect()
+        };
+        for ((tag, mode), count) in released {
+            for _ in 0..count {
+                self.release(proc, tag, mode);
+            }
+        }
+    }
+
+    /// release_backend -- gives back everything `proc` holds, session locks
+    /// included: the backend is going away (ProcKill's LockReleaseAll with
+    /// `allLocks`), and its slot must be clean for the next backend.
+    pub fn release_backend(&self, proc: ProcId) {
+        self.procs[proc].session.lock().clear();
+        self.release_all(proc);
+    }
+
     /// release_all -- gives back every lock `proc`'s transaction holds
     /// (LockReleaseAll, at transaction end), locking each partition once.
-    /// Session locks stay, with one hold each.
+    /// Session holds stay, with their counts.
     pub fn release_all(&self, proc: ProcId) {
         let mut held = std::mem::take(&mut *self.procs[proc].held.lock());
         let session = self.procs[proc].session.lock();
         if !session.is_empty() {
-            let kept = session.iter().map(|&key| (key, 1)).collect();
-            *self.procs[proc].held.lock() = kept;
-            held.retain(|key, _| !session.contains(key));
+            *self.procs[proc].held.lock() = session.clone();
+            held.retain(|key, _| !session.contains_key(key));
         }
         drop(session);
         let mut by_tag: HashMap<LockTag, LockMask> = HashMap::new();
@@ -513,12 +547,16 @@ impl LockManager {
         held
     }
 
-    /// transfer_all -- hands every lock `from` holds to `to`, which holds
-    /// none, with every partition locked so nobody sees the locks free in
-    /// between (PREPARE TRANSACTION's move to a dummy proc).
+    /// transfer_all -- hands every lock `from`'s transaction holds to `to`,
+    /// which holds none, with every partition locked so nobody sees the locks
+    /// free in between (PREPARE TRANSACTION's move to a dummy proc). Session
+    /// locks stay with `from`.
     pub fn transfer_all(&self, from: ProcId, to: LockOwner) {
         let mut partitions = self.lock_all();
-        let held = std::mem::take(&mut *self.procs[from].held.lock());
+        let session = self.procs[from].session.lock().clone();
+        let all = std::mem::replace(&mut *self.procs[from].held.lock(), session.clone());
+        let held: HashMap<_, _> =
+            all.into_iter().filter(|(k, _)| !session.contains_key(k)).collect();
         for &(tag, _) in held.keys() {
             let partition = &mut partitions[partition_of(&tag)];
             if let Some(holder) = partition

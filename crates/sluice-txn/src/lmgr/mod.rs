@@ -49,6 +49,16 @@
 //! wait closes a cycle. Every failure takes the request out of the queue and
 //! wakes whoever that unblocks; what the owner already holds stays held.
 //!
+//! # Session locks and advisory locks
+//!
+//! A hold can be taken for the session ([`LockManager::acquire_session`])
+//! instead of the transaction: it is counted apart from the transaction's
+//! holds of the same lock, survives [`LockManager::release_all`], and goes
+//! with [`LockManager::release_session`] or when the backend exits
+//! ([`LockManager::release_backend`]). The `pg_advisory_*` functions lock
+//! [`LockTag::Advisory`] tags in `ExclusiveLock` or `ShareLock` mode, for the
+//! session or the transaction.
+//!
 //! # Transactions as locks
 //!
 //! Each transaction holds `ExclusiveLock` on its own [`LockTag::TransactionId`]
@@ -75,7 +85,7 @@
 //! # Not here (yet)
 //!
 //! No fast path for weak relation locks (every lock goes through a partition;
-//! `fastpath` is always false), no session-level or advisory locks, no
+//! `fastpath` is always false), no
 //! virtual-xid locks, no lock groups for parallel query, and no wait-queue
 //! rearrangement by the deadlock detector (see `deadlock.rs` for what that
 //! changes).

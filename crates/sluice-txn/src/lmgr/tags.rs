@@ -46,6 +46,23 @@ pub enum LockTag {
         /// Column number for a column, else 0.
         objsubid: i32,
     },
+    /// An application-defined lock (LOCKTAG_ADVISORY), taken with the
+    /// `pg_advisory_*` functions. Keys are per database. A `bigint` key is
+    /// split into its high and low 32 bits with `form` 1; the two-`integer`
+    /// form keeps its keys with `form` 2, so `(0, 1)` and `1` differ.
+    Advisory {
+        /// OID of the database the lock belongs to.
+        database: Oid,
+        /// High 32 bits of the bigint key, or the first integer key
+        /// (`pg_locks.classid`).
+        key1: u32,
+        /// Low 32 bits of the bigint key, or the second integer key
+        /// (`pg_locks.objid`).
+        key2: u32,
+        /// 1 for the bigint form, 2 for the two-integer form
+        /// (`pg_locks.objsubid`).
+        form: u16,
+    },
 }
 
 impl LockTag {
@@ -56,6 +73,7 @@ impl LockTag {
             LockTag::TransactionId(_) => "transactionid",
             LockTag::Tuple { .. } => "tuple",
             LockTag::Object { .. } => "object",
+            LockTag::Advisory { .. } => "advisory",
         }
     }
 
@@ -64,7 +82,8 @@ impl LockTag {
         match *self {
             LockTag::Relation { database, .. }
             | LockTag::Tuple { database, .. }
-            | LockTag::Object { database, .. } => Some(database),
+            | LockTag::Object { database, .. }
+            | LockTag::Advisory { database, .. } => Some(database),
             LockTag::TransactionId(_) => None,
         }
     }
@@ -73,7 +92,7 @@ impl LockTag {
     pub fn relation(&self) -> Option<Oid> {
         match *self {
             LockTag::Relation { relation, .. } | LockTag::Tuple { relation, .. } => Some(relation),
-            LockTag::TransactionId(_) | LockTag::Object { .. } => None,
+            _ => None,
         }
     }
 
@@ -105,6 +124,7 @@ impl LockTag {
     pub fn classid(&self) -> Option<Oid> {
         match *self {
             LockTag::Object { classid, .. } => Some(classid),
+            LockTag::Advisory { key1, .. } => Some(key1),
             _ => None,
         }
     }
@@ -113,6 +133,7 @@ impl LockTag {
     pub fn objid(&self) -> Option<Oid> {
         match *self {
             LockTag::Object { objid, .. } => Some(objid),
+            LockTag::Advisory { key2, .. } => Some(key2),
             _ => None,
         }
     }
@@ -121,6 +142,7 @@ impl LockTag {
     pub fn objsubid(&self) -> Option<i32> {
         match *self {
             LockTag::Object { objsubid, .. } => Some(objsubid),
+            LockTag::Advisory { form, .. } => Some(i32::from(form)),
             _ => None,
         }
     }
@@ -140,6 +162,9 @@ impl fmt::Display for LockTag {
             LockTag::Object { database, classid, objid, .. } => {
                 write!(f, "object {objid} of class {classid} of database {database}")
             }
+            LockTag::Advisory { database, key1, key2, form } => {
+                write!(f, "advisory lock [{database},{key1},{key2},{form}]")
+            }
         }
     }
 }
@@ -157,6 +182,8 @@ mod tests {
         assert_eq!(tuple.to_string(), "tuple (3,7) of relation 16384 of database 5");
         let obj = LockTag::Object { database: 5, classid: 2615, objid: 2200, objsubid: 0 };
         assert_eq!(obj.to_string(), "object 2200 of class 2615 of database 5");
+        let advisory = LockTag::Advisory { database: 5, key1: 0, key2: 42, form: 1 };
+        assert_eq!(advisory.to_string(), "advisory lock [5,0,42,1]");
     }
 
     #[test]
@@ -178,5 +205,11 @@ mod tests {
             (obj.locktype(), obj.classid(), obj.objid(), obj.objsubid(), obj.relation()),
             ("object", Some(1262), Some(5), Some(0), None)
         );
+        let advisory = LockTag::Advisory { database: 5, key1: 1, key2: 2, form: 2 };
+        assert_eq!(
+            (advisory.locktype(), advisory.database(), advisory.classid(), advisory.objid()),
+            ("advisory", Some(5), Some(1), Some(2))
+        );
+        assert_eq!((advisory.objsubid(), advisory.relation()), (Some(2), None));
     }
 }

@@ -334,3 +334,31 @@ fn session_locks_outlive_transactions_and_conflicts_are_listed() {
     mgr.release_all(2);
     assert!(rows(&mgr, t).is_empty());
 }
+
+#[test]
+fn session_holds_are_counted_apart_from_the_transactions() {
+    let mgr = LockManager::new(2);
+    let (a, b) = (owner(0), owner(1));
+    let key = LockTag::Advisory { database: 5, key1: 0, key2: 7, form: 1 };
+    let x = LockMode::Exclusive;
+    mgr.acquire_session(a, key, x, &wait()).unwrap();
+    mgr.acquire_session(a, key, x, &wait()).unwrap();
+    mgr.acquire(a, key, x, &wait()).unwrap();
+    mgr.release_all(0);
+    let nowait = LockWaitParams { nowait: true, ..wait() };
+    assert!(mgr.acquire(b, key, x, &nowait).is_err(), "both session holds survive");
+    assert!(mgr.release_session(0, key, x));
+    assert!(mgr.acquire(b, key, x, &nowait).is_err(), "one session hold is left");
+    assert!(mgr.release_session(0, key, x));
+    assert!(!mgr.release_session(0, key, x), "nothing left to give back");
+    mgr.acquire(b, key, x, &nowait).unwrap();
+    mgr.release_all(1);
+    // Unlock-all and backend exit drop every session hold at once.
+    mgr.acquire_session(a, key, x, &wait()).unwrap();
+    mgr.acquire_session(a, key, x, &wait()).unwrap();
+    mgr.release_session_where(0, |tag| matches!(tag, LockTag::Advisory { .. }));
+    assert!(mgr.locks().is_empty());
+    mgr.acquire_session(a, key, x, &wait()).unwrap();
+    mgr.release_backend(0);
+    assert!(mgr.locks().is_empty() && mgr.held_by(0).is_empty());
+}

@@ -397,6 +397,9 @@ fn encode_state(p: &Prepared) -> String {
             LockTag::Object { database, classid, objid, objsubid } => {
                 format!("object {database} {classid} {objid} {objsubid}")
             }
+            LockTag::Advisory { database, key1, key2, form } => {
+                format!("advisory {database} {key1} {key2} {form}")
+            }
         };
         out.push_str(&format!("lock {} {fields}\n", *mode as u8));
     }
@@ -421,6 +424,12 @@ fn decode_lock(fields: &[&str]) -> Option<(LockTag, LockMode)> {
             classid: n(3)? as u32,
             objid: n(4)? as u32,
             objsubid: fields.get(5)?.parse().ok()?,
+        },
+        "advisory" => LockTag::Advisory {
+            database: n(2)? as u32,
+            key1: n(3)? as u32,
+            key2: n(4)? as u32,
+            form: n(5)? as u16,
         },
         _ => return None,
     };
