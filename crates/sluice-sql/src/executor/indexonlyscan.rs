@@ -27,7 +27,6 @@ use crate::error::{Result, SqlError};
 use sluice_access::common::IndexTuple;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::Engine;
-use sluice_common::BlockNumber;
 use sluice_types::storage::from_storage;
 use sluice_types::{Datum, SqlType};
 
@@ -64,7 +63,7 @@ impl<'e> IndexOnlyRows<'e> {
     /// next_row -- the next visible row, in index order.
     pub fn next_row(&mut self) -> Result<Option<Vec<Datum>>> {
         while let Some((entry, tid)) = self.index.next_entry()? {
-            if !self.all_visible(tid.block)? {
+            if !self.index.page_all_visible(tid.block)? {
                 instrument::count(self.key, Counter::HeapFetches, 1);
                 if self.index.fetch(tid)?.is_none() {
                     continue;
@@ -87,10 +86,5 @@ impl<'e> IndexOnlyRows<'e> {
             }
         }
         Ok(row)
-    }
-
-    /// Whether the visibility map vouches for every version on `block`.
-    fn all_visible(&self, block: BlockNumber) -> Result<bool> {
-        self.index.page_all_visible(block)
     }
 }

@@ -463,11 +463,9 @@ fn reconsider_scan(
         return Ok(());
     };
     let (rel, alias) = (rel.clone(), alias.clone());
-    let indexes = with_scan_context(pl, |sc| {
-        let usable = sc.params.enable_indexonlyscan;
-        Ok(sc.indexes(&rel)?.into_iter().filter(|i| usable && covers(i, Some(needed))).count())
-    })?;
-    if indexes == 0 {
+    let (indexes, index_only) =
+        with_scan_context(pl, |sc| Ok((sc.indexes(&rel)?, sc.params.enable_indexonlyscan)))?;
+    if !index_only || !indexes.iter().any(|i| covers(i, Some(needed))) {
         return Ok(());
     }
     if let Plan::IndexScan { path, .. } = scan {
@@ -478,9 +476,8 @@ fn reconsider_scan(
             return Ok(());
         }
     }
-    let chosen = with_scan_context(pl, |sc| {
-        choose_scan(sc, &rel, &sc.indexes(&rel)?, qual.as_ref(), Some(needed))
-    })?;
+    let chosen =
+        with_scan_context(pl, |sc| choose_scan(sc, &rel, &indexes, qual.as_ref(), Some(needed)))?;
     *scan = match chosen {
         Some(path) => Plan::IndexScan { rel, path: Box::new(path), alias, ctid: false },
         None => Plan::SeqScan { rel, needed: Some(needed.to_vec()), alias, ctid: false },

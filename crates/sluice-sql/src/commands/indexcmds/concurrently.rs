@@ -225,24 +225,13 @@ fn wait_for_lockers(session: &mut Session, tag: LockTag) -> Result<()> {
 /// wait_for_older_snapshots -- waits until no other backend holds a
 /// snapshot whose xmin is below `limit` (PostgreSQL's WaitForOlderSnapshots).
 fn wait_for_older_snapshots(session: &mut Session, limit: Xid) -> Result<()> {
-    let backend = session.backend().clone();
-    let me = backend.proc();
-    let older = |s: &Session, proc: ProcId| {
-        s.backend()
-            .manager()
-            .proc_states()
-            .iter()
-            .any(|p| p.proc == proc && p.xmin.is_some_and(|x| x < limit))
+    let me = session.backend().proc();
+    let holding_older = |s: &Session| -> Vec<ProcId> {
+        let states = s.backend().manager().proc_states();
+        states.iter().filter(|p| p.xmin.is_some_and(|x| x < limit)).map(|p| p.proc).collect()
     };
-    let procs: Vec<ProcId> = backend
-        .manager()
-        .proc_states()
-        .iter()
-        .filter(|p| p.proc != me && p.xmin.is_some_and(|x| x < limit))
-        .map(|p| p.proc)
-        .collect();
-    for proc in procs {
-        wait_for_proc(session, proc, |s| older(s, proc))?;
+    for proc in holding_older(session).into_iter().filter(|&p| p != me) {
+        wait_for_proc(session, proc, |s| holding_older(s).contains(&proc))?;
     }
     Ok(())
 }
