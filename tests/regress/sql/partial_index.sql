@@ -17,3 +17,14 @@ EXPLAIN (COSTS OFF) SELECT id FROM jobs WHERE status = 'done' ORDER BY run_at LI
 UPDATE jobs SET status = 'done' WHERE id IN (50, 100, 150);
 DELETE FROM jobs WHERE id = 200;
 SELECT id, run_at FROM jobs WHERE status = 'pending' ORDER BY run_at LIMIT 5;
+-- the queue's worker query, without statistics: the partial index is priced
+-- by the rows it holds (its predicate's selectivity), so it beats a sort of
+-- the whole table; locking the rows keeps the predicate as a filter for the
+-- re-check of newer row versions
+CREATE TABLE queue (id bigserial PRIMARY KEY, run_at timestamptz DEFAULT now(),
+  status text DEFAULT 'pending', payload jsonb);
+CREATE INDEX queue_pending ON queue (run_at) WHERE status = 'pending';
+INSERT INTO queue (payload) SELECT '{}' FROM generate_series(1, 5000);
+EXPLAIN (COSTS OFF) SELECT id FROM queue WHERE status = 'pending' ORDER BY run_at LIMIT 1;
+EXPLAIN (COSTS OFF) SELECT id FROM queue WHERE status = 'pending'
+  ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED;

@@ -614,7 +614,7 @@ impl Printer<'_, '_> {
         depth: usize,
         filters: &[Expr],
     ) -> Result<()> {
-        let Plan::IndexScan { rel, path, alias, .. } = plan else { return Ok(()) };
+        let Plan::IndexScan { rel, path, alias, ctid } = plan else { return Ok(()) };
         let name = self.scan_name(rel, alias);
         let index = &path.index.name;
         let direction = if path.backward { " Backward" } else { "" };
@@ -639,7 +639,10 @@ impl Printer<'_, '_> {
             (None, _) => {}
         }
         // Conditions the index applies, or its predicate implies, are not
-        // repeated as a filter.
+        // repeated as a filter -- except the implied ones on a table whose
+        // rows are locked: re-checking a row's newer version needs them
+        // (PostgreSQL's create_indexscan_plan keeps them for row marks).
+        let implied = if *ctid { None } else { implied };
         let leading = path.index.keys[0] as usize - 1;
         let rest: Vec<&Expr> = filters
             .iter()

@@ -25,6 +25,7 @@ use crate::catalog::index::{indexes_of, IndexDesc};
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::statistic::{self, ColumnStatistics};
 use crate::error::Result;
+use crate::executor::indexing::analyze_predicate;
 use crate::executor::indexscan::{
     conjuncts, index_qual, index_quals, widen, IndexPath, IndexQual, ScanMethod,
 };
@@ -265,7 +266,8 @@ pub(crate) fn index_access(
     let leading = path.index.keys[0];
     let ty = rel.columns[leading as usize - 1].ty;
     let stats = statistic::load(sc.engine, sc.db, sc.ctx, rel.oid, leading, ty)?;
-    let selectivity = qual_selectivity(&path.index, ty, stats.as_ref(), &path.quals, size.tuples);
+    let selectivity = qual_selectivity(&path.index, ty, stats.as_ref(), &path.quals, size.tuples)
+        * predicate_selectivity(sc, rel, &path.index, size.tuples)?;
     let correlation = stats.as_ref().and_then(|s| s.correlation).map_or(0.0, f64::from);
     let index = index_size(sc, &path.index, size)?;
     Ok((cost_index_access(&sc.params, index, selectivity, path.quals.len()), correlation))
@@ -302,6 +304,21 @@ fn index_size(sc: &ScanContext, index: &IndexDesc, rel: RelSize) -> Result<Index
     let pages = f64::from(sc.engine.pool().nblocks(index.locator, ForkNumber::Main)?.max(1));
     let height = if pages <= 2.0 { 0 } else { (pages.ln() / 300f64.ln()).ceil() as u32 };
     Ok(IndexSize { pages, tuples: rel.tuples, height })
+}
+
+/// The fraction of the table a partial index holds: PostgreSQL adds the
+/// predicate to the index conditions when it prices the index
+/// (add_predicate_to_index_quals), so a small partial index over a big
+/// table is priced by the rows it holds, not by the table's.
+fn predicate_selectivity(
+    sc: &ScanContext,
+    rel: &RelationDesc,
+    index: &IndexDesc,
+    tuples: f64,
+) -> Result<f64> {
+    let Some(text) = &index.predicate else { return Ok(1.0) };
+    let Ok(predicate) = analyze_predicate(rel, text) else { return Ok(1.0) };
+    qual_fraction(sc, rel, &[], Some(&predicate), tuples)
 }
 
 /// The fraction of rows the index conditions keep.
