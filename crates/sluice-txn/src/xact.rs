@@ -46,7 +46,7 @@ use crate::lmgr::{
 };
 use crate::procarray::{Horizon, ProcArray, ProcId, ProcState};
 use crate::snapshot::{CommandId, Snapshot};
-use parking_lot::{RwLock, RwLockWriteGuard};
+use parking_lot::{Mutex, RwLock, RwLockWriteGuard};
 use sluice_common::{RmgrId, Xid};
 use sluice_wal::{RecordBuilder, Wal};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
@@ -112,6 +112,9 @@ pub struct TransactionManager {
     catalog_changes: CatalogChanges,
     /// Prepared transactions (`twophase.rs`).
     twophase: twophase::TwoPhase,
+    /// The horizon last computed, with the commit sequence number then
+    /// current: see [`TransactionManager::horizon_since`].
+    recent_horizon: Mutex<Option<(Csn, Horizon)>>,
 }
 
 /// A registered backend: owns a proc array slot for as long as it lives.
@@ -173,6 +176,7 @@ impl TransactionManager {
             commit_barrier: RwLock::new(()),
             catalog_changes: CatalogChanges::default(),
             twophase: Default::default(),
+            recent_horizon: Mutex::new(None),
         }
     }
 
@@ -262,12 +266,33 @@ impl TransactionManager {
     /// snapshot may need (see `procarray.rs`). Also lets the CSN log forget what
     /// nobody can ask about any more.
     pub fn horizon(&self) -> Horizon {
+        let now = Csn(self.next_csn.load(Ordering::SeqCst));
         let horizon = {
             let _exclusive = self.procarray.exclusive();
             self.procarray.horizon(self.next_xid(), Csn(self.next_csn.load(Ordering::SeqCst)))
         };
         self.csnlog.truncate(horizon.xmin);
+        let mut recent = self.recent_horizon.lock();
+        if recent.is_none_or(|(at, _)| at < now) {
+            *recent = Some((now, horizon));
+        }
         horizon
+    }
+
+    /// horizon_since -- a horizon computed no earlier than `snapshot` was
+    /// taken: the last one computed if it is that recent, else a new one
+    /// (PostgreSQL's GlobalVisState, recomputed only when the backend's
+    /// snapshot has moved on). The horizon never goes back, so an older one
+    /// is always safe, merely less precise; this is what lets a scan test
+    /// every page it reads for pruning without taking the proc array lock
+    /// per page.
+    pub fn horizon_since(&self, snapshot: &Snapshot) -> Horizon {
+        if let Some((at, horizon)) = *self.recent_horizon.lock() {
+            if at >= snapshot.csn {
+                return horizon;
+            }
+        }
+        self.horizon()
     }
 
     /// Backend states for `pg_stat_activity`.

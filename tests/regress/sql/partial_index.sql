@@ -28,3 +28,5 @@ INSERT INTO queue (payload) SELECT '{}' FROM generate_series(1, 5000);
 EXPLAIN (COSTS OFF) SELECT id FROM queue WHERE status = 'pending' ORDER BY run_at LIMIT 1;
 EXPLAIN (COSTS OFF) SELECT id FROM queue WHERE status = 'pending'
   ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT id FROM queue
+  WHERE status = 'pending' ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED;

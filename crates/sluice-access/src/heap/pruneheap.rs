@@ -309,7 +309,11 @@ pub fn heap_page_prune_opt(
     prune_if_hinted(engine, rel, block, page, txn.snapshot())
 }
 
-/// Prunes `page` if its prune hint precedes `snapshot`'s xmin.
+/// Prunes `page` if its prune hint precedes `snapshot`'s xmin and its
+/// deleter is behind the horizon (PostgreSQL's GlobalVisTestIsRemovableXid
+/// test of pd_prune_xid): while a long transaction holds the horizon back,
+/// a page full of recently dead versions is not pruned again and again for
+/// nothing by every reader.
 fn prune_if_hinted(
     engine: &Engine,
     rel: &HeapRelation,
@@ -321,7 +325,10 @@ fn prune_if_hinted(
     if !hint.is_valid() || hint >= snapshot.xmin {
         return Ok(());
     }
-    let horizon = PruneHorizon::new(engine.txns(), snapshot);
+    let horizon = PruneHorizon::recent(engine.txns(), snapshot);
+    if !horizon.removable(hint)? {
+        return Ok(());
+    }
     heap_page_prune(engine, rel, block, page, &horizon).map(|_| ())
 }
 

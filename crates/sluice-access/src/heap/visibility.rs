@@ -411,7 +411,17 @@ impl<'a> PruneHorizon<'a> {
     /// caller's); only its xmin and CSN are replaced by the horizon's, so
     /// the judgement uses the same CSN rule as every visibility check.
     pub fn new(mgr: &'a TransactionManager, template: Snapshot) -> PruneHorizon<'a> {
-        let horizon = mgr.horizon();
+        PruneHorizon::at(mgr, template, mgr.horizon())
+    }
+
+    /// recent -- a horizon at least as recent as `template` (see
+    /// `TransactionManager::horizon_since`): what opportunistic pruning
+    /// uses, as it asks for one per page it reads.
+    pub fn recent(mgr: &'a TransactionManager, template: Snapshot) -> PruneHorizon<'a> {
+        PruneHorizon::at(mgr, template, mgr.horizon_since(&template))
+    }
+
+    fn at(mgr: &'a TransactionManager, template: Snapshot, horizon: Horizon) -> PruneHorizon<'a> {
         let mut view = template;
         view.xmin = horizon.xmin;
         view.xmax = horizon.xmin;

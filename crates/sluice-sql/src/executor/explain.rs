@@ -68,7 +68,9 @@ pub fn explain(session: &mut Session, stmt: &ExplainStmt, sink: &mut dyn QuerySi
     if options.analyze {
         let execution_start = Instant::now();
         let (_, inst) = Instrumentation::run(options.timing, || {
-            let mut host = ExecHost::new(&mut parts.env, Vec::new(), ctx.clone());
+            // Lent for LockRows: EXPLAIN ANALYZE of FOR UPDATE locks the rows.
+            let mut host =
+                ExecHost::new(&mut parts.env, Vec::new(), ctx.clone()).with_transaction(parts.txn);
             let mut source = plan::open(&planned.plan, parts.engine, &ctx)?;
             while source.next(&mut host)?.is_some() {}
             Ok(())
