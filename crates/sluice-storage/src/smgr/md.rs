@@ -1,7 +1,8 @@
 //! Files and segments of relation forks. See the module doc of `smgr`.
 
 use crate::error::{Result, StorageError};
-use parking_lot::Mutex;
+use parking_lot::{Mutex, RwLock};
+use rustc_hash::FxBuildHasher;
 use sluice_common::{BlockNumber, ForkNumber, RelFileLocator, BLCKSZ, RELSEG_SIZE};
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -16,8 +17,12 @@ const GLOBALTABLESPACE_OID: u32 = 1664;
 /// Every open relation fork of a data directory.
 pub struct Smgr {
     data_dir: PathBuf,
-    forks: Mutex<HashMap<(RelFileLocator, ForkNumber), Arc<RelFork>>>,
+    /// Read-locked by every `nblocks` and `open` of a fork already open --
+    /// each index fetch asks -- and write-locked only to open or forget one.
+    forks: RwLock<OpenForks>,
 }
+
+type OpenForks = HashMap<(RelFileLocator, ForkNumber), Arc<RelFork>, FxBuildHasher>;
 
 /// One open relation fork: its segment files and cached length.
 pub struct RelFork {
@@ -35,7 +40,7 @@ pub struct RelFork {
 impl Smgr {
     /// A storage manager for the data directory `data_dir`.
     pub fn new(data_dir: &Path) -> Smgr {
-        Smgr { data_dir: data_dir.to_path_buf(), forks: Mutex::new(HashMap::new()) }
+        Smgr { data_dir: data_dir.to_path_buf(), forks: RwLock::new(OpenForks::default()) }
     }
 
     /// The path of a fork's first segment, relative to nothing (absolute).
@@ -50,7 +55,7 @@ impl Smgr {
 
     /// Whether the fork's first segment exists on disk.
     pub fn exists(&self, rel: RelFileLocator, fork: ForkNumber) -> bool {
-        self.forks.lock().contains_key(&(rel, fork)) || self.fork_path(rel, fork).exists()
+        self.forks.read().contains_key(&(rel, fork)) || self.fork_path(rel, fork).exists()
     }
 
     /// create -- creates an empty fork (and its database directory). Creating a
@@ -71,7 +76,10 @@ impl Smgr {
 
     /// open -- the fork, opening its segments on first use. Errors if it does not exist.
     pub fn open(&self, rel: RelFileLocator, fork: ForkNumber) -> Result<Arc<RelFork>> {
-        let mut forks = self.forks.lock();
+        if let Some(f) = self.forks.read().get(&(rel, fork)) {
+            return Ok(f.clone());
+        }
+        let mut forks = self.forks.write();
         if let Some(f) = forks.get(&(rel, fork)) {
             return Ok(f.clone());
         }
@@ -82,7 +90,10 @@ impl Smgr {
 
     /// Number of blocks in the fork (0 if it does not exist).
     pub fn nblocks(&self, rel: RelFileLocator, fork: ForkNumber) -> Result<BlockNumber> {
-        if !self.exists(rel, fork) {
+        if let Some(f) = self.forks.read().get(&(rel, fork)) {
+            return Ok(f.nblocks());
+        }
+        if !self.fork_path(rel, fork).exists() {
             return Ok(0);
         }
         Ok(self.open(rel, fork)?.nblocks())
@@ -91,7 +102,7 @@ impl Smgr {
     /// unlink -- removes every fork of a relation from disk and forgets them. The
     /// caller has already dropped the relation's buffers.
     pub fn unlink(&self, rel: RelFileLocator) -> Result<()> {
-        let mut forks = self.forks.lock();
+        let mut forks = self.forks.write();
         for fork in ForkNumber::ALL {
             forks.remove(&(rel, fork));
             let first = self.fork_path(rel, fork);
@@ -115,7 +126,7 @@ impl Smgr {
     /// sync_dirty -- fsyncs every fork written since its last sync (checkpoint work).
     /// Returns how many forks were synced.
     pub fn sync_dirty(&self) -> Result<usize> {
-        let forks: Vec<Arc<RelFork>> = self.forks.lock().values().cloned().collect();
+        let forks: Vec<Arc<RelFork>> = self.forks.read().values().cloned().collect();
         let mut synced = 0;
         for fork in forks {
             if fork.dirty.swap(false, Ordering::AcqRel) {
