@@ -578,6 +578,8 @@ impl Session {
             }
             NodeEnum::VacuumStmt(stmt) => commands::vacuum::vacuum(self, stmt, sink),
             NodeEnum::TruncateStmt(stmt) => commands::truncate::truncate(self, stmt, sink),
+            NodeEnum::ReindexStmt(stmt) => commands::indexcmds::reindex::reindex(self, stmt, sink),
+            NodeEnum::ClusterStmt(stmt) => commands::cluster::cluster(self, stmt, sink),
             NodeEnum::CreateSeqStmt(stmt) => commands::sequence::create_sequence(self, stmt, sink),
             NodeEnum::AlterSeqStmt(stmt) => commands::sequence::alter_sequence(self, stmt, sink),
             NodeEnum::CreatedbStmt(stmt) => commands::dbcommands::createdb(self, stmt, sink),
