@@ -151,3 +151,8 @@ fn prepared_horizon() {
 fn advisory_locks() {
     check("advisory_locks");
 }
+
+#[test]
+fn vacuum_full_lock() {
+    check("vacuum_full_lock");
+}

@@ -93,6 +93,10 @@ fn a_crash_during_vacuum_full_keeps_the_old_files() {
     assert!(running, "the VACUUM FULL got its lock");
     server.kill();
     let finished = vacuum.join().unwrap();
+    eprintln!(
+        "the VACUUM FULL {} before the kill",
+        if finished { "finished" } else { "was running" }
+    );
     server.spawn();
     let mut client = connect(&server);
     assert_eq!(consistent_count(&mut client), 50_000);

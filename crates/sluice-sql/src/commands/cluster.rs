@@ -208,6 +208,7 @@ fn rewrite_table(
         Ok(())
     });
     result.map_err(|e| interrupted_reason(session, e))?;
+    session.keep_until_unseen(rel.locator)?;
     if verbose {
         let message = format!(
             "\"{full_name}\": found {} removable, {} nonremovable row versions in {} pages",

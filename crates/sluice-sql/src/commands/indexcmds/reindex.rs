@@ -63,6 +63,7 @@ pub(crate) fn rebuild_index(
     let locator = set_new_relfilenode(session, &id, |engine, locator| {
         Ok(engine.create_relation_fork(locator, ForkNumber::Main)?)
     })?;
+    session.keep_until_unseen(index.locator)?;
     // The build reads the index's new pg_class row (the command counter
     // moved on), so it writes the new file.
     let entries = build_index_from(session, table, index.oid, &index.name, BuildScan::Locked)?;
