@@ -675,6 +675,16 @@ impl Session {
     }
 
     /// Server-wide settings.
+    pub(crate) fn instance(&self) -> Arc<Instance> {
+        self.instance.clone()
+    }
+
+    /// The backend process id clients see.
+    pub(crate) fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// Server-wide settings.
     pub(crate) fn instance_config(&self) -> Arc<GlobalConfig> {
         self.instance.config.clone()
     }

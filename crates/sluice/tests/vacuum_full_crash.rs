@@ -2,7 +2,8 @@
 //! committed comes back with the new, smaller files (replayed from their
 //! full-page images) and every row, found through the heap and through
 //! each index; one killed while a VACUUM FULL runs comes back with the old
-//! files and the rows as they were before it.
+//! files and the rows as they were before it. Also `pg_stat_progress_cluster`
+//! while a CLUSTER runs.
 
 mod common;
 
@@ -106,4 +107,54 @@ fn a_crash_during_vacuum_full_keeps_the_old_files() {
     client.batch_execute("VACUUM FULL t").unwrap();
     assert_eq!(consistent_count(&mut client), 50_000);
     assert!(relation_size(&mut client, "t") * 3 < before, "a new VACUUM FULL shrinks it");
+}
+
+#[test]
+fn pg_stat_progress_cluster_shows_a_running_cluster() {
+    let server = common::Server::start();
+    let mut client = connect(&server);
+    setup(&mut client, 200_000);
+    let conninfo = server.conninfo();
+    let cluster = thread::spawn(move || {
+        let mut c = Client::connect(&conninfo, NoTls).expect("connect");
+        c.batch_execute("CLUSTER t USING t_v").unwrap();
+    });
+    let sql = "SELECT relid = (SELECT oid FROM pg_class WHERE relname = 't'), command, phase, \
+               cluster_index_relid = (SELECT oid FROM pg_class WHERE relname = 't_v'), \
+               heap_blks_total, datname::text FROM pg_stat_progress_cluster";
+    let mut phases = Vec::new();
+    for _ in 0..5000 {
+        let rows = client.query(sql, &[]).unwrap();
+        let Some(row) = rows.first() else {
+            if !phases.is_empty() {
+                break;
+            }
+            thread::sleep(Duration::from_millis(2));
+            continue;
+        };
+        assert!(row.get::<_, bool>(0), "relid is t");
+        assert_eq!(row.get::<_, String>(1), "CLUSTER");
+        assert!(row.get::<_, bool>(3), "cluster_index_relid is t_v");
+        assert!(row.get::<_, i64>(4) > 0, "heap_blks_total");
+        assert_eq!(row.get::<_, String>(5), "postgres");
+        let phase: String = row.get(2);
+        if phases.last() != Some(&phase) {
+            phases.push(phase);
+        }
+    }
+    cluster.join().unwrap();
+    eprintln!("phases seen: {phases:?}");
+    assert!(!phases.is_empty(), "the CLUSTER shows up");
+    let known = [
+        "initializing",
+        "seq scanning heap",
+        "sorting tuples",
+        "writing new heap",
+        "swapping relation files",
+        "rebuilding index",
+        "performing final cleanup",
+    ];
+    assert!(phases.iter().all(|p| known.contains(&p.as_str())), "{phases:?}");
+    let rows = client.query("SELECT * FROM pg_stat_progress_cluster", &[]).unwrap();
+    assert!(rows.is_empty(), "the row goes when the CLUSTER ends");
 }

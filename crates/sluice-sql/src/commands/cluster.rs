@@ -54,6 +54,7 @@ use super::indexcmds::reindex::rebuild_table_indexes;
 use super::sequence::namespaces_for;
 use super::tablecmds::{lock_relation, lock_relation_with, position};
 use super::truncate::set_new_relfilenode;
+use crate::activity::ClusterActivity;
 use crate::catalog::index::{indexes_of, IndexDesc};
 use crate::catalog::relation::{self, oid_of, RelationDesc, RelationId};
 use crate::catalog::rows::deform_row;
@@ -61,7 +62,7 @@ use crate::catalog::schema::{RelKind, PG_CATALOG_NAMESPACE, PG_INDEX};
 use crate::catalog::statistic::{latest_view, namespace_names};
 use crate::catalog::{replace, scan};
 use crate::error::{Result, SqlError};
-use crate::session::Session;
+use crate::session::{Instance, Session};
 use crate::sink::QuerySink;
 use pg_query::protobuf::{ClusterStmt, RangeVar};
 use pg_query::NodeEnum;
@@ -76,6 +77,7 @@ use sluice_txn::lmgr::LockMode;
 use sluice_types::storage::to_storage;
 use sluice_types::Datum;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// `pg_index.indisclustered`.
 const INDISCLUSTERED: usize = 9;
@@ -177,6 +179,7 @@ fn rewrite_table(
     verbose: bool,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
+    let mut progress = Progress::start(session, rel, order);
     let full_name = qualified_name(session, rel)?;
     if verbose {
         let message = match order {
@@ -185,10 +188,65 @@ fn rewrite_table(
         };
         sink.info(&SqlError::new("00000", message))?;
     }
-    let mut found = find_survivors(session, rel)?;
+    let mut found = find_survivors(session, rel, &mut progress)?;
     if let Some(index) = order {
+        progress.update(|c| c.phase = "sorting tuples");
         sort_survivors(session, rel, index, &mut found.survivors)?;
     }
+    let pages = write_new_file(session, rel, &found, &mut progress)?;
+    if verbose {
+        let message = format!(
+            "\"{full_name}\": found {} removable, {} nonremovable row versions in {} pages",
+            found.removable,
+            found.survivors.len(),
+            found.old_pages
+        );
+        let detail = format!("{} dead row versions cannot be removed yet.", found.recently_dead);
+        sink.info(&SqlError::new("00000", message).with_detail(detail))?;
+    }
+    progress.update(|c| c.phase = "swapping relation files");
+    let mut parts = session.parts()?;
+    update_relstats(&mut parts, rel.oid, pages, found.survivors.len() as f64, Some(0))?;
+    parts.txn.increment_command();
+    progress.update(|c| c.phase = "rebuilding index");
+    rebuild_table_indexes(session, rel.oid, &mut || {
+        progress.update(|c| c.index_rebuild_count += 1)
+    })?;
+    progress.update(|c| c.phase = "performing final cleanup");
+    Ok(())
+}
+
+/// find_survivors -- reads `rel`'s file under the current horizon.
+fn find_survivors(
+    session: &mut Session,
+    rel: &RelationDesc,
+    progress: &mut Progress,
+) -> Result<SurvivorScan> {
+    progress.update(|c| c.phase = "seq scanning heap");
+    let parts = session.parts()?;
+    let engine = parts.engine.clone();
+    let horizon = PruneHorizon::new(engine.txns(), parts.txn.snapshot());
+    let interrupts = parts.env.interrupts.clone();
+    let interrupted = move || interrupts().is_err();
+    let mut report = |scanned, total, tuples| {
+        progress.update(|c| {
+            (c.heap_blks_scanned, c.heap_blks_total) = (u64::from(scanned), u64::from(total));
+            c.heap_tuples_scanned = tuples;
+        })
+    };
+    scan_survivors(&engine, &rel.heap(), &horizon, &interrupted, &mut report)
+        .map_err(|e| interrupted_reason(session, e.into()))
+}
+
+/// write_new_file -- gives `rel` a new relfilenode holding the survivors
+/// in their order; returns its size in pages.
+fn write_new_file(
+    session: &mut Session,
+    rel: &RelationDesc,
+    found: &SurvivorScan,
+    progress: &mut Progress,
+) -> Result<u32> {
+    progress.update(|c| c.phase = "writing new heap");
     let template = HeapRelation { locator: rel.locator, fillfactor: rel.fillfactor };
     let plan = plan_rewrite(&template, &found.survivors)?;
     let id = RelationId {
@@ -200,41 +258,54 @@ fn rewrite_table(
     };
     let interrupts = session.parts()?.env.interrupts.clone();
     let interrupted = move || interrupts().is_err();
+    let mut written = |n| progress.update(|c| c.heap_tuples_written = n);
     let result = set_new_relfilenode(session, &id, |engine, locator| {
         engine.create_relation_fork(locator, ForkNumber::Main)?;
         let new_rel = HeapRelation { locator, fillfactor: rel.fillfactor };
         let old = rel.heap();
-        write_rewrite(engine, &old, &new_rel, &found.survivors, &plan, &interrupted, &mut |_| {})?;
+        write_rewrite(engine, &old, &new_rel, &found.survivors, &plan, &interrupted, &mut written)?;
         Ok(())
     });
     result.map_err(|e| interrupted_reason(session, e))?;
     session.keep_until_unseen(rel.locator)?;
-    if verbose {
-        let message = format!(
-            "\"{full_name}\": found {} removable, {} nonremovable row versions in {} pages",
-            found.removable,
-            found.survivors.len(),
-            found.old_pages
-        );
-        let detail = format!("{} dead row versions cannot be removed yet.", found.recently_dead);
-        sink.info(&SqlError::new("00000", message).with_detail(detail))?;
-    }
-    let mut parts = session.parts()?;
-    update_relstats(&mut parts, rel.oid, plan.pages, found.survivors.len() as f64, Some(0))?;
-    parts.txn.increment_command();
-    rebuild_table_indexes(session, rel.oid)?;
-    Ok(())
+    Ok(plan.pages)
 }
 
-/// find_survivors -- reads `rel`'s file under the current horizon.
-fn find_survivors(session: &mut Session, rel: &RelationDesc) -> Result<SurvivorScan> {
-    let parts = session.parts()?;
-    let engine = parts.engine.clone();
-    let horizon = PruneHorizon::new(engine.txns(), parts.txn.snapshot());
-    let interrupts = parts.env.interrupts.clone();
-    let interrupted = move || interrupts().is_err();
-    scan_survivors(&engine, &rel.heap(), &horizon, &interrupted, &mut |_, _, _| {})
-        .map_err(|e| interrupted_reason(session, e.into()))
+/// A session's row in `pg_stat_progress_cluster`, withdrawn when dropped
+/// (however the rewrite ends).
+struct Progress {
+    instance: Arc<Instance>,
+    pid: u32,
+    state: ClusterActivity,
+}
+
+impl Progress {
+    /// Publishes the start of a VACUUM FULL (`order` is `None`) or CLUSTER
+    /// of `rel`.
+    fn start(session: &Session, rel: &RelationDesc, order: Option<&IndexDesc>) -> Progress {
+        let state = ClusterActivity {
+            relid: rel.oid,
+            command: if order.is_some() { "CLUSTER" } else { "VACUUM FULL" },
+            phase: "initializing",
+            cluster_index_relid: order.map_or(0, |i| i.oid),
+            ..ClusterActivity::default()
+        };
+        let progress = Progress { instance: session.instance(), pid: session.pid(), state };
+        progress.instance.activity.set_cluster_progress(progress.pid, Some(state));
+        progress
+    }
+
+    /// Changes the published row.
+    fn update(&mut self, change: impl FnOnce(&mut ClusterActivity)) {
+        change(&mut self.state);
+        self.instance.activity.set_cluster_progress(self.pid, Some(self.state));
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.instance.activity.set_cluster_progress(self.pid, None);
+    }
 }
 
 /// A rewrite that stopped while an interrupt is pending (cancel,

@@ -76,8 +76,12 @@ pub(crate) fn rebuild_index(
 
 /// rebuild_table_indexes -- rebuilds every index of table `table_oid`, as
 /// the current transaction now sees the table (PostgreSQL's
-/// reindex_relation). Returns how many there were.
-pub(crate) fn rebuild_table_indexes(session: &mut Session, table_oid: Oid) -> Result<usize> {
+/// reindex_relation), calling `rebuilt` after each.
+pub(crate) fn rebuild_table_indexes(
+    session: &mut Session,
+    table_oid: Oid,
+    rebuilt: &mut dyn FnMut(),
+) -> Result<()> {
     let engine = session.engine().clone();
     let db = session.database();
     let ctx = VisibilityContext::for_transaction(session.txn()?, engine.txns());
@@ -86,8 +90,9 @@ pub(crate) fn rebuild_table_indexes(session: &mut Session, table_oid: Oid) -> Re
     let indexes = indexes_of(&engine, db, &ctx, table_oid)?;
     for index in &indexes {
         rebuild_index(session, &table, index)?;
+        rebuilt();
     }
-    Ok(indexes.len())
+    Ok(())
 }
 
 /// REINDEX's options.
