@@ -45,6 +45,26 @@ REINDEX (VERBOSE) INDEX ri_v;
 \set VERBOSITY default
 CREATE TABLE ri_none (x int);
 REINDEX TABLE ri_none;
+-- CONCURRENTLY: a copy of each index is built beside the writers and takes
+-- the index's place; no _ccnew index is left, the constraint still holds.
+SELECT relfilenode AS pkey_file FROM pg_class WHERE relname = 'ri_pkey' \gset
+CREATE INDEX ri_partial ON ri (v) WHERE id < 100;
+REINDEX INDEX CONCURRENTLY ri_pkey;
+SELECT relfilenode <> :pkey_file AS new_file FROM pg_class WHERE relname = 'ri_pkey';
+REINDEX TABLE CONCURRENTLY ri;
+REINDEX (VERBOSE) TABLE CONCURRENTLY ri_none;
+SELECT c.relname, i.indisvalid, i.indisready, i.indisunique, i.indisprimary
+  FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+  WHERE i.indrelid = 'ri'::regclass ORDER BY c.relname;
+SELECT count(*) FROM pg_class WHERE relname LIKE '%ccnew%';
+SELECT conname, contype FROM pg_constraint WHERE conrelid = 'ri'::regclass;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*) FROM ri WHERE id > 0;
+SELECT id FROM ri WHERE v = 'v51' AND id < 100;
+INSERT INTO ri VALUES (5, 'five');
+RESET enable_seqscan;
+RESET enable_bitmapscan;
 -- Errors.
 REINDEX INDEX nosuch;
 REINDEX TABLE nosuch;
