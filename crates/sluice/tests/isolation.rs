@@ -156,3 +156,8 @@ fn advisory_locks() {
 fn vacuum_full_lock() {
     check("vacuum_full_lock");
 }
+
+#[test]
+fn reindex_concurrently() {
+    check("reindex_concurrently");
+}
