@@ -391,3 +391,76 @@ fn write_new_page(
     target.set_lsn(end);
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sluice_common::RelFileLocator;
+
+    fn survivor(block: u32, offset: u16, len: u16, next: Option<ItemPointer>) -> Survivor {
+        let old = ItemPointer::new(block, offset);
+        Survivor { old, len, next, hints: 0, recently_dead: false, xmax: Xid::INVALID }
+    }
+
+    fn rel(fillfactor: u8) -> HeapRelation {
+        HeapRelation { locator: RelFileLocator::default(), fillfactor }
+    }
+
+    #[test]
+    fn survivors_are_packed_densely_in_order() {
+        let survivors: Vec<Survivor> = (1..=100).map(|i| survivor(i, 1, 200, None)).collect();
+        let plan = plan_rewrite(&rel(100), &survivors).unwrap();
+        // 200 bytes + a 4-byte line pointer: 40 fit in a page's 8168 bytes.
+        assert_eq!(plan.pages, 3);
+        assert_eq!(plan.new[0], ItemPointer::new(0, 1));
+        assert_eq!(plan.new[39], ItemPointer::new(0, 40));
+        assert_eq!(plan.new[40], ItemPointer::new(1, 1));
+        assert_eq!(plan.new[99], ItemPointer::new(2, 20));
+    }
+
+    #[test]
+    fn fillfactor_leaves_room_on_each_page() {
+        let survivors: Vec<Survivor> = (1..=400).map(|i| survivor(i, 1, 200, None)).collect();
+        let full = plan_rewrite(&rel(100), &survivors).unwrap();
+        let half = plan_rewrite(&rel(50), &survivors).unwrap();
+        assert_eq!(full.pages, 10);
+        // A version goes on a page only if 4096 bytes stay free after it:
+        // 19 per page instead of 40.
+        assert_eq!(half.pages, 22);
+    }
+
+    #[test]
+    fn a_tuple_bigger_than_the_reserve_allows_gets_a_page_of_its_own() {
+        let survivors = vec![survivor(0, 1, 5000, None), survivor(0, 2, 5000, None)];
+        let plan = plan_rewrite(&rel(50), &survivors).unwrap();
+        assert_eq!(plan.new, vec![ItemPointer::new(0, 1), ItemPointer::new(1, 1)]);
+        assert_eq!(plan.pages, 2);
+    }
+
+    #[test]
+    fn update_links_follow_the_successor_to_its_new_address() {
+        // (5,1) was updated into (9,3); (7,2) was updated into a dead version.
+        let survivors = vec![
+            survivor(5, 1, 100, Some(ItemPointer::new(9, 3))),
+            survivor(7, 2, 100, Some(ItemPointer::new(8, 8))),
+            survivor(9, 3, 100, None),
+        ];
+        let plan = plan_rewrite(&rel(100), &survivors).unwrap();
+        let ctid_of = |i: usize| {
+            let mut tuple = vec![0u8; 100];
+            HeapTupleHeader::new(&mut tuple[..]).unwrap().set_natts(0);
+            prepare_copy(&mut tuple, &survivors[i], plan.new[i], &plan).unwrap();
+            HeapTupleHeader::new(&tuple[..]).unwrap().ctid()
+        };
+        assert_eq!(ctid_of(0), ItemPointer::new(0, 3), "the successor's new address");
+        assert_eq!(ctid_of(1), ItemPointer::new(0, 2), "a dead successor: itself");
+        assert_eq!(ctid_of(2), ItemPointer::new(0, 3), "not updated: itself");
+    }
+
+    #[test]
+    fn empty_table_plans_no_pages() {
+        let plan = plan_rewrite(&rel(100), &[]).unwrap();
+        assert_eq!(plan.pages, 0);
+        assert!(plan.new.is_empty());
+    }
+}
