@@ -35,6 +35,16 @@ CLUSTER cl USING cl_pkey;
 SELECT c.relname, i.indisclustered FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
   WHERE i.indrelid = 'cl'::regclass ORDER BY c.relname;
 SELECT id FROM cl LIMIT 3;
+-- ALTER TABLE ... CLUSTER ON marks an index without rewriting; SET WITHOUT
+-- CLUSTER clears the mark.
+ALTER TABLE cl CLUSTER ON cl_k;
+SELECT c.relname, i.indisclustered FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+  WHERE i.indrelid = 'cl'::regclass ORDER BY c.relname;
+ALTER TABLE cl SET WITHOUT CLUSTER;
+SELECT count(*) FROM pg_index WHERE indrelid = 'cl'::regclass AND indisclustered;
+CLUSTER cl;
+ALTER TABLE cl CLUSTER ON nosuch;
+ALTER TABLE cl CLUSTER ON cl_pkey;
 -- A CLUSTER in a block is rolled back with it.
 SELECT relfilenode AS heap_file FROM pg_class WHERE relname = 'cl' \gset
 BEGIN;

@@ -472,6 +472,18 @@ fn named_index(
     })
 }
 
+/// cluster_on -- ALTER TABLE `table` CLUSTER ON `name`: marks the index for
+/// a later `CLUSTER table` (PostgreSQL's ATExecClusterOn); the caller holds
+/// the table's lock.
+pub(crate) fn cluster_on(session: &mut Session, table: &RelationDesc, name: &str) -> Result<()> {
+    let Some((rel, indexes)) = current_table(session, table.oid)? else {
+        return Err(SqlError::new("42P01", format!("relation \"{}\" does not exist", table.name)));
+    };
+    let index = named_index(session, &rel, indexes, name)?;
+    check_clusterable(&index)?;
+    mark_index_clustered(session, rel.oid, Some(index.oid))
+}
+
 /// check_clusterable -- PostgreSQL's check_index_is_clusterable: a partial
 /// or invalid index does not cover every row.
 fn check_clusterable(index: &IndexDesc) -> Result<()> {
