@@ -65,6 +65,16 @@ SELECT id FROM ri WHERE v = 'v51' AND id < 100;
 INSERT INTO ri VALUES (5, 'five');
 RESET enable_seqscan;
 RESET enable_bitmapscan;
+-- An index left invalid by a failed CREATE INDEX CONCURRENTLY: skipped by
+-- REINDEX TABLE CONCURRENTLY, made valid by a REINDEX that succeeds.
+INSERT INTO ri_ints VALUES (1, 7), (2, 7);
+CREATE UNIQUE INDEX CONCURRENTLY ri_ints_dup ON ri_ints (b);
+REINDEX TABLE CONCURRENTLY ri_ints;
+REINDEX INDEX ri_ints_dup;
+DELETE FROM ri_ints WHERE a = 2;
+REINDEX INDEX ri_ints_dup;
+SELECT indisvalid, indisready FROM pg_index WHERE indexrelid = 'ri_ints_dup'::regclass;
+INSERT INTO ri_ints VALUES (3, 7);
 -- Errors.
 REINDEX INDEX nosuch;
 REINDEX TABLE nosuch;

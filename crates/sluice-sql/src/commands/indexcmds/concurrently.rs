@@ -68,7 +68,7 @@ const POLL_INTERVAL: Duration = Duration::from_millis(5);
 const BUILD_LOCK: LockMode = LockMode::ShareUpdateExclusive;
 
 /// pg_index columns the steps flip.
-const INDISVALID: usize = 10;
+pub(super) const INDISVALID: usize = 10;
 pub(super) const INDISREADY: usize = 12;
 
 /// define_index_concurrently -- creates and builds an index on `table`

@@ -33,7 +33,7 @@
 
 use super::concurrently::{
     index_of, set_index_flag, validate_index, wait_for_lockers, wait_for_older_snapshots,
-    SessionLock, INDISREADY,
+    SessionLock, INDISREADY, INDISVALID,
 };
 use super::{
     build_index_from, create_index_entry, table_of_index, BuildScan, CreatedIndex, IndexState,
@@ -43,7 +43,7 @@ use crate::catalog::index::{indexes_of, IndexDesc};
 use crate::catalog::relation::oid_of;
 use crate::catalog::relation::{self, RelationDesc, RelationId};
 use crate::catalog::schema::{RelKind, PG_ATTRIBUTE, PG_CATALOG_NAMESPACE, PG_CLASS, PG_INDEX};
-use crate::catalog::statistic::latest_view;
+use crate::catalog::statistic::{latest_view, namespace_names};
 use crate::catalog::{delete, replace, scan};
 use crate::commands::analyze::{def_boolean, update_relstats};
 use crate::commands::sequence::namespaces_for;
@@ -85,6 +85,14 @@ pub(crate) fn rebuild_index(
     // The build reads the index's new pg_class row (the command counter
     // moved on), so it writes the new file.
     let entries = build_index_from(session, table, index.oid, &index.name, BuildScan::Locked)?;
+    // A complete build makes an index left invalid by a failed CREATE
+    // INDEX CONCURRENTLY usable (PostgreSQL's reindex_index).
+    for (set, column) in [(index.ready, INDISREADY), (index.valid, INDISVALID)] {
+        if !set {
+            set_index_flag(session, index.oid, column)?;
+            session.txn()?.increment_command();
+        }
+    }
     let pages = session.engine().pool().nblocks(locator, ForkNumber::Main)?;
     let mut parts = session.parts()?;
     update_relstats(&mut parts, index.oid, pages, entries as f64, None)?;
@@ -298,10 +306,7 @@ fn reindex_concurrently(
     let tag = LockTag::Relation { database: session.database(), relation: table_oid };
     let _held = SessionLock::take(session, tag)?;
     let (table, indexes) = current_table(session, table_oid)?;
-    let chosen: Vec<IndexDesc> = indexes
-        .into_iter()
-        .filter(|i| kind != ReindexObjectType::ReindexObjectIndex || i.oid == target.oid)
-        .collect();
+    let chosen = concurrent_candidates(session, &table, indexes, target, kind, sink)?;
     if chosen.is_empty() {
         let message =
             format!("table \"{}\" has no indexes that can be reindexed concurrently", table.name);
@@ -332,6 +337,39 @@ fn reindex_concurrently(
         report(sink, options, &rebuild.old)?;
     }
     Ok(())
+}
+
+/// The indexes REINDEX CONCURRENTLY rebuilds: the one named, or every
+/// valid index of the table (an invalid one, such as a failed build's, is
+/// skipped with a warning, as in PostgreSQL).
+fn concurrent_candidates(
+    session: &mut Session,
+    table: &RelationDesc,
+    indexes: Vec<IndexDesc>,
+    target: &RelationId,
+    kind: ReindexObjectType,
+    sink: &mut dyn QuerySink,
+) -> Result<Vec<IndexDesc>> {
+    if kind == ReindexObjectType::ReindexObjectIndex {
+        return Ok(indexes.into_iter().filter(|i| i.oid == target.oid).collect());
+    }
+    let engine = session.engine().clone();
+    let ctx = latest_view(session.txn()?, engine.txns());
+    let names = namespace_names(&engine, session.database(), &ctx)?;
+    let schema = names.get(&table.namespace).cloned().unwrap_or_default();
+    let mut chosen = Vec::new();
+    for index in indexes {
+        if index.valid {
+            chosen.push(index);
+            continue;
+        }
+        let message = format!(
+            "cannot reindex invalid index \"{schema}.{}\" concurrently, skipping",
+            index.name
+        );
+        sink.warning(&SqlError::new("0A000", message))?;
+    }
+    Ok(chosen)
 }
 
 /// The table whose indexes `target` (an index or a table, as `kind` says)
