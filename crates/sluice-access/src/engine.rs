@@ -120,6 +120,9 @@ pub struct Engine {
     recovered_records: u64,
     /// Visible catalog tuples shared by all sessions.
     catcache: CatCache,
+    /// Files replaced by a committed transaction (xid) that a snapshot
+    /// older than it may still read (see [`Engine::unlink_when_unseen`]).
+    unseen_unlinks: Mutex<Vec<(RelFileLocator, Xid)>>,
 }
 
 /// The engine's background threads.
@@ -230,6 +233,7 @@ impl Engine {
             background: Mutex::new(None),
             recovered_records: outcome.records,
             catcache: CatCache::default(),
+            unseen_unlinks: Mutex::new(Vec::new()),
         });
         if crashed || outcome.records > 1 {
             engine.checkpoint()?;
@@ -315,6 +319,39 @@ impl Engine {
         self.wal.insert(&record)?;
         self.pool.smgr().create(rel, fork)?;
         Ok(())
+    }
+
+    /// unlink_when_unseen -- removes `rel`'s files once no snapshot older
+    /// than committed transaction `xid` remains. VACUUM FULL, CLUSTER and
+    /// REINDEX give a relation a new file whose contents are the old one's
+    /// (for every snapshot): a REPEATABLE READ snapshot older than the swap
+    /// still reads the old `pg_class` row, and so the old file, until it
+    /// ends. A crash forgets the list; the files then only waste space.
+    pub fn unlink_when_unseen(&self, rel: RelFileLocator, xid: Xid) {
+        self.unseen_unlinks.lock().push((rel, xid));
+        self.sweep_unseen();
+    }
+
+    /// sweep_unseen -- removes the files [`Engine::unlink_when_unseen`]
+    /// kept whose replacing transaction every snapshot now sees committed
+    /// (it is older than every snapshot's xmin). Called at transaction end.
+    pub fn sweep_unseen(&self) {
+        let mut pending = self.unseen_unlinks.lock();
+        if pending.is_empty() {
+            return;
+        }
+        let horizon = self.txns.horizon().xmin;
+        pending.retain(|&(rel, xid)| {
+            if xid >= horizon {
+                return true;
+            }
+            for fork in ForkNumber::ALL {
+                self.pool.drop_relation_buffers(rel, fork, 0);
+            }
+            // A file that cannot be removed only wastes space.
+            let _ = self.pool.smgr().unlink(rel);
+            false
+        });
     }
 
     /// The page inserts into `rel` should try first, if any.

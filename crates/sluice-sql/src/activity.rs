@@ -6,7 +6,7 @@
 //! take microseconds, far from the statement costs around them.
 //!
 //! Beside it sits each session's progress in a maintenance command
-//! (`pg_stat_progress_vacuum`), published as the command goes and removed
+//! (`pg_stat_progress_vacuum`, `pg_stat_progress_cluster`), published as the command goes and removed
 //! when it ends.
 //!
 //! The table is also how one session interrupts another by pid
@@ -80,12 +80,38 @@ pub struct VacuumActivity {
     pub progress: VacuumProgress,
 }
 
+/// A VACUUM FULL or CLUSTER in progress (a row of
+/// `pg_stat_progress_cluster`, PostgreSQL 15's columns).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClusterActivity {
+    /// The table's OID.
+    pub relid: u32,
+    /// `CLUSTER` or `VACUUM FULL`.
+    pub command: &'static str,
+    /// PostgreSQL's phase name ("seq scanning heap", "rebuilding index", ...).
+    pub phase: &'static str,
+    /// The index CLUSTER orders by (0 for VACUUM FULL).
+    pub cluster_index_relid: u32,
+    /// Versions read from the old file.
+    pub heap_tuples_scanned: u64,
+    /// Versions written to the new file.
+    pub heap_tuples_written: u64,
+    /// Pages of the old file.
+    pub heap_blks_total: u64,
+    /// Pages of the old file read so far.
+    pub heap_blks_scanned: u64,
+    /// Indexes rebuilt so far.
+    pub index_rebuild_count: u64,
+}
+
 /// Every session's activity, by pid.
 #[derive(Default)]
 pub struct ActivityTable {
     sessions: Mutex<BTreeMap<u32, Entry>>,
     /// VACUUMs running, by pid.
     vacuums: Mutex<BTreeMap<u32, VacuumActivity>>,
+    /// VACUUM FULLs and CLUSTERs running, by pid.
+    clusters: Mutex<BTreeMap<u32, ClusterActivity>>,
 }
 
 impl ActivityTable {
@@ -118,6 +144,22 @@ impl ActivityTable {
     pub fn remove(&self, pid: u32) {
         self.sessions.lock().remove(&pid);
         self.vacuums.lock().remove(&pid);
+        self.clusters.lock().remove(&pid);
+    }
+
+    /// Publishes (or, with `None`, withdraws) session `pid`'s VACUUM FULL
+    /// or CLUSTER progress.
+    pub fn set_cluster_progress(&self, pid: u32, cluster: Option<ClusterActivity>) {
+        let mut clusters = self.clusters.lock();
+        match cluster {
+            Some(c) => clusters.insert(pid, c),
+            None => clusters.remove(&pid),
+        };
+    }
+
+    /// A copy of every running VACUUM FULL's and CLUSTER's progress, by pid.
+    pub fn clusters(&self) -> Vec<(u32, ClusterActivity)> {
+        self.clusters.lock().iter().map(|(pid, c)| (*pid, *c)).collect()
     }
 
     /// Publishes (or, with `None`, withdraws) session `pid`'s VACUUM progress.

@@ -52,7 +52,7 @@ use crate::sink::QuerySink;
 use crate::{commands, executor};
 use pg_query::NodeEnum;
 use sluice_access::Engine;
-use sluice_common::{ForkNumber, Oid, RelFileLocator};
+use sluice_common::{ForkNumber, Oid, RelFileLocator, Xid};
 use sluice_guc::{GlobalConfig, NestLevel, SessionSettings, Settings};
 use sluice_txn::lmgr::LockMode;
 use sluice_txn::{Backend, IsolationLevel, PrepareContext, Transaction, TwoPhaseError};
@@ -109,6 +109,9 @@ struct PendingDelete {
     at_commit: bool,
     /// The savepoint level that registered it (0: the top level).
     depth: usize,
+    /// At commit, keep the file until no snapshot older than this xid (the
+    /// transaction's) remains: a file swapped for a rewritten copy.
+    unseen_after: Option<Xid>,
 }
 
 /// Work for the end of the transaction beyond removing relation files
@@ -578,6 +581,8 @@ impl Session {
             }
             NodeEnum::VacuumStmt(stmt) => commands::vacuum::vacuum(self, stmt, sink),
             NodeEnum::TruncateStmt(stmt) => commands::truncate::truncate(self, stmt, sink),
+            NodeEnum::ReindexStmt(stmt) => commands::indexcmds::reindex::reindex(self, stmt, sink),
+            NodeEnum::ClusterStmt(stmt) => commands::cluster::cluster(self, stmt, sink),
             NodeEnum::CreateSeqStmt(stmt) => commands::sequence::create_sequence(self, stmt, sink),
             NodeEnum::AlterSeqStmt(stmt) => commands::sequence::alter_sequence(self, stmt, sink),
             NodeEnum::CreatedbStmt(stmt) => commands::dbcommands::createdb(self, stmt, sink),
@@ -667,6 +672,16 @@ impl Session {
             ));
         }
         Ok(())
+    }
+
+    /// Server-wide settings.
+    pub(crate) fn instance(&self) -> Arc<Instance> {
+        self.instance.clone()
+    }
+
+    /// The backend process id clients see.
+    pub(crate) fn pid(&self) -> u32 {
+        self.pid
     }
 
     /// Server-wide settings.
@@ -904,6 +919,10 @@ impl Session {
         self.settings.end_transaction(committed);
         let engine = &self.instance.engine;
         for pending in std::mem::take(&mut self.pending_deletes) {
+            if let (true, Some(xid)) = (committed && pending.at_commit, pending.unseen_after) {
+                engine.unlink_when_unseen(pending.locator, xid);
+                continue;
+            }
             if pending.at_commit == committed {
                 for fork in ForkNumber::ALL {
                     engine.pool().drop_relation_buffers(pending.locator, fork, 0);
@@ -918,6 +937,9 @@ impl Session {
                 action(engine);
             }
         }
+        // This transaction's snapshot may have been the last one that could
+        // read a swapped-out file.
+        engine.sweep_unseen();
     }
 
     /// The open savepoint depth (0 outside savepoints).
@@ -928,13 +950,39 @@ impl Session {
     /// Removes `locator`'s files when the transaction aborts.
     pub(crate) fn delete_on_abort(&mut self, locator: RelFileLocator) {
         let depth = self.savepoint_depth();
-        self.pending_deletes.push(PendingDelete { locator, at_commit: false, depth });
+        self.pending_deletes.push(PendingDelete {
+            locator,
+            at_commit: false,
+            depth,
+            unseen_after: None,
+        });
     }
 
     /// Removes `locator`'s files once the transaction commits.
     pub(crate) fn delete_on_commit(&mut self, locator: RelFileLocator) {
         let depth = self.savepoint_depth();
-        self.pending_deletes.push(PendingDelete { locator, at_commit: true, depth });
+        self.pending_deletes.push(PendingDelete {
+            locator,
+            at_commit: true,
+            depth,
+            unseen_after: None,
+        });
+    }
+
+    /// keep_until_unseen -- `locator`, registered with
+    /// [`Session::delete_on_commit`], was swapped for a copy with the same
+    /// rows (VACUUM FULL, CLUSTER, REINDEX): after commit it stays until no
+    /// snapshot older than this transaction remains, since such a snapshot
+    /// still reads the old `pg_class` row and so this file
+    /// (`Engine::unlink_when_unseen`).
+    pub(crate) fn keep_until_unseen(&mut self, locator: RelFileLocator) -> Result<()> {
+        let xid = self.txn()?.xid();
+        for pending in self.pending_deletes.iter_mut().filter(|p| p.at_commit) {
+            if pending.locator == locator {
+                pending.unseen_after = xid;
+            }
+        }
+        Ok(())
     }
 
     /// at_transaction_end -- runs `action` once the transaction commits

@@ -151,3 +151,13 @@ fn prepared_horizon() {
 fn advisory_locks() {
     check("advisory_locks");
 }
+
+#[test]
+fn vacuum_full_lock() {
+    check("vacuum_full_lock");
+}
+
+#[test]
+fn reindex_concurrently() {
+    check("reindex_concurrently");
+}

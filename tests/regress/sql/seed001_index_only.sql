@@ -16,3 +16,8 @@ EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM spars
 UPDATE sparse SET memo = 'y' WHERE id = 50000;
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM sparse WHERE id > 49990 AND id < 50010;
 SELECT relallvisible > 0 AS some_all_visible FROM pg_class WHERE relname = 'sparse';
+-- VACUUM FULL writes a new file without a visibility map: the count reads
+-- the heap again (a bitmap scan), as in PostgreSQL.
+VACUUM FULL sparse;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM sparse;
+SELECT count(*) FROM sparse;

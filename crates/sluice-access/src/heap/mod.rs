@@ -24,6 +24,8 @@
 //! * `epq.rs` — READ COMMITTED's re-check of the newest version after waiting.
 //! * `pruneheap.rs` — pruning: dead versions' storage back, line pointers kept;
 //!   HOT chains collapsed to redirects.
+//! * `rewriteheap.rs` — VACUUM FULL and CLUSTER: the versions some snapshot
+//!   may need copied densely into a new file.
 //! * `vacuumlazy.rs` — lazy VACUUM: prune every page, clean the indexes,
 //!   free the dead line pointers, truncate the empty tail.
 //! * `visibilitymap.rs` — the `_vm` fork: which pages are all-visible or
@@ -45,6 +47,7 @@ pub mod heapam;
 pub mod hints;
 pub mod hio;
 pub mod pruneheap;
+pub mod rewriteheap;
 pub mod scan;
 pub mod tuplock;
 pub mod vacuumlazy;

@@ -52,7 +52,7 @@ pub fn btree_build(
     mut entries: Vec<BuildEntry>,
     unique: bool,
 ) -> Result<()> {
-    entries.sort_by(|a, b| compare_entries(index, a, b));
+    sort_entries(index, &mut entries);
     if unique {
         check_duplicates(index, &entries)?;
     }
@@ -69,6 +69,12 @@ pub fn btree_build(
     }
     let root = builder.finish()?;
     write_page(engine, index, &meta, |page| root.init_page(page))
+}
+
+/// sort_entries -- puts `entries` in `index`'s order, ties by heap TID
+/// (the order a build writes them in; CLUSTER copies a heap in it).
+pub fn sort_entries(index: &BTreeIndex, entries: &mut [BuildEntry]) {
+    entries.sort_by(|a, b| compare_entries(index, a, b));
 }
 
 /// compare_entries -- (key, heap TID) order.

@@ -75,7 +75,7 @@ mod split;
 mod vacuum;
 pub mod xlog;
 
-pub use build::{btree_build, BuildEntry};
+pub use build::{btree_build, sort_entries, BuildEntry};
 pub use compare::ScanKey;
 pub use insert::{btree_insert, UniqueCheck};
 pub use scan::{BTreeScan, ScanItem};

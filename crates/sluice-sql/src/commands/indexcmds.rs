@@ -13,6 +13,7 @@
 //! (`indexcmds/concurrently.rs`).
 
 mod concurrently;
+pub(crate) mod reindex;
 
 use super::tablecmds::{choose_relation_name, lock_relation};
 use crate::catalog::bootstrap::{attribute_row, ClassRow};
@@ -502,18 +503,18 @@ enum BuildScan {
 
 /// build_index -- fills the new index `oid` of `table` from the heap.
 fn build_index(session: &mut Session, table: &RelationDesc, oid: Oid, name: &str) -> Result<()> {
-    build_index_from(session, table, oid, name, BuildScan::Locked)
+    build_index_from(session, table, oid, name, BuildScan::Locked).map(|_| ())
 }
 
 /// build_index_from -- fills index `oid` of `table` from the tuples `scan`
-/// selects, sorted and written bottom-up.
+/// selects, sorted and written bottom-up; returns how many entries it holds.
 fn build_index_from(
     session: &mut Session,
     table: &RelationDesc,
     oid: Oid,
     name: &str,
     scan: BuildScan,
-) -> Result<()> {
+) -> Result<usize> {
     let mut parts = session.parts()?;
     let engine = parts.engine.clone();
     let db = parts.env.database;
@@ -555,6 +556,7 @@ fn build_index_from(
         }
     }
     let btree = index.btree(table);
+    let count = entries.len();
     match btree_build(&engine, &btree, entries, index.unique) {
         Err(AccessError::DuplicateKey(values)) => {
             let datums = values
@@ -571,7 +573,7 @@ fn build_index_from(
             Err(SqlError::new("23505", format!("could not create unique index \"{name}\""))
                 .with_detail(format!("Key ({columns})=({shown}) is duplicated.")))
         }
-        other => Ok(other?),
+        other => Ok(other.map(|()| count)?),
     }
 }
 

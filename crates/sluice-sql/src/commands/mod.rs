@@ -2,6 +2,7 @@
 //! transaction control, settings, and table DDL.
 
 pub mod analyze;
+pub mod cluster;
 pub mod copy;
 pub mod dbcommands;
 pub mod indexcmds;

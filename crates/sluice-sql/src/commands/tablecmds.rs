@@ -146,7 +146,8 @@ pub fn create_table(
 }
 
 /// ALTER TABLE t ADD [CONSTRAINT name] { PRIMARY KEY | UNIQUE } (cols), ...
-/// — the forms pgbench and the seeds use.
+/// — the forms pgbench and the seeds use — SET/RESET (options), and
+/// CLUSTER ON index / SET WITHOUT CLUSTER (`cluster.rs`).
 pub fn alter_table(
     session: &mut Session,
     stmt: &AlterTableStmt,
@@ -179,6 +180,17 @@ pub fn alter_table(
         {
             alter_reloptions(session, &table, def, t == AlterTableType::AtResetRelOptions)?;
             continue;
+        }
+        match subtype {
+            Ok(AlterTableType::AtClusterOn) => {
+                super::cluster::cluster_on(session, &table, &cmd.name)?;
+                continue;
+            }
+            Ok(AlterTableType::AtDropCluster) => {
+                super::cluster::mark_index_clustered(session, table.oid, None)?;
+                continue;
+            }
+            _ => {}
         }
         let constraint = match (subtype, cmd.def.as_deref()) {
             (Ok(AlterTableType::AtAddConstraint), Some(def)) => match def.node.as_ref() {

@@ -32,6 +32,7 @@ pub fn lookup(name: &str, parts: &mut ExecParts) -> Result<Option<ViewRows>> {
         "pg_stats" => Some(pg_stats(parts)?),
         "pg_roles" => Some(pg_roles(parts)?),
         "pg_stat_progress_vacuum" => Some(pg_stat_progress_vacuum(env)),
+        "pg_stat_progress_cluster" => Some(pg_stat_progress_cluster(env)),
         "pg_stat_slru" => Some(super::backend_status::pg_stat_slru(engine)),
         "pg_prepared_xacts" => Some(super::backend_status::pg_prepared_xacts(parts)?),
         "pg_replication_slots" => Some(pg_replication_slots()),
@@ -40,13 +41,14 @@ pub fn lookup(name: &str, parts: &mut ExecParts) -> Result<Option<ViewRows>> {
 }
 
 /// The names `lookup` answers for.
-pub const SYSTEM_VIEWS: [&str; 9] = [
+pub const SYSTEM_VIEWS: [&str; 10] = [
     "pg_stat_activity",
     "pg_locks",
     "pg_settings",
     "pg_stats",
     "pg_roles",
     "pg_stat_progress_vacuum",
+    "pg_stat_progress_cluster",
     "pg_stat_slru",
     "pg_prepared_xacts",
     "pg_replication_slots",
@@ -121,6 +123,55 @@ fn pg_stat_progress_vacuum(env: &SessionEnv) -> ViewRows {
                 count(p.index_vacuum_count),
                 count(p.max_dead_tuples),
                 count(p.num_dead_tuples),
+            ])
+        })
+        .collect();
+    ViewRows { columns: cols, rows }
+}
+
+/// `pg_stat_progress_cluster`: one row per running VACUUM FULL or CLUSTER,
+/// from the progress each publishes in the activity table
+/// (`commands/cluster.rs`).
+fn pg_stat_progress_cluster(env: &SessionEnv) -> ViewRows {
+    use SqlType::*;
+    let cols = columns(
+        "pg_stat_progress_cluster",
+        &[
+            ("pid", Int4),
+            ("datid", Oid),
+            ("datname", Name),
+            ("relid", Oid),
+            ("command", Text),
+            ("phase", Text),
+            ("cluster_index_relid", Oid),
+            ("heap_tuples_scanned", Int8),
+            ("heap_tuples_written", Int8),
+            ("heap_blks_total", Int8),
+            ("heap_blks_scanned", Int8),
+            ("index_rebuild_count", Int8),
+        ],
+    );
+    let sessions = env.activity.snapshot();
+    let count = |n: u64| Datum::Int8(i64::try_from(n).unwrap_or(i64::MAX));
+    let rows = env
+        .activity
+        .clusters()
+        .into_iter()
+        .filter_map(|(pid, c)| {
+            let session = sessions.iter().find(|a| a.pid == pid)?;
+            Some(vec![
+                Datum::Int4(pid as i32),
+                Datum::Oid(session.database.0),
+                Datum::Text(session.database.1.clone()),
+                Datum::Oid(c.relid),
+                Datum::Text(c.command.to_string()),
+                Datum::Text(c.phase.to_string()),
+                Datum::Oid(c.cluster_index_relid),
+                count(c.heap_tuples_scanned),
+                count(c.heap_tuples_written),
+                count(c.heap_blks_total),
+                count(c.heap_blks_scanned),
+                count(c.index_rebuild_count),
             ])
         })
         .collect();

@@ -68,8 +68,8 @@ const POLL_INTERVAL: Duration = Duration::from_millis(5);
 const BUILD_LOCK: LockMode = LockMode::ShareUpdateExclusive;
 
 /// pg_index columns the steps flip.
-const INDISVALID: usize = 10;
-const INDISREADY: usize = 12;
+pub(super) const INDISVALID: usize = 10;
+pub(super) const INDISREADY: usize = 12;
 
 /// define_index_concurrently -- creates and builds an index on `table`
 /// without blocking writers (see the module doc). Returns its OID, or
@@ -106,13 +106,13 @@ pub(super) fn define_index_concurrently(
 
 /// A session lock on the table, released when the command ends however it
 /// ends.
-struct SessionLock {
+pub(super) struct SessionLock {
     backend: Arc<Backend>,
     tag: LockTag,
 }
 
 impl SessionLock {
-    fn take(session: &mut Session, tag: LockTag) -> Result<SessionLock> {
+    pub(super) fn take(session: &mut Session, tag: LockTag) -> Result<SessionLock> {
         let backend = session.backend().clone();
         let locks = backend.manager().lock_manager();
         let owner = backend.lock_owner();
@@ -131,7 +131,7 @@ impl Drop for SessionLock {
 }
 
 /// The B-tree of `table`'s index `oid` as the current transaction sees it.
-fn index_of(
+pub(super) fn index_of(
     session: &mut Session,
     table: &RelationDesc,
     oid: Oid,
@@ -147,7 +147,7 @@ fn index_of(
 }
 
 /// set_index_flag -- sets one of `indisready`/`indisvalid` of index `oid`.
-fn set_index_flag(session: &mut Session, oid: Oid, column: usize) -> Result<()> {
+pub(super) fn set_index_flag(session: &mut Session, oid: Oid, column: usize) -> Result<()> {
     let engine = session.engine().clone();
     let db = session.database();
     let txn = session.txn()?;
@@ -160,7 +160,7 @@ fn set_index_flag(session: &mut Session, oid: Oid, column: usize) -> Result<()> 
 
 /// validate_index -- adds to the index every tuple a new reference snapshot
 /// sees that it does not hold yet; returns that snapshot's xmin.
-fn validate_index(
+pub(super) fn validate_index(
     session: &mut Session,
     table: &RelationDesc,
     created: &CreatedIndex,
@@ -206,7 +206,7 @@ fn missing_tuples(
 
 /// wait_for_lockers -- waits until every transaction that now holds a lock
 /// on `tag` conflicting with SHARE has ended (PostgreSQL's WaitForLockers).
-fn wait_for_lockers(session: &mut Session, tag: LockTag) -> Result<()> {
+pub(super) fn wait_for_lockers(session: &mut Session, tag: LockTag) -> Result<()> {
     let backend = session.backend().clone();
     let me = backend.proc();
     let holders = backend.manager().lock_manager().conflicting_holders(tag, LockMode::Share, me);
@@ -224,7 +224,7 @@ fn wait_for_lockers(session: &mut Session, tag: LockTag) -> Result<()> {
 
 /// wait_for_older_snapshots -- waits until no other backend holds a
 /// snapshot whose xmin is below `limit` (PostgreSQL's WaitForOlderSnapshots).
-fn wait_for_older_snapshots(session: &mut Session, limit: Xid) -> Result<()> {
+pub(super) fn wait_for_older_snapshots(session: &mut Session, limit: Xid) -> Result<()> {
     let me = session.backend().proc();
     let holding_older = |s: &Session| -> Vec<ProcId> {
         let states = s.backend().manager().proc_states();

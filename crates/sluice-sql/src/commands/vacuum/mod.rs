@@ -43,7 +43,7 @@
 //! are accepted and change nothing: with 64-bit xids freezing is only an
 //! optimisation not done yet, there is no visibility map to skip pages by,
 //! and there is no TOAST. PARALLEL is checked and the indexes are vacuumed
-//! one after the other. FULL is refused (0A000) until VACUUM FULL exists.
+//! one after the other. FULL rewrites each table instead (`commands/cluster.rs`).
 
 mod verbose;
 
@@ -56,6 +56,7 @@ use crate::commands::analyze::{
     all_tables, analyze_relation, def_boolean, listed_tables, lock_for_maintenance,
     update_relstats, AnalyzeOptions, Target,
 };
+use crate::commands::cluster::{vacuum_full, FullOptions};
 use crate::commands::tablecmds::position;
 use crate::error::{Result, SqlError};
 use crate::session::{ExecParts, Session};
@@ -91,7 +92,7 @@ struct VacuumOptions {
     analyze: bool,
     /// SKIP_LOCKED: skip a table whose lock is not free at once.
     skip_locked: bool,
-    /// FULL (refused).
+    /// FULL: rewrite the table (`commands/cluster.rs`).
     full: bool,
     /// PARALLEL n was given.
     parallel: bool,
@@ -119,12 +120,18 @@ pub fn vacuum(session: &mut Session, stmt: &VacuumStmt, sink: &mut dyn QuerySink
             "ANALYZE option must be specified when a column list is provided",
         ));
     }
-    if options.full {
-        return Err(SqlError::unsupported("VACUUM FULL is not supported yet"));
-    }
     session.prevent_transaction_block("VACUUM")?;
     let targets =
         if stmt.rels.is_empty() { all_tables(session)? } else { listed_tables(session, stmt)? };
+    if options.full {
+        let full = FullOptions {
+            verbose: options.verbose,
+            analyze: options.analyze,
+            skip_locked: options.skip_locked,
+        };
+        vacuum_full(session, &targets, full, sink)?;
+        return sink.complete("VACUUM");
+    }
     let proc = session.backend().proc();
     for target in &targets {
         let mut parts = session.parts()?;

@@ -1,0 +1,559 @@
+//! VACUUM FULL and CLUSTER (PostgreSQL's `commands/cluster.c`:
+//! `cluster_rel`, `rebuild_relation`, `copy_table_data`, `finish_heap_swap`).
+//!
+//! # The idea
+//!
+//! Lazy VACUUM frees space inside the table's pages but rarely shrinks the
+//! file. VACUUM FULL writes a new, compact copy of the table instead and
+//! swaps it in:
+//!
+//! ```text
+//!   lock t ACCESS EXCLUSIVE
+//!   horizon ← the oldest snapshot anybody holds
+//!   read t's file: keep every version not DEAD for the horizon
+//!   new relfilenode for t (pg_class row replaced), the survivors copied
+//!       into it densely, fillfactor honoured, every page logged whole
+//!   relpages/reltuples of t ← the new file's; relallvisible ← 0
+//!   every index of t rebuilt into a new relfilenode of its own
+//!   COMMIT: the old files are removed   ROLLBACK: the new ones are
+//! ```
+//!
+//! CLUSTER does the same with the survivors sorted in an index's key order
+//! (always a sequential scan and sort: PostgreSQL may choose an index scan
+//! by cost, and says which in VERBOSE), and marks that index
+//! `indisclustered` so that a later `CLUSTER t` uses it again.
+//!
+//! The copy itself is `sluice-access`'s `heap/rewriteheap.rs`; the file
+//! swap is TRUNCATE's (`truncate::set_new_relfilenode`), so the new file is
+//! transactional like any DDL: until commit everybody else reads the old
+//! `pg_class` row and the old file, and a crash before commit leaves the
+//! old file in place. The new file has no visibility map: nothing is
+//! all-visible (index-only scans must visit the heap) until the next lazy
+//! VACUUM, as in PostgreSQL.
+//!
+//! # Invariants
+//! * Every version some snapshot may still see is copied with its xmin,
+//!   xmax and update link, so a REPEATABLE READ snapshot taken before the
+//!   rewrite sees the same rows after it.
+//! * The old file is never changed: exactly one of the two files survives
+//!   the transaction.
+//!
+//! # Locking
+//! ACCESS EXCLUSIVE on the table from before it is read until the
+//! transaction ends: no reader may be using the old file when its
+//! `pg_class` row is replaced, no writer may change it while it is copied.
+//!
+//! # Not yet
+//! The statement runs in one transaction (VACUUM's, see `vacuum/mod.rs`),
+//! where PostgreSQL commits after each table. System catalogs are not
+//! rewritten: a database-wide VACUUM FULL skips them and naming one is
+//! refused (0A000), because sluice reads its catalogs through fixed files.
+
+use super::analyze::{analyze_relation, def_boolean, update_relstats, AnalyzeOptions, Target};
+use super::indexcmds::reindex::rebuild_table_indexes;
+use super::sequence::namespaces_for;
+use super::tablecmds::{lock_relation, lock_relation_with, position};
+use super::truncate::set_new_relfilenode;
+use crate::activity::ClusterActivity;
+use crate::catalog::index::{indexes_of, IndexDesc};
+use crate::catalog::relation::{self, oid_of, RelationDesc, RelationId};
+use crate::catalog::rows::deform_row;
+use crate::catalog::schema::{RelKind, PG_CATALOG_NAMESPACE, PG_INDEX};
+use crate::catalog::statistic::{latest_view, namespace_names};
+use crate::catalog::{replace, scan};
+use crate::error::{Result, SqlError};
+use crate::session::{Instance, Session};
+use crate::sink::QuerySink;
+use pg_query::protobuf::{ClusterStmt, RangeVar};
+use pg_query::NodeEnum;
+use sluice_access::heap::rewriteheap::{
+    for_each_survivor, plan_rewrite, scan_survivors, write_rewrite, Survivor, SurvivorScan,
+};
+use sluice_access::heap::visibility::PruneHorizon;
+use sluice_access::heap::HeapRelation;
+use sluice_access::nbtree::{sort_entries, BuildEntry};
+use sluice_common::{ForkNumber, ItemPointer, Oid};
+use sluice_txn::lmgr::LockMode;
+use sluice_types::storage::to_storage;
+use sluice_types::Datum;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// `pg_index.indisclustered`.
+const INDISCLUSTERED: usize = 9;
+
+/// What VACUUM passes on for FULL.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FullOptions {
+    /// VERBOSE: INFO messages per table.
+    pub verbose: bool,
+    /// ANALYZE afterwards.
+    pub analyze: bool,
+    /// SKIP_LOCKED.
+    pub skip_locked: bool,
+}
+
+/// vacuum_full -- VACUUM FULL of each of `targets` (PostgreSQL's vacuum_rel
+/// handing a table to cluster_rel without an index), then ANALYZE if asked.
+pub(crate) fn vacuum_full(
+    session: &mut Session,
+    targets: &[Target],
+    options: FullOptions,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    for target in targets {
+        let Some(rel) = lock_table(session, target, options.skip_locked, sink)? else {
+            continue;
+        };
+        rewrite_table(session, &rel, None, options.verbose, sink)?;
+        let mut parts = session.parts()?;
+        parts.txn.increment_command();
+        if options.analyze {
+            let analyze = AnalyzeOptions {
+                verbose: options.verbose,
+                skip_locked: options.skip_locked,
+                in_vacuum: true,
+            };
+            let named = target.named.as_deref();
+            analyze_relation(&mut parts, target.oid, named, &target.columns, &analyze, sink)?;
+            parts.txn.increment_command();
+        }
+    }
+    Ok(())
+}
+
+/// lock_table -- locks `target` ACCESS EXCLUSIVE and reads it as it is now;
+/// `None` if it is to be skipped: gone (dropped meanwhile), locked with
+/// SKIP_LOCKED, not a table, or an unnamed catalog.
+fn lock_table(
+    session: &mut Session,
+    target: &Target,
+    skip_locked: bool,
+    sink: &mut dyn QuerySink,
+) -> Result<Option<RelationDesc>> {
+    let named = target.named.as_deref();
+    let mut parts = session.parts()?;
+    let mode = LockMode::AccessExclusive;
+    match lock_relation_with(&mut parts, target.oid, mode, skip_locked, named) {
+        Ok(()) => {}
+        Err(e) if skip_locked && e.code == "55P03" => {
+            if let Some(name) = named {
+                let message = format!("skipping vacuum of \"{name}\" --- lock not available");
+                sink.warning(&SqlError::new("55P03", message))?;
+            }
+            return Ok(None);
+        }
+        Err(e) => return Err(e),
+    }
+    let ctx = latest_view(parts.txn, parts.engine.txns());
+    let Some(rel) = relation::by_oid(parts.engine, parts.env.database, &ctx, target.oid)? else {
+        return Ok(None);
+    };
+    if rel.kind != RelKind::Table {
+        let message = format!(
+            "skipping \"{}\" --- cannot vacuum non-tables or special system tables",
+            rel.name
+        );
+        sink.warning(&SqlError::new("01000", message))?;
+        return Ok(None);
+    }
+    if rel.namespace == PG_CATALOG_NAMESPACE {
+        return match named {
+            Some(_) => Err(SqlError::unsupported(format!(
+                "VACUUM FULL of system catalog \"{}\" is not supported yet",
+                rel.name
+            ))),
+            None => Ok(None),
+        };
+    }
+    Ok(Some(rel))
+}
+
+/// rewrite_table -- copies the locked table `rel` into a new relfilenode,
+/// records its size and rebuilds its indexes (rebuild_relation and
+/// finish_heap_swap).
+fn rewrite_table(
+    session: &mut Session,
+    rel: &RelationDesc,
+    order: Option<&IndexDesc>,
+    verbose: bool,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    let mut progress = Progress::start(session, rel, order);
+    let full_name = qualified_name(session, rel)?;
+    if verbose {
+        let message = match order {
+            None => format!("vacuuming \"{full_name}\""),
+            Some(_) => format!("clustering \"{full_name}\" using sequential scan and sort"),
+        };
+        sink.info(&SqlError::new("00000", message))?;
+    }
+    let mut found = find_survivors(session, rel, &mut progress)?;
+    if let Some(index) = order {
+        progress.update(|c| c.phase = "sorting tuples");
+        sort_survivors(session, rel, index, &mut found.survivors)?;
+    }
+    let pages = write_new_file(session, rel, &found, &mut progress)?;
+    if verbose {
+        let message = format!(
+            "\"{full_name}\": found {} removable, {} nonremovable row versions in {} pages",
+            found.removable,
+            found.survivors.len(),
+            found.old_pages
+        );
+        let detail = format!("{} dead row versions cannot be removed yet.", found.recently_dead);
+        sink.info(&SqlError::new("00000", message).with_detail(detail))?;
+    }
+    progress.update(|c| c.phase = "swapping relation files");
+    let mut parts = session.parts()?;
+    update_relstats(&mut parts, rel.oid, pages, found.survivors.len() as f64, Some(0))?;
+    parts.txn.increment_command();
+    progress.update(|c| c.phase = "rebuilding index");
+    rebuild_table_indexes(session, rel.oid, &mut || {
+        progress.update(|c| c.index_rebuild_count += 1)
+    })?;
+    progress.update(|c| c.phase = "performing final cleanup");
+    Ok(())
+}
+
+/// find_survivors -- reads `rel`'s file under the current horizon.
+fn find_survivors(
+    session: &mut Session,
+    rel: &RelationDesc,
+    progress: &mut Progress,
+) -> Result<SurvivorScan> {
+    progress.update(|c| c.phase = "seq scanning heap");
+    let parts = session.parts()?;
+    let engine = parts.engine.clone();
+    let horizon = PruneHorizon::new(engine.txns(), parts.txn.snapshot());
+    let interrupts = parts.env.interrupts.clone();
+    let interrupted = move || interrupts().is_err();
+    let mut report = |scanned, total, tuples| {
+        progress.update(|c| {
+            (c.heap_blks_scanned, c.heap_blks_total) = (u64::from(scanned), u64::from(total));
+            c.heap_tuples_scanned = tuples;
+        })
+    };
+    scan_survivors(&engine, &rel.heap(), &horizon, &interrupted, &mut report)
+        .map_err(|e| interrupted_reason(session, e.into()))
+}
+
+/// write_new_file -- gives `rel` a new relfilenode holding the survivors
+/// in their order; returns its size in pages.
+fn write_new_file(
+    session: &mut Session,
+    rel: &RelationDesc,
+    found: &SurvivorScan,
+    progress: &mut Progress,
+) -> Result<u32> {
+    progress.update(|c| c.phase = "writing new heap");
+    let template = HeapRelation { locator: rel.locator, fillfactor: rel.fillfactor };
+    let plan = plan_rewrite(&template, &found.survivors)?;
+    let id = RelationId {
+        oid: rel.oid,
+        name: rel.name.clone(),
+        namespace: rel.namespace,
+        locator: rel.locator,
+        kind: rel.kind,
+    };
+    let interrupts = session.parts()?.env.interrupts.clone();
+    let interrupted = move || interrupts().is_err();
+    let mut written = |n| progress.update(|c| c.heap_tuples_written = n);
+    let result = set_new_relfilenode(session, &id, |engine, locator| {
+        engine.create_relation_fork(locator, ForkNumber::Main)?;
+        let new_rel = HeapRelation { locator, fillfactor: rel.fillfactor };
+        let old = rel.heap();
+        write_rewrite(engine, &old, &new_rel, &found.survivors, &plan, &interrupted, &mut written)?;
+        Ok(())
+    });
+    result.map_err(|e| interrupted_reason(session, e))?;
+    session.keep_until_unseen(rel.locator)?;
+    Ok(plan.pages)
+}
+
+/// A session's row in `pg_stat_progress_cluster`, withdrawn when dropped
+/// (however the rewrite ends).
+struct Progress {
+    instance: Arc<Instance>,
+    pid: u32,
+    state: ClusterActivity,
+}
+
+impl Progress {
+    /// Publishes the start of a VACUUM FULL (`order` is `None`) or CLUSTER
+    /// of `rel`.
+    fn start(session: &Session, rel: &RelationDesc, order: Option<&IndexDesc>) -> Progress {
+        let state = ClusterActivity {
+            relid: rel.oid,
+            command: if order.is_some() { "CLUSTER" } else { "VACUUM FULL" },
+            phase: "initializing",
+            cluster_index_relid: order.map_or(0, |i| i.oid),
+            ..ClusterActivity::default()
+        };
+        let progress = Progress { instance: session.instance(), pid: session.pid(), state };
+        progress.instance.activity.set_cluster_progress(progress.pid, Some(state));
+        progress
+    }
+
+    /// Changes the published row.
+    fn update(&mut self, change: impl FnOnce(&mut ClusterActivity)) {
+        change(&mut self.state);
+        self.instance.activity.set_cluster_progress(self.pid, Some(self.state));
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.instance.activity.set_cluster_progress(self.pid, None);
+    }
+}
+
+/// A rewrite that stopped while an interrupt is pending (cancel,
+/// statement_timeout, termination) reports the interrupt; other errors pass
+/// through.
+fn interrupted_reason(session: &mut Session, error: SqlError) -> SqlError {
+    let reason = session.parts().ok().and_then(|parts| (parts.env.interrupts)().err());
+    reason.unwrap_or(error)
+}
+
+/// `schema.table`, as cluster.c's messages name a table.
+fn qualified_name(session: &mut Session, rel: &RelationDesc) -> Result<String> {
+    let parts = session.parts()?;
+    let ctx = latest_view(parts.txn, parts.engine.txns());
+    let names = namespace_names(parts.engine, parts.env.database, &ctx)?;
+    let schema = names.get(&rel.namespace).cloned().unwrap_or_default();
+    Ok(format!("{schema}.{}", rel.name))
+}
+
+/// sort_survivors -- puts `survivors` in `index`'s key order (CLUSTER's
+/// sequential scan and sort; NULLs where the index puts them).
+fn sort_survivors(
+    session: &mut Session,
+    rel: &RelationDesc,
+    index: &IndexDesc,
+    survivors: &mut Vec<Survivor>,
+) -> Result<()> {
+    let engine = session.engine().clone();
+    let (desc, types, key_types) = (rel.tuple_desc(), rel.types(), index.key_types(rel));
+    let mut entries = Vec::with_capacity(survivors.len());
+    for_each_survivor(&engine, &rel.heap(), survivors, |survivor, tuple| -> Result<()> {
+        let row = deform_row(&desc, &types, tuple)?;
+        let values = index
+            .keys
+            .iter()
+            .zip(&key_types)
+            .map(|(&k, ty)| {
+                let v = &row[k as usize - 1];
+                (!v.is_null()).then(|| to_storage(*ty, v))
+            })
+            .collect();
+        entries.push(BuildEntry { values, heap_tid: survivor.old, live: true });
+        Ok(())
+    })?;
+    sort_entries(&index.btree(rel), &mut entries);
+    let by_tid: HashMap<ItemPointer, Survivor> = survivors.iter().map(|s| (s.old, *s)).collect();
+    *survivors = entries.iter().filter_map(|e| by_tid.get(&e.heap_tid).copied()).collect();
+    Ok(())
+}
+
+/// cluster -- `CLUSTER [VERBOSE] [table [USING index]]` (PostgreSQL's
+/// cluster()): rewrites the table in the order of the index named, or of
+/// the one marked `indisclustered` by an earlier CLUSTER; without a table,
+/// every table that has such an index.
+pub fn cluster(session: &mut Session, stmt: &ClusterStmt, sink: &mut dyn QuerySink) -> Result<()> {
+    let verbose = parse_options(stmt)?;
+    let Some(rv) = stmt.relation.as_ref() else {
+        session.prevent_transaction_block("CLUSTER")?;
+        for (table, index) in clustered_tables(session)? {
+            lock_relation(session, table, LockMode::AccessExclusive)?;
+            let Some((rel, indexes)) = current_table(session, table)? else { continue };
+            if let Some(index) = indexes.into_iter().find(|i| i.oid == index) {
+                cluster_table(session, &rel, &index, verbose, sink)?;
+            }
+        }
+        return sink.complete("CLUSTER");
+    };
+    let table = find_table(session, rv)?;
+    lock_relation(session, table.oid, LockMode::AccessExclusive)?;
+    let Some((rel, indexes)) = current_table(session, table.oid)? else {
+        return Err(SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname)));
+    };
+    let index = if stmt.indexname.is_empty() {
+        let clustered = clustered_index(session, rel.oid)?;
+        indexes.into_iter().find(|i| Some(i.oid) == clustered).ok_or_else(|| {
+            SqlError::new(
+                "42704",
+                format!("there is no previously clustered index for table \"{}\"", rel.name),
+            )
+        })?
+    } else {
+        named_index(session, &rel, indexes, &stmt.indexname)?
+    };
+    check_clusterable(&index)?;
+    cluster_table(session, &rel, &index, verbose, sink)?;
+    sink.complete("CLUSTER")
+}
+
+/// CLUSTER's options: VERBOSE.
+fn parse_options(stmt: &ClusterStmt) -> Result<bool> {
+    let mut verbose = false;
+    for node in &stmt.params {
+        let Some(NodeEnum::DefElem(def)) = node.node.as_ref() else { continue };
+        match def.defname.as_str() {
+            "verbose" => verbose = def_boolean(def)?,
+            other => {
+                return Err(SqlError::syntax(format!("unrecognized CLUSTER option \"{other}\""))
+                    .at(position(def.location)))
+            }
+        }
+    }
+    Ok(verbose)
+}
+
+/// The table `rv` names: 42P01 if none, 42809 if not a table, 0A000 for a
+/// system catalog.
+fn find_table(session: &mut Session, rv: &RangeVar) -> Result<RelationId> {
+    let namespaces = namespaces_for(session, rv)?;
+    let engine = session.engine().clone();
+    let db = session.database();
+    let rel = relation::find(&engine, db, session.txn()?, &namespaces, &rv.relname)?.ok_or_else(
+        || SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname)),
+    )?;
+    if rel.kind != RelKind::Table {
+        return Err(SqlError::new(
+            "42809",
+            format!("\"{}\" is not a table or materialized view", rel.name),
+        ));
+    }
+    if rel.namespace == PG_CATALOG_NAMESPACE {
+        return Err(SqlError::unsupported(format!(
+            "CLUSTER of system catalog \"{}\" is not supported yet",
+            rel.name
+        )));
+    }
+    Ok(rel)
+}
+
+/// The table `oid` and its indexes as they are now that it is locked.
+fn current_table(
+    session: &mut Session,
+    oid: Oid,
+) -> Result<Option<(RelationDesc, Vec<IndexDesc>)>> {
+    let engine = session.engine().clone();
+    let db = session.database();
+    let ctx = latest_view(session.txn()?, engine.txns());
+    let Some(table) = relation::by_oid(&engine, db, &ctx, oid)? else { return Ok(None) };
+    let indexes = indexes_of(&engine, db, &ctx, oid)?;
+    Ok(Some((table, indexes)))
+}
+
+/// named_index -- the index `name` of `rel`: 42704 if there is no such
+/// index, 42809 if it belongs to another table.
+fn named_index(
+    session: &mut Session,
+    rel: &RelationDesc,
+    indexes: Vec<IndexDesc>,
+    name: &str,
+) -> Result<IndexDesc> {
+    if let Some(index) = indexes.into_iter().find(|i| i.name == name) {
+        return Ok(index);
+    }
+    let engine = session.engine().clone();
+    let db = session.database();
+    let other = relation::find(&engine, db, session.txn()?, &[rel.namespace], name)?;
+    Err(match other {
+        Some(other) if other.kind == RelKind::Index => {
+            SqlError::new("42809", format!("\"{name}\" is not an index for table \"{}\"", rel.name))
+        }
+        _ => SqlError::new(
+            "42704",
+            format!("index \"{name}\" for table \"{}\" does not exist", rel.name),
+        ),
+    })
+}
+
+/// cluster_on -- ALTER TABLE `table` CLUSTER ON `name`: marks the index for
+/// a later `CLUSTER table` (PostgreSQL's ATExecClusterOn); the caller holds
+/// the table's lock.
+pub(crate) fn cluster_on(session: &mut Session, table: &RelationDesc, name: &str) -> Result<()> {
+    let Some((rel, indexes)) = current_table(session, table.oid)? else {
+        return Err(SqlError::new("42P01", format!("relation \"{}\" does not exist", table.name)));
+    };
+    let index = named_index(session, &rel, indexes, name)?;
+    check_clusterable(&index)?;
+    mark_index_clustered(session, rel.oid, Some(index.oid))
+}
+
+/// check_clusterable -- PostgreSQL's check_index_is_clusterable: a partial
+/// or invalid index does not cover every row.
+fn check_clusterable(index: &IndexDesc) -> Result<()> {
+    if index.predicate.is_some() {
+        return Err(SqlError::unsupported(format!(
+            "cannot cluster on partial index \"{}\"",
+            index.name
+        )));
+    }
+    if !index.valid {
+        return Err(SqlError::unsupported(format!(
+            "cannot cluster on invalid index \"{}\"",
+            index.name
+        )));
+    }
+    Ok(())
+}
+
+/// cluster_table -- marks `index` as `rel`'s clustered index and rewrites
+/// `rel` in its order (cluster_rel).
+fn cluster_table(
+    session: &mut Session,
+    rel: &RelationDesc,
+    index: &IndexDesc,
+    verbose: bool,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    mark_index_clustered(session, rel.oid, Some(index.oid))?;
+    rewrite_table(session, rel, Some(index), verbose, sink)?;
+    session.txn()?.increment_command();
+    Ok(())
+}
+
+/// mark_index_clustered -- sets `indisclustered` on `index` and clears it
+/// on the table's other indexes (PostgreSQL's mark_index_clustered; `None`
+/// clears them all: ALTER TABLE ... SET WITHOUT CLUSTER).
+pub(crate) fn mark_index_clustered(
+    session: &mut Session,
+    table: Oid,
+    index: Option<Oid>,
+) -> Result<()> {
+    let engine = session.engine().clone();
+    let db = session.database();
+    let txn = session.txn()?;
+    for (tid, mut row) in scan(&engine, db, &PG_INDEX, txn, |r| oid_of(&r[1]) == table)? {
+        let clustered = Some(oid_of(&row[0])) == index;
+        if row[INDISCLUSTERED] != Datum::Bool(clustered) {
+            row[INDISCLUSTERED] = Datum::Bool(clustered);
+            replace(&engine, db, &PG_INDEX, txn, tid, &row)?;
+        }
+    }
+    txn.increment_command();
+    Ok(())
+}
+
+/// The index of `table` marked `indisclustered`, if any.
+fn clustered_index(session: &mut Session, table: Oid) -> Result<Option<Oid>> {
+    let engine = session.engine().clone();
+    let db = session.database();
+    let rows = scan(&engine, db, &PG_INDEX, session.txn()?, |r| {
+        oid_of(&r[1]) == table && r[INDISCLUSTERED] == Datum::Bool(true)
+    })?;
+    Ok(rows.first().map(|(_, r)| oid_of(&r[0])))
+}
+
+/// Every (table, index) pair with the index marked `indisclustered`.
+fn clustered_tables(session: &mut Session) -> Result<Vec<(Oid, Oid)>> {
+    let engine = session.engine().clone();
+    let db = session.database();
+    let rows =
+        scan(&engine, db, &PG_INDEX, session.txn()?, |r| r[INDISCLUSTERED] == Datum::Bool(true))?;
+    Ok(rows.iter().map(|(_, r)| (oid_of(&r[1]), oid_of(&r[0]))).collect())
+}
