@@ -151,3 +151,8 @@ fn prepared_horizon() {
 fn advisory_locks() {
     check("advisory_locks");
 }
+
+#[test]
+fn seed001_horizon() {
+    check("seed001_horizon");
+}

@@ -57,9 +57,11 @@
 //! pruning for the others — so inserts find it (`hio.rs`). Skipped pages
 //! keep what the map had. Truncation cuts both maps with the heap.
 //!
-//! # What is not done yet
+//! # Index cleanup
 //!
-//! B-tree pages are never deleted.
+//! After the heap, every index gets its cleanup (`nbtree/vacuum.rs`'s
+//! `btree_vacuum_cleanup`), even when no bulk delete ran: it is what
+//! recycles the B-tree pages earlier VACUUMs deleted.
 
 use super::pruneheap::{heap_page_prune, log_line_pointers, PruneResult};
 use super::visibility::{satisfies_vacuum, PruneHorizon, VacuumStatus};
@@ -69,7 +71,7 @@ use super::HeapRelation;
 use crate::common::htup::HeapTupleHeader;
 use crate::engine::Engine;
 use crate::error::{AccessError, Result};
-use crate::nbtree::{btree_bulk_delete, BTreeIndex, BulkDeleteResult};
+use crate::nbtree::{btree_bulk_delete, btree_vacuum_cleanup, BTreeIndex, BulkDeleteResult};
 use crate::recovery::{truncate_fork, truncate_heap_maps};
 use crate::xlog_records::{encode_smgr_truncate, XLOG_SMGR_TRUNCATE};
 use sluice_common::{BlockNumber, ForkNumber, ItemPointer, RmgrId, Xid};
@@ -288,6 +290,7 @@ pub fn heap_vacuum_rel<'e>(
         },
     };
     vacuum.scan_heap()?;
+    vacuum.cleanup_indexes()?;
     if params.truncate && vacuum.should_attempt_truncation() {
         vacuum.set_phase(VacuumPhase::TruncatingHeap);
         if !truncate_lock.try_acquire() {
@@ -479,6 +482,21 @@ impl<'e> LazyVacuum<'_, 'e> {
         self.set_phase(VacuumPhase::VacuumingHeap);
         self.vacuum_heap()?;
         self.dead_items.clear();
+        Ok(())
+    }
+
+    /// cleanup_indexes -- the end of every index's VACUUM, whether or not a
+    /// bulk delete ran: recycling deleted pages (lazy_cleanup_all_indexes).
+    /// Skipped under INDEX_CLEANUP off.
+    fn cleanup_indexes(&mut self) -> Result<()> {
+        if self.params.index_cleanup == IndexCleanup::Off {
+            return Ok(());
+        }
+        for (i, index) in self.indexes.iter().enumerate() {
+            let stats = self.report.index_stats[i].take();
+            self.report.index_stats[i] =
+                btree_vacuum_cleanup(self.engine, index, stats, self.params.interrupted)?;
+        }
         Ok(())
     }
 

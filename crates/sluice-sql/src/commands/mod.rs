@@ -4,6 +4,7 @@
 pub mod analyze;
 pub mod copy;
 pub mod dbcommands;
+pub mod extension;
 pub mod indexcmds;
 pub mod sequence;
 pub mod tablecmds;
