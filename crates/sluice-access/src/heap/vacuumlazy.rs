@@ -217,8 +217,8 @@ pub struct VacuumReport {
     pub do_index_vacuuming: bool,
     /// Rounds of index vacuuming.
     pub num_index_scans: u32,
-    /// Per index (in the order given), what its last bulk delete found, if
-    /// it was vacuumed.
+    /// Per index (in the order given), what its bulk deletes and cleanup
+    /// found, if it was looked at.
     pub index_stats: Vec<Option<BulkDeleteResult>>,
     /// The xid horizon used (PostgreSQL's "removable cutoff").
     pub removable_cutoff: Xid,
@@ -291,6 +291,10 @@ pub fn heap_vacuum_rel<'e>(
     };
     vacuum.scan_heap()?;
     vacuum.cleanup_indexes()?;
+    // Inserts choose their page afresh, from the free space map VACUUM just
+    // filled (PostgreSQL's relcache invalidation at the end of VACUUM
+    // forgets the relation's target block).
+    engine.set_target_block(rel.locator, None);
     if params.truncate && vacuum.should_attempt_truncation() {
         vacuum.set_phase(VacuumPhase::TruncatingHeap);
         if !truncate_lock.try_acquire() {
@@ -475,7 +479,8 @@ impl<'e> LazyVacuum<'_, 'e> {
         let is_dead = |tid: ItemPointer| dead.binary_search(&tid).is_ok();
         for (i, index) in self.indexes.iter().enumerate() {
             let stats = btree_bulk_delete(self.engine, index, &is_dead, self.params.interrupted)?;
-            self.report.index_stats[i] = Some(stats);
+            let earlier = self.report.index_stats[i].take();
+            self.report.index_stats[i] = Some(earlier.map_or(stats, |e| e.followed_by(stats)));
         }
         self.report.num_index_scans += 1;
         self.progress.index_vacuum_count += 1;

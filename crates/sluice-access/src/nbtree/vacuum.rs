@@ -69,6 +69,19 @@ pub struct BulkDeleteResult {
     pub pages_free: u32,
 }
 
+impl BulkDeleteResult {
+    /// followed_by -- what this pass and a `later` one over the same index
+    /// found together: removals and deletions add up, the rest is as the
+    /// later pass left it (PostgreSQL passes one result to every pass).
+    pub fn followed_by(self, later: BulkDeleteResult) -> BulkDeleteResult {
+        BulkDeleteResult {
+            tuples_removed: self.tuples_removed + later.tuples_removed,
+            pages_newly_deleted: self.pages_newly_deleted + later.pages_newly_deleted,
+            ..later
+        }
+    }
+}
+
 /// btree_bulk_delete -- removes from `index` every leaf entry whose heap TID
 /// `is_dead` accepts (see the module doc). `interrupted` is polled between
 /// leaves (cancel, timeouts).

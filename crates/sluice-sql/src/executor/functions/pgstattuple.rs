@@ -172,7 +172,7 @@ pub fn pgstatindex(engine: &Engine, rel: &RelationDesc) -> Result<Vec<Datum>> {
     let meta = {
         let buffer = read(0)?;
         let page = buffer.read();
-        Meta::of(&page).map_err(sluice_access::AccessError::from)?
+        Meta::of(&page)?
     };
     let nblocks = pool.nblocks(rel.locator, ForkNumber::Main)?;
     let mut c = IndexCounts::default();
