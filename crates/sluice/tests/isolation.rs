@@ -156,3 +156,8 @@ fn advisory_locks() {
 fn seed001_horizon() {
     check("seed001_horizon");
 }
+
+#[test]
+fn vacuum_truncate_skip() {
+    check("vacuum_truncate_skip");
+}
