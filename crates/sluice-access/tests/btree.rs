@@ -455,3 +455,41 @@ fn page_deletion_survives_a_crash_between_and_after_its_steps() {
     assert!(!after.leaves.contains(&half_dead));
     assert_eq!(after.deleted, deleted + 1);
 }
+
+#[test]
+fn a_parent_left_without_children_is_deleted_with_its_last_leaf() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let idx = index(16513, false);
+    let keys: Vec<i64> = (0..200_000).collect();
+    build(&engine, &idx, &keys);
+    assert_eq!(shape(&engine, &idx).1, 2, "three levels");
+    let before = walk(&engine, &idx).leaves.len();
+    // Every leaf under the first internal page empties.
+    let stats = delete_range(&engine, &idx, 0..150_000);
+    let after = walk(&engine, &idx);
+    let leaves_gone = (before - after.leaves.len()) as u32;
+    assert_eq!(stats.pages_newly_deleted, leaves_gone + 1, "the leaves and one parent");
+    assert_eq!(after.deleted, stats.pages_deleted);
+    let read = |block: u32| {
+        let tag = BufferTag::new(idx.locator, ForkNumber::Main, block);
+        let buffer = engine.pool().read_buffer(tag).unwrap();
+        let page = buffer.read();
+        Opaque::of(&page)
+    };
+    let internal_deleted =
+        (1..nblocks(&engine, &idx)).filter(|&b| read(b).is_deleted() && !read(b).is_leaf());
+    assert_eq!(internal_deleted.count(), 1);
+    assert_eq!(scan(&engine, &idx, None, false), (150_000..200_000).collect::<Vec<_>>());
+    assert_eq!(scan(&engine, &idx, Some(&key(10)), false)[..2], [150_000, 150_001]);
+    // The emptied key range now belongs to the next parent: inserts there
+    // descend through it.
+    for k in (0..2000).rev() {
+        insert(&engine, &idx, k);
+    }
+    let expected: Vec<i64> = (0..2000).chain(150_000..200_000).collect();
+    assert_eq!(scan(&engine, &idx, None, false), expected);
+    let mut reversed = expected.clone();
+    reversed.reverse();
+    assert_eq!(scan(&engine, &idx, None, true), reversed);
+}

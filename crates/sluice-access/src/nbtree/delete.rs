@@ -23,12 +23,15 @@
 //! leaves a half-dead leaf, which the next VACUUM finds on its walk along the
 //! leaves and unlinks.
 //!
-//! Only leaves are deleted, and only one whose downlink is not the last on
-//! its parent page: PostgreSQL also deletes a parent that would be left
-//! without children (the "subtree" up to an ancestor with other children);
-//! sluice keeps such a parent, so a leaf that is its parent's only or last
-//! child stays (empty) until the tree around it changes. The root and the
-//! rightmost page of a level are never deleted, as in PostgreSQL.
+//! A leaf whose downlink is the last on its parent page can go only with
+//! that parent, and only if it is the parent's only child: then step 1 works
+//! one level up (the parent's downlink in the grandparent is redirected) and
+//! the leaf remembers the parent, and step 2 unlinks the parent first (the
+//! leaf forgetting it in the same record), then the leaf. PostgreSQL deletes
+//! such chains to any height; sluice stops at one parent, so a parent whose
+//! own parent would be emptied too stays, with its one empty leaf, until the
+//! tree around it changes. The root and the rightmost page of a level are
+//! never deleted, as in PostgreSQL.
 //!
 //! # Why concurrent searches and scans stay correct
 //!
@@ -37,7 +40,10 @@
 //! ([`Opaque::is_ignored`]), so it follows L's right link, which both steps
 //! keep valid (a deleted page keeps its sibling links). A forward scan
 //! holding L's address reads an empty page and goes on to its right link; a
-//! backward one arriving at a deleted page goes on to its left link.
+//! backward one arriving at a deleted page goes on to its left link. A
+//! parent going with its leaf is not marked in step 1: a search through a
+//! stale downlink to it reaches the half-dead leaf below and moves right
+//! from there; once the parent is unlinked it is itself ignored.
 //!
 //! # Recycling
 //!
@@ -52,11 +58,12 @@
 //!
 //! # Locking
 //!
-//! Step 1: the leaf exclusively, then its parent (moving right along the
-//! parent level until the downlink is found). Step 2: left sibling (moving
-//! right from the remembered one if it split), the leaf, the right sibling,
-//! all exclusively, left to right. Only VACUUM deletes pages, and it holds
-//! SHARE UPDATE EXCLUSIVE on the table, so two deletions never race.
+//! Step 1: the leaf exclusively, then its parent (and grandparent), child
+//! before parent. Step 2: the leaf (when unlinking its parent), then on the
+//! target's level the left sibling (moving right from the remembered one if
+//! it split), the target, the right sibling, all exclusively, left to
+//! right. Only VACUUM deletes pages, and it holds SHARE UPDATE EXCLUSIVE
+//! on the table, so two deletions never race.
 
 use super::compare::ScanKey;
 use super::page::{
@@ -72,7 +79,7 @@ use crate::error::{AccessError, Result};
 use sluice_common::{ForkNumber, Xid, BLCKSZ};
 use sluice_storage::buffer::Buffer;
 use sluice_storage::freespace;
-use sluice_storage::page::Page;
+use sluice_storage::page::{OffsetNumber, Page};
 
 /// The safexid of a deleted page: the next xid when it was unlinked, kept
 /// as its only item.
@@ -97,22 +104,26 @@ pub fn leaf_is_empty(page: &Page) -> bool {
 }
 
 /// delete_leaf -- deletes the empty leaf `block` if it may be (see the
-/// module doc), finishing a half-dead one; true if it is now deleted.
-pub fn delete_leaf(engine: &Engine, index: &BTreeIndex, block: u32) -> Result<bool> {
+/// module doc), with its parent if that would be left without children,
+/// finishing a half-dead one; returns how many pages it deleted.
+pub fn delete_leaf(engine: &Engine, index: &BTreeIndex, block: u32) -> Result<u32> {
     let buffer = pin(engine, index, block)?;
     let half_dead = {
         let page = buffer.read();
         let opaque = Opaque::of(&page);
         if opaque.is_deleted() || !opaque.is_leaf() {
-            return Ok(false);
+            return Ok(0);
         }
         opaque.is_half_dead()
     };
     if !half_dead && !mark_half_dead_in(engine, index, &buffer)? {
-        return Ok(false);
+        return Ok(0);
     }
-    unlink_half_dead(engine, index, &buffer)?;
-    Ok(true)
+    let mut deleted = 0;
+    while unlink_half_dead(engine, index, &buffer)? {
+        deleted += 1;
+    }
+    Ok(deleted)
 }
 
 /// Whether the locked leaf may start deletion: empty, not the root or the
@@ -136,17 +147,85 @@ pub(super) fn key_of(index: &BTreeIndex, tuple: &IndexTuple) -> Result<ScanKey> 
     })
 }
 
-/// mark_half_dead -- step 1 alone for leaf `block`: the parent's downlink
-/// to it is redirected to its right sibling and the sibling's pivot
-/// removed; the leaf becomes half-dead. False (nothing changed) if the leaf
-/// is not deletable or its downlink is the last on its parent page.
-/// [`delete_leaf`] always goes on to step 2; this is for tests of what a
-/// crash between the steps leaves behind.
+/// The page above a half-dead leaf still to be unlinked before the leaf
+/// (its emptied parent), kept in the leaf's otherwise unused prune-xid
+/// header field (PostgreSQL keeps it in the leaf's high key); [`P_NONE`] when
+/// the leaf itself is next.
+fn top_parent(leaf: &Page) -> u32 {
+    leaf.prune_xid().0 as u32
+}
+
+fn set_top_parent(leaf: &mut Page, block: u32) {
+    leaf.set_prune_xid(Xid(block as u64));
+}
+
+/// mark_half_dead -- step 1 alone for leaf `block` (see
+/// [`mark_half_dead_in`]). [`delete_leaf`] always goes on to step 2; this is
+/// for tests of what a crash between the steps leaves behind.
 pub fn mark_half_dead(engine: &Engine, index: &BTreeIndex, block: u32) -> Result<bool> {
     mark_half_dead_in(engine, index, &pin(engine, index, block)?)
 }
 
-/// [`mark_half_dead`] of the leaf in `buffer`.
+/// The page at `level` holding the downlink to `child`, and its offset: the
+/// page a descent toward `key` (the child's high key) reaches, or one to its
+/// right — or, for a child that is its parent's last, the page to its left:
+/// a search for a high key lands right of the separator equal to it (sluice
+/// has no "pivot search" mode as PostgreSQL does). `None` if the downlink is
+/// not found. Pinned, not locked: the caller locks and checks again.
+fn find_parent<'e>(
+    engine: &'e Engine,
+    index: &BTreeIndex,
+    key: &ScanKey,
+    child: u32,
+    level: u32,
+) -> Result<Option<(Buffer<'e>, OffsetNumber)>> {
+    let root = read_meta(engine, index)?.root;
+    let (landed, _) = descend_to_level(engine, index, Target::Key(key), root, level)?;
+    let left = Opaque::of(&landed.read()).prev;
+    if let Some(found) = find_downlink_rightward(engine, index, landed, child, None)? {
+        return Ok(Some(found));
+    }
+    match left {
+        P_NONE => Ok(None),
+        block => {
+            let landed = pin(engine, index, block)?;
+            find_downlink_rightward(engine, index, landed, child, Some(1))
+        }
+    }
+}
+
+/// Looks for the downlink to `child` from `buffer`'s page rightward, at most
+/// `limit` pages further (to the end of the level without one).
+fn find_downlink_rightward<'e>(
+    engine: &'e Engine,
+    index: &BTreeIndex,
+    mut buffer: Buffer<'e>,
+    child: u32,
+    limit: Option<usize>,
+) -> Result<Option<(Buffer<'e>, OffsetNumber)>> {
+    let mut steps = 0;
+    loop {
+        let (off, opaque) = {
+            let page = buffer.read();
+            (super::split::find_downlink(&page, child)?, Opaque::of(&page))
+        };
+        if let Some(off) = off {
+            return Ok(Some((buffer, off)));
+        }
+        if opaque.is_rightmost() || limit.is_some_and(|l| steps >= l) {
+            return Ok(None);
+        }
+        steps += 1;
+        buffer = pin(engine, index, opaque.next)?;
+    }
+}
+
+/// mark_half_dead_in -- step 1 for the leaf in `buffer`: in the page above
+/// the subtree to go — the leaf, or its parent if the leaf is that parent's
+/// only child — the subtree's downlink is redirected to its right sibling
+/// and the sibling's pivot removed; the leaf becomes half-dead (remembering
+/// the parent to unlink first, if any). False (nothing changed) if the leaf
+/// is not deletable or the subtree's downlink is the last on its page.
 fn mark_half_dead_in(engine: &Engine, index: &BTreeIndex, buffer: &Buffer<'_>) -> Result<bool> {
     let leaf = buffer.block();
     let key = {
@@ -156,81 +235,123 @@ fn mark_half_dead_in(engine: &Engine, index: &BTreeIndex, buffer: &Buffer<'_>) -
         }
         key_of(index, &tuple_at(&page, P_HIKEY)?)?
     };
-    let root = read_meta(engine, index)?.root;
-    if root == leaf || root == P_NONE {
+    let Some((parent, off)) = find_parent(engine, index, &key, leaf, 1)? else {
         return Ok(false);
-    }
-    let (mut parent, _) = descend_to_level(engine, index, Target::Key(&key), root, 1)?;
+    };
     let mut page = buffer.write();
-    if !deletable(&page) {
+    let mut ppage = parent.write();
+    if !deletable(&page) || super::split::find_downlink(&ppage, leaf)? != Some(off) {
         return Ok(false);
     }
     let right = Opaque::of(&page).next;
-    loop {
-        let mut ppage = parent.write();
-        let popaque = Opaque::of(&ppage);
-        let Some(off) = super::split::find_downlink(&ppage, leaf)? else {
-            if popaque.is_rightmost() {
-                return Ok(false);
-            }
-            drop(ppage);
-            parent = pin(engine, index, popaque.next)?;
-            continue;
-        };
-        // The leaf's pivot must have a right neighbour on this page, and that
-        // neighbour must lead to the leaf's right sibling (it would not if
-        // the sibling were half-dead itself).
-        if off >= ppage.max_offset() || tuple_at(&ppage, off + 1)?.downlink() != right {
+    if off < ppage.max_offset() {
+        // The leaf's pivot has a right neighbour here, and it must lead to
+        // the leaf's right sibling (it would not if that were half-dead).
+        if tuple_at(&ppage, off + 1)?.downlink() != right {
             return Ok(false);
         }
-        let item = ppage
-            .item_mut(off)
-            .ok_or_else(|| AccessError::Corrupt("btree parent lost its pivot".into()))?;
-        set_downlink(item, right);
-        ppage.delete_items(&[off + 1]);
-        ppage.mark_dirty();
-        let mut opaque = Opaque::of(&page);
-        opaque.flags |= BTP_HALF_DEAD;
-        opaque.store(&mut page);
-        page.mark_dirty();
-        let mut record = PendingRecord::default();
-        record.init_page(parent.block(), &ppage);
-        record.init_page(leaf, &page);
-        let end = record.log(engine, index.locator, XLOG_BTREE_MARK_PAGE_HALFDEAD)?;
-        ppage.set_lsn(end);
-        page.set_lsn(end);
-        return Ok(true);
+        redirect_downlink(&mut ppage, off, right)?;
+        return log_half_dead(engine, index, (parent.block(), &mut ppage), (leaf, &mut page), None);
     }
+    // The leaf is its parent's last child: only if it is the only one can
+    // the parent go with it, one level up.
+    let popaque = Opaque::of(&ppage);
+    if off != popaque.first_data() || popaque.is_rightmost() || popaque.is_root() {
+        return Ok(false);
+    }
+    let pkey = key_of(index, &tuple_at(&ppage, P_HIKEY)?)?;
+    let (pblock, level) = (parent.block(), popaque.level + 1);
+    let Some((grand, goff)) = find_parent(engine, index, &pkey, pblock, level)? else {
+        return Ok(false);
+    };
+    let mut gpage = grand.write();
+    if super::split::find_downlink(&gpage, pblock)? != Some(goff)
+        || goff >= gpage.max_offset()
+        || tuple_at(&gpage, goff + 1)?.downlink() != popaque.next
+    {
+        return Ok(false);
+    }
+    redirect_downlink(&mut gpage, goff, popaque.next)?;
+    drop(ppage);
+    log_half_dead(engine, index, (grand.block(), &mut gpage), (leaf, &mut page), Some(pblock))
 }
 
-/// unlink_half_dead -- step 2: the half-dead leaf in `buffer` leaves its
-/// level's chain and becomes deleted, stamped with the next xid.
-fn unlink_half_dead(engine: &Engine, index: &BTreeIndex, buffer: &Buffer<'_>) -> Result<()> {
-    let leaf = buffer.block();
-    let remembered = Opaque::of(&buffer.read()).prev;
+/// Points the pivot at `off` of the locked internal `page` at `right` and
+/// removes the pivot after it (whose subtree now owns the key range).
+fn redirect_downlink(page: &mut Page, off: OffsetNumber, right: u32) -> Result<()> {
+    let item = page
+        .item_mut(off)
+        .ok_or_else(|| AccessError::Corrupt("btree parent lost its pivot".into()))?;
+    set_downlink(item, right);
+    page.delete_items(&[off + 1]);
+    Ok(())
+}
+
+/// Marks the leaf half-dead (with the parent still to unlink, if any) and
+/// logs it with the changed page above: one record.
+fn log_half_dead(
+    engine: &Engine,
+    index: &BTreeIndex,
+    (above, apage): (u32, &mut sluice_storage::buffer::BufferWriteGuard<'_>),
+    (leaf, page): (u32, &mut sluice_storage::buffer::BufferWriteGuard<'_>),
+    top: Option<u32>,
+) -> Result<bool> {
+    apage.mark_dirty();
+    let mut opaque = Opaque::of(page);
+    opaque.flags |= BTP_HALF_DEAD;
+    opaque.store(page);
+    set_top_parent(page, top.unwrap_or(P_NONE));
+    page.mark_dirty();
+    let mut record = PendingRecord::default();
+    record.init_page(above, apage);
+    record.init_page(leaf, page);
+    let end = record.log(engine, index.locator, XLOG_BTREE_MARK_PAGE_HALFDEAD)?;
+    apage.set_lsn(end);
+    page.set_lsn(end);
+    Ok(true)
+}
+
+/// unlink_half_dead -- step 2, one page at a time: the half-dead leaf's
+/// remembered parent if it has one (the leaf then forgets it), else the
+/// leaf itself, leaves its level's chain and becomes deleted, stamped with
+/// the next xid. False when there was nothing left to unlink.
+fn unlink_half_dead(engine: &Engine, index: &BTreeIndex, leaf_buffer: &Buffer<'_>) -> Result<bool> {
+    let leaf = leaf_buffer.block();
+    let (target, remembered) = {
+        let page = leaf_buffer.read();
+        if !Opaque::of(&page).is_half_dead() {
+            return Ok(false);
+        }
+        match top_parent(&page) {
+            P_NONE => (leaf, Opaque::of(&page).prev),
+            top => (top, Opaque::of(&pin(engine, index, top)?.read()).prev),
+        }
+    };
+    // The leaf stays locked throughout: child before the pages above it,
+    // then left to right on the target's level.
+    let mut leaf_page = (target != leaf).then(|| leaf_buffer.write());
     let left = match remembered {
         P_NONE => None,
-        block => Some(left_sibling_of(engine, index, block, leaf)?),
+        block => Some(left_sibling_of(engine, index, block, target)?),
     };
     let mut left_page = left.as_ref().map(Buffer::write);
-    if let Some(p) = left_page.as_ref() {
-        if Opaque::of(p).next != leaf {
-            return Err(AccessError::Corrupt(format!(
-                "left sibling of btree block {leaf} changed during deletion"
-            )));
-        }
+    if left_page.as_ref().is_some_and(|p| Opaque::of(p).next != target) {
+        return Err(AccessError::Corrupt(format!(
+            "left sibling of btree block {target} changed during deletion"
+        )));
     }
-    let mut page = buffer.write();
+    let target_buffer = if target == leaf { None } else { Some(pin(engine, index, target)?) };
+    let mut page = match &target_buffer {
+        Some(b) => b.write(),
+        None => leaf_buffer.write(),
+    };
     let opaque = Opaque::of(&page);
-    if !opaque.is_half_dead() {
-        return Ok(());
-    }
     let right = pin(engine, index, opaque.next)?;
     let mut right_page = right.write();
     let mut ropaque = Opaque::of(&right_page);
-    if ropaque.prev != leaf {
+    if ropaque.prev != target {
         return Err(AccessError::Corrupt(format!(
-            "right sibling {} of btree block {leaf} does not point back",
+            "right sibling {} of btree block {target} does not point back",
             right.block()
         )));
     }
@@ -247,20 +368,29 @@ fn unlink_half_dead(engine: &Engine, index: &BTreeIndex, buffer: &Buffer<'_>) ->
     ropaque.store(&mut right_page);
     right_page.mark_dirty();
     record.prev_set(right.block(), &right_page, left_block);
-    let deleted =
-        Opaque { prev: left_block, next: opaque.next, level: 0, flags: BTP_LEAF | BTP_DELETED };
+    let flags = (opaque.flags & BTP_LEAF) | BTP_DELETED;
+    let deleted = Opaque { prev: left_block, next: opaque.next, level: opaque.level, flags };
     init_node(&mut page, deleted);
     let safexid = engine.txns().next_xid();
     page.insert_item(1, &safexid.0.to_le_bytes());
     page.mark_dirty();
-    record.init_page(leaf, &page);
+    record.init_page(target, &page);
+    if let Some(lp) = leaf_page.as_mut() {
+        // The parent is gone: the leaf itself is next.
+        set_top_parent(lp, P_NONE);
+        lp.mark_dirty();
+        record.init_page(leaf, lp);
+    }
     let end = record.log(engine, index.locator, XLOG_BTREE_UNLINK_PAGE)?;
-    for p in left_page.iter_mut() {
+    if let Some(p) = left_page.as_mut() {
+        p.set_lsn(end);
+    }
+    if let Some(p) = leaf_page.as_mut() {
         p.set_lsn(end);
     }
     page.set_lsn(end);
     right_page.set_lsn(end);
-    Ok(())
+    Ok(true)
 }
 
 /// The current left sibling of `target`: the page at `remembered` or, if it

@@ -63,8 +63,8 @@
 //! * `delete.rs` — deleting emptied leaves and recycling deleted pages.
 //! * `xlog.rs` — WAL records and redo.
 //!
-//! Not here yet: deletion of internal pages, deduplication into posting
-//! lists.
+//! Not here yet: deletion of internal pages more than one level above an
+//! emptied leaf, deduplication into posting lists.
 
 mod build;
 mod compare;

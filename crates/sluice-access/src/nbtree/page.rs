@@ -9,7 +9,7 @@
 //! | 0..4   | `btpo_prev`    | left sibling, or [`P_NONE`]              |
 //! | 4..8   | `btpo_next`    | right sibling, or [`P_NONE`]             |
 //! | 8..12  | `btpo_level`   | 0 for leaves, counting up to the root    |
-//! | 12..14 | `btpo_flags`   | [`BTP_LEAF`], [`BTP_ROOT`], [`BTP_META`] |
+//! | 12..14 | `btpo_flags`   | [`BTP_LEAF`], [`BTP_ROOT`], [`BTP_META`], [`BTP_DELETED`], [`BTP_HALF_DEAD`] |
 //! | 14..16 | `btpo_cycleid` | reserved for VACUUM                      |
 //!
 //! Line pointer 1 of a page that has a right sibling is its high key

@@ -98,8 +98,8 @@ pub fn btree_bulk_delete(
                 return Err(AccessError::Interrupted);
             }
             let (next, empty) = vacuum_leaf(engine, index, &buffer, is_dead, &mut result)?;
-            if empty && delete_leaf(engine, index, buffer.block())? {
-                result.pages_newly_deleted += 1;
+            if empty {
+                result.pages_newly_deleted += delete_leaf(engine, index, buffer.block())?;
             }
             if next == P_NONE {
                 break;
