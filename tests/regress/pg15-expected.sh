@@ -7,6 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 "../../../shared/tools/pg15.sh" start >/dev/null
+# Timings, and the lines of VACUUM VERBOSE's report that carry xids or
+# resource use, differ from run to run: dropped, as the harness drops them.
+FILTER='/^Time: /d; /^(removable cutoff|new relfrozenxid|new relminmxid|avg read rate|buffer usage|WAL usage|system usage): /d; s/^psql:[^:]+:[0-9]+: //'
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=($(ls sql | sed 's/\.sql$//'))
 # A script whose first line is `-- pg15-settings: name=value ...` needs
@@ -22,7 +25,7 @@ private_expected() {
   su postgres -c "/usr/lib/postgresql/15/bin/pg_ctl -D $dir/data -l $dir/log -w -o '-p $port -k /tmp -c listen_addresses=127.0.0.1 $opts' start" >/dev/null
   psql -X -q -h 127.0.0.1 -p "$port" -U postgres -d postgres -c "CREATE DATABASE regress_expected" >/dev/null 2>&1
   PGTZ=UTC psql -X -a -h 127.0.0.1 -p "$port" -U postgres -d regress_expected -f "sql/$name.sql" 2>&1 \
-    | sed -E '/^Time: /d; s/^psql:[^:]+:[0-9]+: //' > "expected/$name.out"
+    | sed -E "$FILTER" > "expected/$name.out"
   su postgres -c "/usr/lib/postgresql/15/bin/pg_ctl -D $dir/data -w stop -m fast" >/dev/null
   rm -rf "$dir"
 }
@@ -35,6 +38,6 @@ for name in "${names[@]}"; do
   fi
   psql -X -q -h 127.0.0.1 -p 5432 -U postgres -d postgres -c "DROP DATABASE IF EXISTS regress_expected" -c "CREATE DATABASE regress_expected" >/dev/null 2>&1
   PGTZ=UTC psql -X -a -h 127.0.0.1 -p 5432 -U postgres -d regress_expected -f "sql/$name.sql" 2>&1 \
-    | sed -E '/^Time: /d; s/^psql:[^:]+:[0-9]+: //' > "expected/$name.out"
+    | sed -E "$FILTER" > "expected/$name.out"
   echo "expected/$name.out"
 done

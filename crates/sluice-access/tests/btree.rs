@@ -1,7 +1,8 @@
 //! B-tree tests: order under random inserts, bottom-up builds that agree with
 //! inserts and have PostgreSQL's page counts, forward and backward scans from
-//! a key, readers and inserters racing page splits, unique checks, and
-//! recovery of splits after a simulated crash.
+//! a key, readers and inserters racing page splits, unique checks,
+//! recovery of splits after a simulated crash, and page deletion and
+//! recycling (with a crash between and after deletion's steps).
 
 mod support;
 
@@ -9,9 +10,11 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use sluice_access::common::{AttrDesc, IndexTuple, TupleDesc};
 use sluice_access::heap::visibility::DirtyStatus;
+use sluice_access::nbtree::delete::mark_half_dead;
 use sluice_access::nbtree::page::{Meta, Opaque};
 use sluice_access::nbtree::{
-    btree_build, btree_insert, BTreeIndex, BTreeScan, BuildEntry, ColumnOrder, ScanKey, UniqueCheck,
+    btree_build, btree_bulk_delete, btree_insert, btree_vacuum_cleanup, BTreeIndex, BTreeScan,
+    BuildEntry, BulkDeleteResult, ColumnOrder, ScanKey, UniqueCheck,
 };
 use sluice_access::{AccessError, Engine};
 use sluice_common::{ForkNumber, ItemPointer, RelFileLocator, DEFAULTTABLESPACE_OID};
@@ -261,4 +264,232 @@ fn splits_survive_a_crash() {
     assert_eq!(scan(&engine, &idx, None, true), reversed);
     insert(&engine, &idx, 1_000_000);
     assert_eq!(scan(&engine, &idx, Some(&key(29_999)), false), [29_999, 1_000_000]);
+}
+
+/// What an amcheck-like walk of the leaf level found.
+struct LeafWalk {
+    /// Live leaves reached through the right links, leftmost first.
+    leaves: Vec<u32>,
+    /// Deleted pages in the file.
+    deleted: u32,
+}
+
+/// walk -- follows the leaf level from the leftmost leaf along the right
+/// links, checking that every left link points back, that no deleted page
+/// is linked in and that keys ascend across pages; counts deleted pages by
+/// reading every block.
+fn walk(engine: &Engine, idx: &BTreeIndex) -> LeafWalk {
+    let read = |block: u32| {
+        let tag = BufferTag::new(idx.locator, ForkNumber::Main, block);
+        let buffer = engine.pool().read_buffer(tag).unwrap();
+        let page = buffer.read();
+        (Opaque::of(&page), page.clone())
+    };
+    let meta = Meta::of(&read(0).1).unwrap();
+    let mut block = meta.root;
+    loop {
+        let (opaque, page) = read(block);
+        if opaque.is_leaf() {
+            break;
+        }
+        block = IndexTuple::new(page.item(opaque.first_data()).unwrap()).unwrap().downlink();
+    }
+    let (mut leaves, mut prev, mut last_key) = (Vec::new(), 0, i64::MIN);
+    while block != 0 {
+        let (opaque, page) = read(block);
+        assert!(opaque.is_leaf() && !opaque.is_deleted(), "block {block} is a live leaf");
+        assert_eq!(opaque.prev, prev, "left link of block {block}");
+        for off in opaque.first_data()..=page.max_offset() {
+            let tuple = IndexTuple::new(page.item(off).unwrap()).unwrap();
+            let k = int(tuple.values(&idx.desc).unwrap()[0].unwrap());
+            assert!(k > last_key, "keys ascend across the leaf chain");
+            last_key = k;
+        }
+        leaves.push(block);
+        (prev, block) = (block, opaque.next);
+    }
+    let deleted = (1..nblocks(engine, idx)).filter(|&b| read(b).0.is_deleted()).count() as u32;
+    LeafWalk { leaves, deleted }
+}
+
+/// VACUUM's work on the index when the heap TIDs of keys in `range` are
+/// dead: bulk delete, then cleanup.
+fn delete_range(
+    engine: &Engine,
+    idx: &BTreeIndex,
+    range: std::ops::Range<i64>,
+) -> BulkDeleteResult {
+    let dead: std::collections::HashSet<ItemPointer> = range.map(tid).collect();
+    let stats = btree_bulk_delete(engine, idx, &|t| dead.contains(&t), &|| false).unwrap();
+    btree_vacuum_cleanup(engine, idx, Some(stats), &|| false).unwrap().unwrap()
+}
+
+/// Gives the xid counter a push: a committed transaction with an xid.
+fn burn_xid(engine: &Engine) {
+    let be = backend(engine);
+    let mut txn = be.begin(RC);
+    txn.assign_xid();
+    txn.commit().unwrap();
+}
+
+#[test]
+fn emptied_leaves_are_deleted_and_scans_step_over_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let idx = index(16510, false);
+    let keys: Vec<i64> = (0..20_000).collect();
+    build(&engine, &idx, &keys);
+    let before = walk(&engine, &idx).leaves.len();
+    // A scattered delete leaves every leaf some entries: nothing goes.
+    let dead: Vec<i64> = (10_000..20_000).filter(|k| k % 10 != 0).collect();
+    let set: std::collections::HashSet<ItemPointer> = dead.iter().map(|&k| tid(k)).collect();
+    let stats = btree_bulk_delete(&engine, &idx, &|t| set.contains(&t), &|| false).unwrap();
+    assert_eq!((stats.pages_newly_deleted, stats.pages_deleted), (0, 0));
+    // A contiguous one empties whole leaves, the leftmost among them.
+    let stats = delete_range(&engine, &idx, 0..8000);
+    assert!(stats.pages_newly_deleted >= 15, "{stats:?}");
+    assert_eq!(stats.pages_deleted, stats.pages_newly_deleted);
+    assert_eq!(stats.pages_free, 0, "a scan begun before the deletion may still be on them");
+    let after = walk(&engine, &idx);
+    assert_eq!(after.deleted, stats.pages_deleted);
+    assert_eq!(after.leaves.len() + after.deleted as usize, before);
+    let left: Vec<i64> = (8000..20_000).filter(|k| *k < 10_000 || k % 10 == 0).collect();
+    assert_eq!(scan(&engine, &idx, None, false), left);
+    let mut reversed = left.clone();
+    reversed.reverse();
+    assert_eq!(scan(&engine, &idx, None, true), reversed);
+    assert_eq!(scan(&engine, &idx, Some(&key(5000)), false)[..2], [8000, 8001]);
+    // Inserts into the deleted key range land on the live page that took it.
+    for k in (100..200).rev() {
+        insert(&engine, &idx, k);
+    }
+    assert_eq!(scan(&engine, &idx, Some(&key(0)), false)[..3], [100, 101, 102]);
+    assert_eq!(walk(&engine, &idx).deleted, stats.pages_deleted);
+}
+
+#[test]
+fn deleted_pages_are_recycled_once_no_snapshot_can_reach_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let idx = index(16511, false);
+    let keys: Vec<i64> = (0..20_000).collect();
+    build(&engine, &idx, &keys);
+    let deleted = delete_range(&engine, &idx, 0..10_000).pages_deleted;
+    assert!(deleted > 20);
+    // A VACUUM with nothing to remove and no newer xid: still not reusable,
+    // and the metapage remembers the waiting pages.
+    let stats = btree_vacuum_cleanup(&engine, &idx, None, &|| false).unwrap().unwrap();
+    assert_eq!((stats.pages_deleted, stats.pages_free), (deleted, 0));
+    // A snapshot from before the deletion is older than the horizon would
+    // allow; once transactions have moved on, the pages are reusable.
+    burn_xid(&engine);
+    let stats = btree_vacuum_cleanup(&engine, &idx, None, &|| false).unwrap().unwrap();
+    assert_eq!((stats.pages_deleted, stats.pages_free), (deleted, deleted));
+    assert!(
+        btree_vacuum_cleanup(&engine, &idx, None, &|| false).unwrap().is_none(),
+        "nothing waits any more: no scan needed"
+    );
+    // Splits take the recycled pages instead of extending the file.
+    let size = nblocks(&engine, &idx);
+    for k in -5000..0 {
+        insert(&engine, &idx, k);
+    }
+    assert_eq!(nblocks(&engine, &idx), size);
+    let after = walk(&engine, &idx);
+    assert!(after.deleted < deleted, "{} of {deleted} pages still deleted", after.deleted);
+    let expected: Vec<i64> = (-5000..0).chain(10_000..20_000).collect();
+    assert_eq!(scan(&engine, &idx, None, false), expected);
+}
+
+#[test]
+fn page_deletion_survives_a_crash_between_and_after_its_steps() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = index(16512, false);
+    let keys: Vec<i64> = (0..20_000).collect();
+    let (deleted, half_dead, lost) = {
+        let engine = open(dir.path());
+        build(&engine, &idx, &keys);
+        engine.checkpoint().unwrap();
+        let deleted = delete_range(&engine, &idx, 0..6000).pages_deleted;
+        assert!(deleted > 10);
+        // Empty one more leaf by hand (its whole image is logged by the
+        // first step) and stop after that step, as a crash there would.
+        let target = walk(&engine, &idx).leaves[3];
+        let lost = {
+            let tag = BufferTag::new(idx.locator, ForkNumber::Main, target);
+            let buffer = engine.pool().read_buffer(tag).unwrap();
+            let mut page = buffer.write();
+            let first = Opaque::of(&page).first_data();
+            let offsets: Vec<u16> = (first..=page.max_offset()).collect();
+            let lost: Vec<i64> = offsets
+                .iter()
+                .map(|&o| {
+                    let tuple = IndexTuple::new(page.item(o).unwrap()).unwrap();
+                    int(tuple.values(&idx.desc).unwrap()[0].unwrap())
+                })
+                .collect();
+            page.delete_items(&offsets);
+            page.mark_dirty();
+            lost
+        };
+        assert!(mark_half_dead(&engine, &idx, target).unwrap());
+        engine.wal().flush(engine.wal().insert_lsn()).unwrap();
+        // Dropped without a shutdown checkpoint: a crash.
+        (deleted, target, lost)
+    };
+    let engine = open(dir.path());
+    assert!(engine.recovered_records() > 0, "the deletions were replayed");
+    let after = walk(&engine, &idx);
+    assert_eq!(after.deleted, deleted, "the unlinked pages stay deleted");
+    assert!(after.leaves.contains(&half_dead), "the half-dead leaf is still linked");
+    let left: Vec<i64> = (6000..20_000).filter(|k| !lost.contains(k)).collect();
+    assert_eq!(scan(&engine, &idx, None, false), left);
+    // Its key range went to the right sibling: an insert there lands on a
+    // live page, and searches move right past the half-dead one.
+    insert(&engine, &idx, lost[0]);
+    assert_eq!(scan(&engine, &idx, Some(&key(lost[0])), false)[0], lost[0]);
+    // The next VACUUM finishes the deletion.
+    let stats = btree_vacuum_cleanup(&engine, &idx, None, &|| false).unwrap().unwrap();
+    assert_eq!(stats.pages_newly_deleted, 1);
+    let after = walk(&engine, &idx);
+    assert!(!after.leaves.contains(&half_dead));
+    assert_eq!(after.deleted, deleted + 1);
+}
+
+#[test]
+fn a_parent_left_without_children_is_deleted_with_its_last_leaf() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let idx = index(16513, false);
+    let keys: Vec<i64> = (0..200_000).collect();
+    build(&engine, &idx, &keys);
+    assert_eq!(shape(&engine, &idx).1, 2, "three levels");
+    let before = walk(&engine, &idx).leaves.len();
+    // Every leaf under the first internal page empties.
+    let stats = delete_range(&engine, &idx, 0..150_000);
+    let after = walk(&engine, &idx);
+    let leaves_gone = (before - after.leaves.len()) as u32;
+    assert_eq!(stats.pages_newly_deleted, leaves_gone + 1, "the leaves and one parent");
+    assert_eq!(after.deleted, stats.pages_deleted);
+    let read = |block: u32| {
+        let tag = BufferTag::new(idx.locator, ForkNumber::Main, block);
+        let buffer = engine.pool().read_buffer(tag).unwrap();
+        let page = buffer.read();
+        Opaque::of(&page)
+    };
+    let internal_deleted =
+        (1..nblocks(&engine, &idx)).filter(|&b| read(b).is_deleted() && !read(b).is_leaf());
+    assert_eq!(internal_deleted.count(), 1);
+    assert_eq!(scan(&engine, &idx, None, false), (150_000..200_000).collect::<Vec<_>>());
+    assert_eq!(scan(&engine, &idx, Some(&key(10)), false)[..2], [150_000, 150_001]);
+    // The emptied key range now belongs to the next parent: inserts there
+    // descend through it.
+    for k in (0..2000).rev() {
+        insert(&engine, &idx, k);
+    }
+    let expected: Vec<i64> = (0..2000).chain(150_000..200_000).collect();
+    assert_eq!(scan(&engine, &idx, None, false), expected);
+    let mut reversed = expected.clone();
+    reversed.reverse();
+    assert_eq!(scan(&engine, &idx, None, true), reversed);
 }

@@ -587,6 +587,9 @@ impl Session {
             NodeEnum::AlterSeqStmt(stmt) => commands::sequence::alter_sequence(self, stmt, sink),
             NodeEnum::CreatedbStmt(stmt) => commands::dbcommands::createdb(self, stmt, sink),
             NodeEnum::DropdbStmt(stmt) => commands::dbcommands::dropdb(self, stmt, sink),
+            NodeEnum::CreateExtensionStmt(stmt) => {
+                commands::extension::create_extension(self, stmt, sink)
+            }
             NodeEnum::CheckPointStmt(_) => {
                 self.instance.engine.checkpoint()?;
                 sink.complete("CHECKPOINT")

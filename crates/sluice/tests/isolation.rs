@@ -161,3 +161,13 @@ fn vacuum_full_lock() {
 fn reindex_concurrently() {
     check("reindex_concurrently");
 }
+
+#[test]
+fn seed001_horizon() {
+    check("seed001_horizon");
+}
+
+#[test]
+fn vacuum_truncate_skip() {
+    check("vacuum_truncate_skip");
+}

@@ -18,6 +18,20 @@ fn regress_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/regress")
 }
 
+/// Lines that differ from run to run — timings, and the lines of VACUUM
+/// VERBOSE's report with xids or resource use — are dropped on both sides
+/// (`pg15-expected.sh` drops the same).
+const VARYING: [&str; 8] = [
+    "Time: ",
+    "removable cutoff: ",
+    "new relfrozenxid: ",
+    "new relminmxid: ",
+    "avg read rate: ",
+    "buffer usage: ",
+    "WAL usage: ",
+    "system usage: ",
+];
+
 /// Runs `script` through psql against `port`, normalised like compare.sh.
 fn run_psql(port: u16, script: &Path) -> String {
     // Through a shell so that errors interleave with results as psql prints them.
@@ -31,7 +45,7 @@ fn run_psql(port: u16, script: &Path) -> String {
     assert!(output.status.success() || !output.stdout.is_empty(), "psql failed to run");
     let text = String::from_utf8_lossy(&output.stdout).into_owned();
     text.lines()
-        .filter(|l| !l.starts_with("Time: "))
+        .filter(|l| !VARYING.iter().any(|prefix| l.starts_with(prefix)))
         .map(|l| match l.strip_prefix("psql:") {
             Some(rest) => rest
                 .splitn(3, ':')

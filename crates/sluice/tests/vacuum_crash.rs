@@ -2,7 +2,9 @@
 //! indexes and truncates a table that writers keep changing comes back with
 //! every acknowledged row, the deleted ones gone, and indexes that agree with
 //! the heap; one killed right after a VACUUM that truncated the table comes
-//! back with the shorter file and the same rows. Also VACUUM VERBOSE's
+//! back with the shorter file and the same rows; B-tree pages VACUUM deleted
+//! stay deleted across a crash, and splits that reused them survive one too.
+//! Also VACUUM VERBOSE's
 //! report of rows a REPEATABLE READ snapshot keeps ("dead but not yet
 //! removable") and of the same rows removed once it ends.
 
@@ -118,6 +120,50 @@ fn a_truncating_vacuum_survives_a_crash() {
         .batch_execute("INSERT INTO t SELECT i, 'new' FROM generate_series(60000, 60999) i")
         .unwrap();
     assert_eq!(assert_consistent(&mut client), 3500);
+}
+
+#[test]
+fn deleted_index_pages_survive_a_crash_and_are_reused() {
+    let mut server = common::Server::start();
+    let mut client = connect(&server);
+    client
+        .batch_execute(
+            "CREATE EXTENSION pgstattuple;
+             CREATE TABLE t (id int PRIMARY KEY, v text); CREATE INDEX t_v ON t (v);
+             INSERT INTO t SELECT i, md5(i::text) FROM generate_series(0, 49999) i;
+             CHECKPOINT;
+             DELETE FROM t WHERE id < 30000;",
+        )
+        .unwrap();
+    client.batch_execute("VACUUM t").unwrap();
+    let deleted = |c: &mut Client| -> i64 {
+        c.query_one("SELECT deleted_pages FROM pgstatindex('t_pkey')", &[]).unwrap().get(0)
+    };
+    let size = |c: &mut Client| -> i64 {
+        c.query_one("SELECT pg_relation_size('t_pkey')", &[]).unwrap().get(0)
+    };
+    let before = deleted(&mut client);
+    assert!(before > 50, "the emptied leaves were deleted: {before}");
+    server.kill();
+    server.spawn();
+    let mut client = connect(&server);
+    assert_eq!(deleted(&mut client), before, "the deletions were replayed");
+    assert_eq!(assert_consistent(&mut client), 20_000);
+    assert_eq!(count(&mut client, "id BETWEEN 29990 AND 30009", true), 10);
+    // Once later transactions have come and gone, VACUUM makes the pages
+    // reusable and new keys below the others fill them.
+    client.batch_execute("INSERT INTO t VALUES (-1, 'x'); VACUUM t").unwrap();
+    let pages = size(&mut client);
+    client
+        .batch_execute("INSERT INTO t SELECT i, md5(i::text) FROM generate_series(-20000, -2) i")
+        .unwrap();
+    assert_eq!(size(&mut client), pages, "splits took deleted pages");
+    assert!(deleted(&mut client) < before);
+    server.kill();
+    server.spawn();
+    let mut client = connect(&server);
+    assert_eq!(assert_consistent(&mut client), 40_000);
+    assert_eq!(count(&mut client, "id < 0", true), 20_000);
 }
 
 #[test]

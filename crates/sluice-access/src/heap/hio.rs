@@ -49,11 +49,16 @@ pub fn get_page_for_tuple<'e>(
     avoid: Option<BlockNumber>,
 ) -> Result<Buffer<'e>> {
     let pool = engine.pool();
+    let needed = sluice_common::maxalign(len) + reserve;
+    // Without a target, the map first and the last page only if it knows of
+    // no room (RelationGetBufferForTuple's order).
     let mut candidate = match engine.target_block(rel.locator) {
         Some(b) => Some(b),
-        None => pool.nblocks(rel.locator, ForkNumber::Main)?.checked_sub(1),
+        None => match freespace::get_page_with_free_space(pool, rel.locator, needed)? {
+            Some(b) => Some(b),
+            None => pool.nblocks(rel.locator, ForkNumber::Main)?.checked_sub(1),
+        },
     };
-    let needed = sluice_common::maxalign(len) + reserve;
     while let Some(block) = candidate {
         if block < pool.nblocks(rel.locator, ForkNumber::Main)? {
             let buffer = pool.read_buffer(BufferTag::new(rel.locator, ForkNumber::Main, block))?;

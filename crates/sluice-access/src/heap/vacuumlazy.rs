@@ -57,9 +57,11 @@
 //! pruning for the others — so inserts find it (`hio.rs`). Skipped pages
 //! keep what the map had. Truncation cuts both maps with the heap.
 //!
-//! # What is not done yet
+//! # Index cleanup
 //!
-//! B-tree pages are never deleted.
+//! After the heap, every index gets its cleanup (`nbtree/vacuum.rs`'s
+//! `btree_vacuum_cleanup`), even when no bulk delete ran: it is what
+//! recycles the B-tree pages earlier VACUUMs deleted.
 
 use super::pruneheap::{heap_page_prune, log_line_pointers, PruneResult};
 use super::visibility::{satisfies_vacuum, PruneHorizon, VacuumStatus};
@@ -69,7 +71,7 @@ use super::HeapRelation;
 use crate::common::htup::HeapTupleHeader;
 use crate::engine::Engine;
 use crate::error::{AccessError, Result};
-use crate::nbtree::{btree_bulk_delete, BTreeIndex, BulkDeleteResult};
+use crate::nbtree::{btree_bulk_delete, btree_vacuum_cleanup, BTreeIndex, BulkDeleteResult};
 use crate::recovery::{truncate_fork, truncate_heap_maps};
 use crate::xlog_records::{encode_smgr_truncate, XLOG_SMGR_TRUNCATE};
 use sluice_common::{BlockNumber, ForkNumber, ItemPointer, RmgrId, Xid};
@@ -215,8 +217,8 @@ pub struct VacuumReport {
     pub do_index_vacuuming: bool,
     /// Rounds of index vacuuming.
     pub num_index_scans: u32,
-    /// Per index (in the order given), what its last bulk delete found, if
-    /// it was vacuumed.
+    /// Per index (in the order given), what its bulk deletes and cleanup
+    /// found, if it was looked at.
     pub index_stats: Vec<Option<BulkDeleteResult>>,
     /// The xid horizon used (PostgreSQL's "removable cutoff").
     pub removable_cutoff: Xid,
@@ -288,6 +290,11 @@ pub fn heap_vacuum_rel<'e>(
         },
     };
     vacuum.scan_heap()?;
+    vacuum.cleanup_indexes()?;
+    // Inserts choose their page afresh, from the free space map VACUUM just
+    // filled (PostgreSQL's relcache invalidation at the end of VACUUM
+    // forgets the relation's target block).
+    engine.set_target_block(rel.locator, None);
     if params.truncate && vacuum.should_attempt_truncation() {
         vacuum.set_phase(VacuumPhase::TruncatingHeap);
         if !truncate_lock.try_acquire() {
@@ -472,13 +479,29 @@ impl<'e> LazyVacuum<'_, 'e> {
         let is_dead = |tid: ItemPointer| dead.binary_search(&tid).is_ok();
         for (i, index) in self.indexes.iter().enumerate() {
             let stats = btree_bulk_delete(self.engine, index, &is_dead, self.params.interrupted)?;
-            self.report.index_stats[i] = Some(stats);
+            let earlier = self.report.index_stats[i].take();
+            self.report.index_stats[i] = Some(earlier.map_or(stats, |e| e.followed_by(stats)));
         }
         self.report.num_index_scans += 1;
         self.progress.index_vacuum_count += 1;
         self.set_phase(VacuumPhase::VacuumingHeap);
         self.vacuum_heap()?;
         self.dead_items.clear();
+        Ok(())
+    }
+
+    /// cleanup_indexes -- the end of every index's VACUUM, whether or not a
+    /// bulk delete ran: recycling deleted pages (lazy_cleanup_all_indexes).
+    /// Skipped under INDEX_CLEANUP off.
+    fn cleanup_indexes(&mut self) -> Result<()> {
+        if self.params.index_cleanup == IndexCleanup::Off {
+            return Ok(());
+        }
+        for (i, index) in self.indexes.iter().enumerate() {
+            let stats = self.report.index_stats[i].take();
+            self.report.index_stats[i] =
+                btree_vacuum_cleanup(self.engine, index, stats, self.params.interrupted)?;
+        }
         Ok(())
     }
 

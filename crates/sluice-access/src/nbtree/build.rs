@@ -241,7 +241,7 @@ impl<'e> Builder<'e, '_> {
     /// finish -- writes the last page of every level; the top one is the root.
     fn finish(mut self) -> Result<Meta> {
         let Some(top) = self.levels.len().checked_sub(1) else {
-            return Ok(Meta { root: P_NONE, level: 0 });
+            return Ok(Meta { root: P_NONE, ..Meta::default() });
         };
         let root = self.levels[top].buffer.block();
         for (level, mut current) in std::mem::take(&mut self.levels).into_iter().enumerate() {
@@ -252,6 +252,6 @@ impl<'e> Builder<'e, '_> {
             }
             self.write_finished(current, None, P_NONE)?;
         }
-        Ok(Meta { root, level: top as u32 })
+        Ok(Meta { root, level: top as u32, ..Meta::default() })
     }
 }

@@ -132,6 +132,10 @@ pub fn compare_at(
 /// concurrent split moved its place to the right.
 pub fn must_move_right(index: &BTreeIndex, key: &ScanKey, page: &Page) -> Result<bool> {
     let opaque = Opaque::of(page);
+    if opaque.is_ignored() {
+        // Deleted or on its way out: its keys went right (`delete.rs`).
+        return Ok(true);
+    }
     if opaque.is_rightmost() {
         return Ok(false);
     }

@@ -169,14 +169,15 @@ fn insert_without_split(
 fn create_root(engine: &Engine, index: &BTreeIndex, tuple: &[u8]) -> Result<bool> {
     let meta_buffer = pin(engine, index, BTREE_METAPAGE)?;
     let mut meta = meta_buffer.write();
-    if Meta::of(&meta)?.root != P_NONE {
+    let old = Meta::of(&meta)?;
+    if old.root != P_NONE {
         return Ok(false);
     }
-    let root_buffer = engine.pool().extend(index.locator, ForkNumber::Main)?;
+    let root_buffer = super::delete::allocate_page(engine, index)?;
     let mut root = root_buffer.write();
     init_node(&mut root, Opaque { flags: BTP_LEAF | BTP_ROOT, ..Opaque::default() });
     root.insert_item(1, tuple);
-    Meta { root: root_buffer.block(), level: 0 }.init_page(&mut meta);
+    Meta { root: root_buffer.block(), level: 0, ..old }.init_page(&mut meta);
     let mut record = PendingRecord::default();
     record.init_page(root_buffer.block(), &root);
     record.init_page(BTREE_METAPAGE, &meta);

@@ -60,13 +60,15 @@
 //! * `build.rs` — building an index bottom-up from sorted entries.
 //! * `scan.rs` — forward and backward scans over the leaves.
 //! * `vacuum.rs` — VACUUM's bulk delete of dead tuples' entries.
+//! * `delete.rs` — deleting emptied leaves and recycling deleted pages.
 //! * `xlog.rs` — WAL records and redo.
 //!
-//! Not here yet (the garbage lifecycle issue): page deletion and recycling,
-//! deduplication into posting lists.
+//! Not here yet: deletion of internal pages more than one level above an
+//! emptied leaf, deduplication into posting lists.
 
 mod build;
 mod compare;
+pub mod delete;
 mod insert;
 pub mod page;
 mod scan;
@@ -79,7 +81,7 @@ pub use build::{btree_build, sort_entries, BuildEntry};
 pub use compare::ScanKey;
 pub use insert::{btree_insert, UniqueCheck};
 pub use scan::{BTreeScan, ScanItem};
-pub use vacuum::{btree_bulk_delete, BulkDeleteResult};
+pub use vacuum::{btree_bulk_delete, btree_vacuum_cleanup, BulkDeleteResult};
 
 use crate::common::TupleDesc;
 use sluice_common::RelFileLocator;

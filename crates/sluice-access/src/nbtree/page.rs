@@ -9,7 +9,7 @@
 //! | 0..4   | `btpo_prev`    | left sibling, or [`P_NONE`]              |
 //! | 4..8   | `btpo_next`    | right sibling, or [`P_NONE`]             |
 //! | 8..12  | `btpo_level`   | 0 for leaves, counting up to the root    |
-//! | 12..14 | `btpo_flags`   | [`BTP_LEAF`], [`BTP_ROOT`], [`BTP_META`] |
+//! | 12..14 | `btpo_flags`   | [`BTP_LEAF`], [`BTP_ROOT`], [`BTP_META`], [`BTP_DELETED`], [`BTP_HALF_DEAD`] |
 //! | 14..16 | `btpo_cycleid` | reserved for VACUUM                      |
 //!
 //! Line pointer 1 of a page that has a right sibling is its high key
@@ -38,8 +38,13 @@ pub const P_HIKEY: OffsetNumber = 1;
 pub const BTP_LEAF: u16 = 1 << 0;
 /// The root page.
 pub const BTP_ROOT: u16 = 1 << 1;
+/// A deleted page: unlinked from its level, waiting to be recycled.
+pub const BTP_DELETED: u16 = 1 << 2;
 /// The metapage.
 pub const BTP_META: u16 = 1 << 3;
+/// A leaf whose downlink is gone but which is still linked to its siblings:
+/// the first of page deletion's two steps (`delete.rs`).
+pub const BTP_HALF_DEAD: u16 = 1 << 4;
 
 /// The metapage's magic number (PostgreSQL's BTREE_MAGIC).
 pub const BTREE_MAGIC: u32 = 0x053162;
@@ -47,7 +52,7 @@ pub const BTREE_MAGIC: u32 = 0x053162;
 pub const BTREE_VERSION: u32 = 4;
 /// Where the metapage fields start: the page header, MAXALIGNed.
 const META_OFFSET: usize = HEADER_SIZE.next_multiple_of(8);
-const META_SIZE: usize = 24;
+const META_SIZE: usize = 28;
 
 /// The special space of a node.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -94,6 +99,22 @@ impl Opaque {
         self.flags & BTP_ROOT != 0
     }
 
+    /// Deleted (unlinked, to be recycled).
+    pub fn is_deleted(&self) -> bool {
+        self.flags & BTP_DELETED != 0
+    }
+
+    /// Half-dead: out of its parent, still in its level's chain.
+    pub fn is_half_dead(&self) -> bool {
+        self.flags & BTP_HALF_DEAD != 0
+    }
+
+    /// Deleted or half-dead: a scan or search arriving here moves right
+    /// (PostgreSQL's P_IGNORE).
+    pub fn is_ignored(&self) -> bool {
+        self.flags & (BTP_DELETED | BTP_HALF_DEAD) != 0
+    }
+
     /// The last page of its level (no high key).
     pub fn is_rightmost(&self) -> bool {
         self.next == P_NONE
@@ -122,6 +143,11 @@ pub struct Meta {
     pub root: u32,
     /// The root's level.
     pub level: u32,
+    /// Deleted pages the last VACUUM left out of the free space map because
+    /// scans might still reach them (PostgreSQL's
+    /// `btm_last_cleanup_num_delpages`): a VACUUM with nothing to delete
+    /// still scans the index when there are enough of them to recycle.
+    pub last_cleanup_num_delpages: u32,
 }
 
 impl Meta {
@@ -140,14 +166,23 @@ impl Meta {
                 u32_at(4)
             )));
         }
-        Ok(Meta { root: u32_at(8), level: u32_at(12) })
+        // Zero in metapages written before the field existed.
+        Ok(Meta { root: u32_at(8), level: u32_at(12), last_cleanup_num_delpages: u32_at(24) })
     }
 
     /// init_page -- formats `page` as a metapage holding `self`. The fast
     /// root fields PostgreSQL keeps are written equal to the true root.
     pub fn init_page(&self, page: &mut Page) {
         init_node(page, Opaque { flags: BTP_META, ..Opaque::default() });
-        let fields = [BTREE_MAGIC, BTREE_VERSION, self.root, self.level, self.root, self.level];
+        let fields = [
+            BTREE_MAGIC,
+            BTREE_VERSION,
+            self.root,
+            self.level,
+            self.root,
+            self.level,
+            self.last_cleanup_num_delpages,
+        ];
         let b = page.as_bytes_mut();
         for (i, v) in fields.iter().enumerate() {
             b[META_OFFSET + 4 * i..META_OFFSET + 4 * i + 4].copy_from_slice(&v.to_le_bytes());

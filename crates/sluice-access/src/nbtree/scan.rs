@@ -116,6 +116,12 @@ impl<'e> BTreeScan<'e> {
     /// order: forward from `position`, backward from just before it.
     fn read_page(&mut self, page: &Page, block: u32, position: OffsetNumber) -> Result<()> {
         let opaque = Opaque::of(page);
+        self.current = block;
+        self.link = if self.backward { opaque.prev } else { opaque.next };
+        if opaque.is_ignored() {
+            // Emptied and (being) unlinked by VACUUM: nothing to copy.
+            return Ok(());
+        }
         let first = opaque.first_data();
         let offsets: Box<dyn Iterator<Item = OffsetNumber>> = if self.backward {
             Box::new((first..position.max(first)).rev())
@@ -126,8 +132,6 @@ impl<'e> BTreeScan<'e> {
             let tuple = tuple_at(page, off)?;
             self.items.push_back(ScanItem { heap_tid: tuple.tid(), tuple: tuple.bytes().to_vec() });
         }
-        self.current = block;
-        self.link = if self.backward { opaque.prev } else { opaque.next };
         Ok(())
     }
 
@@ -138,6 +142,17 @@ impl<'e> BTreeScan<'e> {
         loop {
             let page = buffer.read();
             let opaque = Opaque::of(&page);
+            if opaque.is_deleted() {
+                // Unlinked since we read its address: the page we want is
+                // further left (or, past the leftmost, there is none).
+                if opaque.prev == P_NONE {
+                    self.link = P_NONE;
+                    return Ok(());
+                }
+                drop(page);
+                buffer = pin(self.engine, &self.index, opaque.prev)?;
+                continue;
+            }
             if opaque.next == self.current {
                 let end = page.max_offset() + 1;
                 return self.read_page(&page, buffer.block(), end);

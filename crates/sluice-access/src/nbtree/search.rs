@@ -115,6 +115,10 @@ pub fn next_page_for(
     page: &sluice_storage::page::Page,
     opaque: &Opaque,
 ) -> Result<Option<u32>> {
+    if opaque.is_ignored() {
+        // Deleted or half-dead: whatever was here is to the right.
+        return Ok(Some(opaque.next));
+    }
     let beyond = match target {
         Target::Key(key) => must_move_right(index, key, page)?,
         Target::Leftmost => false,

@@ -29,7 +29,7 @@ use crate::common::indextuple::{minus_infinity_pivot, set_downlink};
 use crate::common::IndexTuple;
 use crate::engine::Engine;
 use crate::error::{AccessError, Result};
-use sluice_common::{maxalign, ForkNumber, Lsn};
+use sluice_common::{maxalign, Lsn};
 use sluice_storage::buffer::{Buffer, BufferWriteGuard};
 use sluice_storage::page::{OffsetNumber, Page, ITEM_ID_SIZE};
 
@@ -164,7 +164,7 @@ fn split(
     let hk_cost = old_high_key.as_ref().map_or(0, |hk| cost(hk.len()));
     let k = choose_split(&items, leaf, opaque.is_rightmost(), index.fillfactor, hk_cost)?;
 
-    let right_buffer = engine.pool().extend(index.locator, ForkNumber::Main)?;
+    let right_buffer = super::delete::allocate_page(engine, index)?;
     let mut right = right_buffer.write();
     let (left_block, right_block) = (buffer.block(), right_buffer.block());
     let flags = opaque.flags & !BTP_ROOT;
@@ -220,7 +220,7 @@ fn split(
 }
 
 /// find_downlink -- the offset of the pivot on `page` pointing at `child`.
-fn find_downlink(page: &Page, child: u32) -> Result<Option<OffsetNumber>> {
+pub(super) fn find_downlink(page: &Page, child: u32) -> Result<Option<OffsetNumber>> {
     let first = Opaque::of(page).first_data();
     for off in first..=page.max_offset() {
         if tuple_at(page, off)?.downlink() == child {
@@ -285,7 +285,7 @@ fn new_root(
     mut pending: PendingRecord,
 ) -> Result<Lsn> {
     let (engine, index) = (ctx.engine, ctx.index);
-    let root_buffer = engine.pool().extend(index.locator, ForkNumber::Main)?;
+    let root_buffer = super::delete::allocate_page(engine, index)?;
     let mut root = root_buffer.write();
     let opaque = Opaque { level: level + 1, flags: BTP_ROOT, ..Opaque::default() };
     init_node(&mut root, opaque);
@@ -293,7 +293,8 @@ fn new_root(
     root.insert_item(2, separator);
     let meta_buffer = pin(engine, index, BTREE_METAPAGE)?;
     let mut meta = meta_buffer.write();
-    super::page::Meta { root: root_buffer.block(), level: level + 1 }.init_page(&mut meta);
+    let old = super::page::Meta::of(&meta)?;
+    super::page::Meta { root: root_buffer.block(), level: level + 1, ..old }.init_page(&mut meta);
     root.mark_dirty();
     meta.mark_dirty();
     pending.init_page(root_buffer.block(), &root);

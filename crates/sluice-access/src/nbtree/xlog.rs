@@ -9,6 +9,11 @@
 //! | *set prev* | the new left-sibling link      | the right neighbour of a split page       |
 //! | *delete*   | the offsets removed, ascending | VACUUM's bulk delete of dead tuples' entries |
 //!
+//! Page deletion (`delete.rs`) logs its two steps as *init* of every page it
+//! changes (parent and leaf; left sibling and leaf) plus *set prev* of the
+//! right sibling: a deletion is rare next to inserts, and whole pages keep
+//! redo simple.
+//!
 //! The record's info byte says which operation it was (insert, split, new
 //! root, build page), for inspection; redo does not need it, because it
 //! applies each page's change the same way. A split writes one record for its
@@ -36,6 +41,12 @@ pub const XLOG_BTREE_SPLIT: u8 = 0x30;
 pub const XLOG_BTREE_NEWROOT: u8 = 0xA0;
 /// Entries of dead heap tuples removed from a leaf (VACUUM).
 pub const XLOG_BTREE_VACUUM: u8 = 0x80;
+/// Page deletion's first step: a leaf's downlink removed, the leaf half-dead.
+pub const XLOG_BTREE_MARK_PAGE_HALFDEAD: u8 = 0xB0;
+/// Page deletion's second step: a half-dead leaf unlinked and deleted.
+pub const XLOG_BTREE_UNLINK_PAGE: u8 = 0x90;
+/// The metapage's count of deleted pages waiting to be recycled.
+pub const XLOG_BTREE_META_CLEANUP: u8 = 0xE0;
 /// A page written whole (index build, metapage initialisation).
 pub const XLOG_BTREE_NEWPAGE: u8 = 0xF0;
 

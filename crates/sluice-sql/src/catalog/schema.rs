@@ -472,8 +472,27 @@ pub const PG_AUTH_MEMBERS: CatalogDef = CatalogDef {
     columns: &[("roleid", Oid), ("member", Oid), ("grantor", Oid), ("admin_option", Bool)],
 };
 
+/// `pg_extension`: the extensions installed in the database
+/// (`commands/extension.rs`); `extconfig` and `extcondition` stay NULL, as
+/// no built-in extension has configuration tables.
+pub const PG_EXTENSION: CatalogDef = CatalogDef {
+    oid: 3079,
+    name: "pg_extension",
+    shared: false,
+    columns: &[
+        ("oid", Oid),
+        ("extname", Name),
+        ("extowner", Oid),
+        ("extnamespace", Oid),
+        ("extrelocatable", Bool),
+        ("extversion", Text),
+        ("extconfig", SqlType::OID_ARRAY),
+        ("extcondition", SqlType::TEXT_ARRAY),
+    ],
+};
+
 /// Every catalog, shared ones first.
-pub const ALL_CATALOGS: [&CatalogDef; 22] = [
+pub const ALL_CATALOGS: [&CatalogDef; 23] = [
     &PG_AUTHID,
     &PG_DATABASE,
     &PG_AUTH_MEMBERS,
@@ -496,6 +515,7 @@ pub const ALL_CATALOGS: [&CatalogDef; 22] = [
     &PG_PUBLICATION,
     &PG_PUBLICATION_NAMESPACE,
     &PG_PUBLICATION_REL,
+    &PG_EXTENSION,
 ];
 
 /// The catalog with this OID, if it is one.

@@ -5,6 +5,7 @@ pub mod analyze;
 pub mod cluster;
 pub mod copy;
 pub mod dbcommands;
+pub mod extension;
 pub mod indexcmds;
 pub mod sequence;
 pub mod tablecmds;

@@ -668,6 +668,7 @@ pub fn drop(session: &mut Session, stmt: &DropStmt, sink: &mut dyn QuerySink) ->
         Some(ObjectType::ObjectTable) => drop_tables(session, stmt, sink),
         Some(ObjectType::ObjectSequence) => sequence::drop_sequences(session, stmt, sink),
         Some(ObjectType::ObjectIndex) => super::indexcmds::drop_indexes(session, stmt, sink),
+        Some(ObjectType::ObjectExtension) => super::extension::drop_extensions(session, stmt, sink),
         _ => Err(SqlError::unsupported("only DROP TABLE and DROP SEQUENCE are supported yet")),
     }
 }

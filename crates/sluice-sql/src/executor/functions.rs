@@ -6,6 +6,7 @@
 //! and OIDs) and `ruleutils.rs` (definitions as SQL text).
 
 mod advisory;
+pub(crate) mod pgstattuple;
 mod regproc;
 mod ruleutils;
 
@@ -71,6 +72,7 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
         AdvisoryLock(which) => advisory::lock(host, which, args)?,
         AdvisoryUnlock { shared } => advisory::unlock(host, shared, args)?,
         AdvisoryUnlockAll => advisory::unlock_all(host),
+        StatColumn(field) => pgstattuple::column(host, field, args)?,
         RegIn(kind) => regproc::reg_in(host, kind, args.first().unwrap_or(&Datum::Null))?,
         RegOut(kind) => regproc::reg_out(host, kind, args.first().unwrap_or(&Datum::Null))?,
     })
@@ -131,15 +133,26 @@ fn resolve(
     let engine = host.env().engine.clone();
     let db = host.env().database;
     let ctx = host.visibility().clone();
-    match args.first() {
-        Some(Datum::Oid(oid)) => crate::catalog::relation::by_oid(&engine, db, &ctx, *oid),
-        Some(Datum::Text(name)) => {
+    resolve_in(&engine, db, &ctx, args.first().unwrap_or(&Datum::Null))
+}
+
+/// resolve_in -- the relation `arg` names (an OID or a name) in database
+/// `db` as `ctx` sees the catalogs; `None` for NULL or an unknown OID.
+pub(crate) fn resolve_in(
+    engine: &sluice_access::Engine,
+    db: sluice_common::Oid,
+    ctx: &sluice_access::heap::visibility::VisibilityContext,
+    arg: &Datum,
+) -> Result<Option<crate::catalog::relation::RelationDesc>> {
+    match arg {
+        Datum::Oid(oid) => crate::catalog::relation::by_oid(engine, db, ctx, *oid),
+        Datum::Text(name) => {
             let search = [
                 crate::catalog::schema::PG_CATALOG_NAMESPACE,
                 crate::catalog::schema::PUBLIC_NAMESPACE,
             ];
             let name = name.rsplit('.').next().unwrap_or(name);
-            lookup_as(&engine, db, &ctx, &search, name)?.map(Some).ok_or_else(|| {
+            lookup_as(engine, db, ctx, &search, name)?.map(Some).ok_or_else(|| {
                 SqlError::new("42P01", format!("relation \"{name}\" does not exist"))
             })
         }

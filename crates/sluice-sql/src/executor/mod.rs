@@ -5,7 +5,7 @@
 mod backend_status;
 pub mod bitmapscan;
 mod explain;
-mod functions;
+pub(crate) mod functions;
 pub mod host;
 pub mod indexing;
 pub mod indexonlyscan;

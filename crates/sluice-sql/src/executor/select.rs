@@ -847,6 +847,9 @@ fn plan_function(
     if super::backend_status::is_backend_function(&name) {
         return plan_backend_function(pl, rf, call, &name, params);
     }
+    if let Some(function) = crate::expr::StatField::function(&name) {
+        return plan_stat_function(pl, rf, call, function, params);
+    }
     if name != "generate_series" || !(2..=3).contains(&call.args.len()) {
         return Err(SqlError::unsupported(format!("function {name} in FROM is not supported yet")));
     }
@@ -919,6 +922,75 @@ fn plan_backend_function(
     }
     let scope = alias_scope(view.columns, rf.alias.as_ref(), name)?;
     Ok(FromItem { plan: Plan::Rows(view.rows), scope, lateral: LateralRefs::default() })
+}
+
+/// `pgstattuple(rel)` or `pgstatindex(rel)` in FROM (the `pgstattuple`
+/// extension, `functions/pgstattuple.rs`): one row, computed now from a
+/// constant argument, like the backend functions above. Before CREATE
+/// EXTENSION the function does not exist (42883, as PostgreSQL).
+fn plan_stat_function(
+    pl: &mut Planner,
+    rf: &protobuf::RangeFunction,
+    call: &protobuf::FuncCall,
+    function: crate::expr::StatField,
+    params: &mut Vec<Option<SqlType>>,
+) -> Result<FromItem> {
+    use super::functions::pgstattuple;
+    let empty = Scope { columns: Vec::new() };
+    let args = {
+        let mut host = PlanHost::with_planner(params, pl, &empty);
+        call.args.iter().map(|a| analyze(a, &empty, &mut host)).collect::<Result<Vec<_>>>()?
+    };
+    let types: Vec<String> = args.iter().map(|a| sluice_types::format_type(a.ty(), -1)).collect();
+    let regclass = matches!(
+        args.iter().map(|a| a.ty()).collect::<Vec<_>>().as_slice(),
+        [SqlType::Unknown | SqlType::Text | SqlType::Varchar | SqlType::Oid | SqlType::Int4]
+    );
+    let name = function.name();
+    if !regclass || !crate::commands::extension::installed_in(pl.parts(), pgstattuple::EXTENSION)? {
+        return Err(SqlError::new(
+            "42883",
+            format!("function {name}({}) does not exist", types.join(", ")),
+        )
+        .with_hint(
+            "No function matches the given name and argument types. You might need to add \
+             explicit type casts.",
+        )
+        .at(position(call.location)));
+    }
+    let arg = args.into_iter().next().expect("one argument");
+    let target =
+        if matches!(arg.ty(), SqlType::Oid | SqlType::Int4) { SqlType::Oid } else { SqlType::Text };
+    let arg = crate::expr::coerce(arg, target, -1, crate::expr::CoercionContext::Implicit)?;
+    let Expr::Const { value, .. } = &arg else {
+        return Err(SqlError::unsupported(format!(
+            "{name} in FROM is supported with a constant argument only"
+        )));
+    };
+    let parts = pl.parts();
+    parts.plan_log.reads_live_state = true;
+    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
+    let rel = super::functions::resolve_in(parts.engine, parts.env.database, &ctx, value)?;
+    let rows = match rel {
+        Some(rel) => {
+            // Read like a scan: the relation cannot be dropped or rewritten.
+            lock_relation_in(parts, rel.oid, LockMode::AccessShare)?;
+            let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
+            vec![pgstattuple::stat_row(parts.engine, function, &rel, &ctx)?]
+        }
+        None => Vec::new(),
+    };
+    let columns = pgstattuple::result_columns(function)
+        .iter()
+        .map(|(column, ty)| ScopeColumn {
+            table: Some(name.to_string()),
+            name: column.to_string(),
+            ty: *ty,
+            typmod: -1,
+        })
+        .collect();
+    let scope = alias_scope(columns, rf.alias.as_ref(), name)?;
+    Ok(FromItem { plan: Plan::Rows(rows), scope, lateral: LateralRefs::default() })
 }
 
 /// `left [INNER|LEFT] JOIN right ON ...`: `right` may also read `left`'s

@@ -161,9 +161,19 @@ impl Analyzer<'_> {
     }
 
     /// `array[i]` (repeated subscripts index the same single dimension
-    /// again, as sluice's arrays have one). Slices and field selection are
-    /// not supported.
+    /// again, as sluice's arrays have one). Slices are not supported, nor is
+    /// field selection except of one column of the `pgstattuple`
+    /// extension's functions (`func::stat_column`).
     fn indirection(&mut self, ind: &AIndirection) -> Result<Expr> {
+        if let (Some(NodeEnum::FuncCall(fc)), [step]) =
+            (ind.arg.as_deref().and_then(|n| n.node.as_ref()), ind.indirection.as_slice())
+        {
+            if let Some(NodeEnum::String(field)) = step.node.as_ref() {
+                if let Some(expr) = func::stat_column(self, fc, &field.sval)? {
+                    return Ok(expr);
+                }
+            }
+        }
         let mut expr = self.child(ind.arg.as_deref())?;
         for step in &ind.indirection {
             let Some(NodeEnum::AIndices(indices)) = step.node.as_ref() else {

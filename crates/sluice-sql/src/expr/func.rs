@@ -135,6 +135,36 @@ pub(super) fn func_call(a: &mut Analyzer, fc: &FuncCall) -> Result<Expr> {
     }
 }
 
+/// stat_column -- `(f(rel)).column` for a `pgstattuple` extension function
+/// `f` (`executor/functions/pgstattuple.rs`): the one column, computed when
+/// evaluated; `None` if `fc` is not such a call. Whether the extension is
+/// installed is checked when the call is evaluated (the analysis host
+/// cannot read catalogs), so before CREATE EXTENSION the error names the
+/// argument as `regclass` where PostgreSQL names its type as written.
+pub(super) fn stat_column(a: &mut Analyzer, fc: &FuncCall, column: &str) -> Result<Option<Expr>> {
+    let location = position_of(fc.location);
+    let names: Vec<&str> = fc.funcname.iter().filter_map(string_of).collect();
+    let Some(function) = names.last().and_then(|n| super::StatField::function(n)) else {
+        return Ok(None);
+    };
+    let args = analyze_args(a, &fc.args)?;
+    let inputs: Vec<SqlType> = args.iter().map(Expr::ty).collect();
+    if args.len() != 1 || !ArgType::RegClass.accepts(inputs[0]) {
+        return Err(func_error(Choice::NoMatch, &names.join("."), &inputs).at(location));
+    }
+    let columns = crate::executor::functions::pgstattuple::result_columns(function);
+    let Some(i) = columns.iter().position(|(name, _)| *name == column) else {
+        return Err(SqlError::new(
+            "42703",
+            format!("column \"{column}\" not found in data type record"),
+        )
+        .at(location));
+    };
+    let args = coerce_args(a.host, args, &[ArgType::RegClass])?;
+    let func = Builtin::Session(super::SessionFunction::StatColumn(function.at(i)));
+    Ok(Some(Expr::Call { func, args, ty: columns[i].1, location }))
+}
+
 /// Analyze the arguments; named arguments are not supported.
 fn analyze_args(a: &mut Analyzer, nodes: &[Node]) -> Result<Vec<Expr>> {
     nodes

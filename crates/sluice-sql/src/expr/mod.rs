@@ -255,6 +255,9 @@ pub enum SessionFunction {
     },
     /// `pg_advisory_unlock_all()`: every session-level advisory lock goes.
     AdvisoryUnlockAll,
+    /// `(pgstattuple(rel)).column` or `(pgstatindex(rel)).column`: one
+    /// column of the `pgstattuple` extension's result row.
+    StatColumn(StatField),
     /// The input of a `reg*` type: a name (text) or an OID to an OID.
     RegIn(RegKind),
     /// The output of a `reg*` type: an OID to the name it stands for.
@@ -285,6 +288,50 @@ pub enum RegKind {
     Type,
     /// `regnamespace`: a schema.
     Namespace,
+}
+
+/// One column of a `pgstattuple` extension function's result row: which
+/// function, and the column's position in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StatField {
+    /// `pgstattuple(regclass)`.
+    Tuple(usize),
+    /// `pgstatindex(regclass)`.
+    Index(usize),
+}
+
+impl StatField {
+    /// The function `name` at column 0, if it is one of the extension's.
+    pub fn function(name: &str) -> Option<StatField> {
+        match name {
+            "pgstattuple" => Some(StatField::Tuple(0)),
+            "pgstatindex" => Some(StatField::Index(0)),
+            _ => None,
+        }
+    }
+
+    /// The function's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            StatField::Tuple(_) => "pgstattuple",
+            StatField::Index(_) => "pgstatindex",
+        }
+    }
+
+    /// The column's position.
+    pub fn column(self) -> usize {
+        match self {
+            StatField::Tuple(c) | StatField::Index(c) => c,
+        }
+    }
+
+    /// The same function at column `column`.
+    pub fn at(self, column: usize) -> StatField {
+        match self {
+            StatField::Tuple(_) => StatField::Tuple(column),
+            StatField::Index(_) => StatField::Index(column),
+        }
+    }
 }
 
 /// What analysis needs from its caller.

@@ -284,7 +284,8 @@ fn vacuum_relation(
             sink.info(&SqlError::new("00000", message))?;
         }
         let next_xid = engine.txns().next_xid();
-        let message = verbose::finished_message(&full_name, &report, &indexes, next_xid);
+        let live = estimate_reltuples(rel, &report);
+        let message = verbose::finished_message(&full_name, &report, live, &indexes, next_xid);
         sink.info(&SqlError::new("00000", message))?;
     }
     let reltuples = estimate_reltuples(rel, &report);
@@ -314,7 +315,10 @@ fn estimate_reltuples(rel: &RelationDesc, report: &VacuumReport) -> f64 {
     if scanned >= total {
         return counted;
     }
-    if scanned == 0.0 {
+    // A few pages (under 2%, or just one) read again and again by VACUUMs
+    // of an unchanged table would distort the density: keep the old count
+    // (PostgreSQL 15's rule).
+    if (rel.pages as f64 == total && scanned < total * 0.02) || scanned <= 1.0 {
         return rel.tuples as f64;
     }
     if rel.tuples < 0.0 || rel.pages <= 0 {

@@ -21,11 +21,14 @@ fn percent(part: u32, whole: u32) -> f64 {
 }
 
 /// finished_message -- the INFO message "finished vacuuming ..." for the
-/// table called `full_name` (database.schema.table), given its `indexes` in
-/// the report's order and the next xid when the work ended.
+/// table called `full_name` (database.schema.table), given the live rows it
+/// is estimated to have now (`live`: counted on the pages read, estimated
+/// for the pages skipped, as `pg_class.reltuples`), its `indexes` in the
+/// report's order and the next xid when the work ended.
 pub(super) fn finished_message(
     full_name: &str,
     report: &VacuumReport,
+    live: f64,
     indexes: &[IndexDesc],
     next_xid: Xid,
 ) -> String {
@@ -49,7 +52,7 @@ pub(super) fn finished_message(
         out,
         "tuples: {} removed, {} remain, {} are dead but not yet removable",
         report.tuples_deleted,
-        report.live_tuples + report.recently_dead_tuples,
+        live as u64 + report.recently_dead_tuples,
         report.recently_dead_tuples
     );
     let _ = writeln!(
@@ -113,7 +116,7 @@ mod tests {
             removable_cutoff: Xid(740),
             ..VacuumReport::default()
         };
-        let text = finished_message("db.public.vt", &report, &[], Xid(741));
+        let text = finished_message("db.public.vt", &report, 300.0, &[], Xid(741));
         assert_eq!(
             text,
             "finished vacuuming \"db.public.vt\": index scans: 1\n\
