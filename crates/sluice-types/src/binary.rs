@@ -38,6 +38,9 @@ pub fn send(d: &Datum) -> Vec<u8> {
         Datum::Float4(v) => v.to_bits().to_be_bytes().to_vec(),
         Datum::Float8(v) => v.to_bits().to_be_bytes().to_vec(),
         Datum::Oid(v) => v.to_be_bytes().to_vec(),
+        // Clients read an xid as four bytes: its low 32 bits (crate::xid).
+        Datum::Xid(v) => (*v as u32).to_be_bytes().to_vec(),
+        Datum::Xid8(v) => v.to_be_bytes().to_vec(),
         Datum::Date(v) => v.to_be_bytes().to_vec(),
         Datum::Time(v) | Datum::Timestamp(v) | Datum::TimestampTz(v) => v.to_be_bytes().to_vec(),
         Datum::Interval(iv) => {
@@ -47,6 +50,7 @@ pub fn send(d: &Datum) -> Vec<u8> {
             out
         }
         Datum::Uuid(u) => u.to_vec(),
+        Datum::PgLsn(l) => l.to_be_bytes().to_vec(),
         Datum::Text(s) => s.as_bytes().to_vec(),
         Datum::Bytea(b) => b.clone(),
         Datum::Numeric(n) => numeric_send(n),
@@ -91,6 +95,8 @@ pub fn recv(ty: SqlType, b: &[u8], typmod: i32) -> Result<Datum> {
         SqlType::Float4 => Datum::Float4(f32::from_bits(u32::from_be_bytes(fixed(b)?))),
         SqlType::Float8 => Datum::Float8(f64::from_bits(u64::from_be_bytes(fixed(b)?))),
         SqlType::Oid => Datum::Oid(u32::from_be_bytes(fixed(b)?)),
+        SqlType::Xid => Datum::Xid(u32::from_be_bytes(fixed(b)?).into()),
+        SqlType::Xid8 => Datum::Xid8(u64::from_be_bytes(fixed(b)?)),
         SqlType::Date => Datum::Date(date_recv(i32::from_be_bytes(fixed(b)?))?),
         SqlType::Time => Datum::Time(time_recv(i64::from_be_bytes(fixed(b)?), typmod)?),
         SqlType::Timestamp => {
@@ -111,6 +117,7 @@ pub fn recv(ty: SqlType, b: &[u8], typmod: i32) -> Result<Datum> {
             Datum::Interval(crate::io::adjust_interval_typmod(iv, typmod))
         }
         SqlType::Uuid => Datum::Uuid(fixed(b)?),
+        SqlType::PgLsn => Datum::PgLsn(u64::from_be_bytes(fixed(b)?)),
         SqlType::Text | SqlType::Unknown => Datum::Text(text::verify_utf8(b)?),
         SqlType::Varchar => {
             Datum::Text(text::varchar_coerce(text::verify_utf8(b)?, typmod, false)?)

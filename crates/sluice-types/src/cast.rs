@@ -64,6 +64,7 @@ pub fn cast_context(from: SqlType, to: SqlType) -> Option<CastContext> {
         (Numeric, Float4 | Float8) => Implicit,
         (Numeric, Int2 | Int4 | Int8) => Assignment,
         (Oid, Int4 | Int8) => Assignment,
+        (Xid8, Xid) => Explicit,
         (Date, Timestamp | TimestampTz) | (Timestamp, TimestampTz) | (Time, Interval) => Implicit,
         (Timestamp, Date | Time) | (TimestampTz, Date | Time | Timestamp) | (Interval, Time) => {
             Assignment
@@ -160,6 +161,7 @@ fn convert(d: &Datum, from: SqlType, to: SqlType, ctx: &Context) -> Result<Datum
         (Datum::Numeric(n), _) => from_numeric(n, to),
         (Datum::Oid(v), Int4) => Ok(Datum::Int4(*v as i32)),
         (Datum::Oid(v), Int8) => Ok(Datum::Int8(i64::from(*v))),
+        (Datum::Xid8(v), Xid) => Ok(Datum::Xid(*v)),
         _ => convert_datetime(d, to, ctx),
     }
 }

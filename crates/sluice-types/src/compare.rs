@@ -45,7 +45,11 @@ pub fn cmp(a: &Datum, b: &Datum) -> Ordering {
         (Interval(x), Interval(y)) => x.cmp_key().cmp(&y.cmp_key()),
         (Jsonb(x), Jsonb(y)) => x.cmp_jsonb(y),
         (Oid(x), Oid(y)) => x.cmp(y),
+        (Xid(x), Xid(y)) | (Xid8(x), Xid8(y)) => x.cmp(y),
+        // `xideqint4`: a negative integer is no xid.
+        (Xid(x), Int4(y)) => i128::from(*x).cmp(&i128::from(*y)),
         (Uuid(x), Uuid(y)) => x.cmp(y),
+        (PgLsn(x), PgLsn(y)) => x.cmp(y),
         (Array(x), Array(y)) => crate::array::cmp(x, y),
         _ => cmp_numbers(a, b).unwrap_or_else(|| kind_rank(a).cmp(&kind_rank(b))),
     }
@@ -130,6 +134,9 @@ fn kind_rank(d: &Datum) -> u8 {
         Datum::Oid(_) => 12,
         Datum::Uuid(_) => 13,
         Datum::Array(_) => 14,
+        Datum::PgLsn(_) => 15,
+        Datum::Xid(_) => 16,
+        Datum::Xid8(_) => 17,
     }
 }
 
@@ -215,7 +222,9 @@ fn hash_into(d: &Datum, h: &mut Fnv) {
         Datum::Interval(iv) => h.write(&iv.cmp_key().to_le_bytes()),
         Datum::Jsonb(j) => j.hash_into(h),
         Datum::Oid(v) => h.write(&v.to_le_bytes()),
+        Datum::Xid(v) | Datum::Xid8(v) => h.write(&v.to_le_bytes()),
         Datum::Uuid(u) => h.write(u),
+        Datum::PgLsn(l) => h.write(&l.to_le_bytes()),
         Datum::Array(a) => crate::array::hash_into(a, h),
     }
 }

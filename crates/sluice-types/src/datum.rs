@@ -61,8 +61,14 @@ pub enum Datum {
     Jsonb(Box<JsonbValue>),
     /// `oid`.
     Oid(u32),
+    /// `xid` (64-bit, see [`crate::xid`]).
+    Xid(u64),
+    /// `xid8`.
+    Xid8(u64),
     /// `uuid`, 16 bytes in network order.
     Uuid([u8; 16]),
+    /// `pg_lsn`, a WAL byte position.
+    PgLsn(u64),
     /// Any array type (boxed: arrays are rare and `Datum` stays small).
     Array(Box<Array>),
 }
@@ -94,7 +100,10 @@ impl Datum {
             Datum::Interval(_) => SqlType::Interval,
             Datum::Jsonb(_) => SqlType::Jsonb,
             Datum::Oid(_) => SqlType::Oid,
+            Datum::Xid(_) => SqlType::Xid,
+            Datum::Xid8(_) => SqlType::Xid8,
             Datum::Uuid(_) => SqlType::Uuid,
+            Datum::PgLsn(_) => SqlType::PgLsn,
             Datum::Array(a) => SqlType::Array(a.elem_type()),
         };
         Some(t)

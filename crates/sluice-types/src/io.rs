@@ -13,7 +13,7 @@ use crate::datum::Datum;
 use crate::error::Result;
 use crate::int::IntWidth;
 use crate::types::SqlType;
-use crate::{array, bool as boolean, bytea, float, int, jsonb, numeric, oid, text, uuid};
+use crate::{array, bool as boolean, bytea, float, int, jsonb, numeric, oid, text, uuid, xid};
 
 /// Parse `input` as a value of type `ty` with modifier `typmod` (-1 for none).
 pub fn parse(ty: SqlType, input: &str, typmod: i32, ctx: &Context) -> Result<Datum> {
@@ -40,6 +40,9 @@ pub fn parse(ty: SqlType, input: &str, typmod: i32, ctx: &Context) -> Result<Dat
         SqlType::Jsonb => Datum::Jsonb(Box::new(jsonb::parse(input)?)),
         SqlType::Oid => Datum::Oid(oid::parse(input)?),
         SqlType::Uuid => Datum::Uuid(uuid::parse(input)?),
+        SqlType::PgLsn => Datum::PgLsn(crate::pg_lsn::parse(input)?),
+        SqlType::Xid => Datum::Xid(xid::parse(input, "xid")?),
+        SqlType::Xid8 => Datum::Xid8(xid::parse(input, "xid8")?),
         SqlType::Array(elem) => Datum::Array(Box::new(array::parse(elem, input, typmod, ctx)?)),
     })
 }
@@ -75,7 +78,9 @@ pub fn output(d: &Datum, ctx: &Context) -> Option<String> {
         Datum::Interval(iv) => interval::output(iv),
         Datum::Jsonb(j) => jsonb::output(j),
         Datum::Oid(v) => v.to_string(),
+        Datum::Xid(v) | Datum::Xid8(v) => v.to_string(),
         Datum::Uuid(u) => uuid::output(u),
+        Datum::PgLsn(l) => crate::pg_lsn::output(*l),
         Datum::Array(a) => array::output(a, ctx),
     })
 }

@@ -22,7 +22,8 @@
 //! * [`funcs`] — scalar functions; [`agg`] — `count/sum/avg/min/max/array_agg`
 //!   states;
 //! * per-type modules: [`int`], [`float`], [`numeric`], [`mod@bool`], [`text`],
-//!   [`bytea`], [`uuid`], [`oid`], [`jsonb`], [`datetime`], [`mod@array`].
+//!   [`bytea`], [`uuid`], [`oid`], [`xid`], [`pg_lsn`], [`jsonb`], [`datetime`],
+//!   [`mod@array`].
 //!
 //! # What must never happen
 //! No input — malformed text, hostile binary data, corrupt stored bytes,
@@ -48,11 +49,13 @@ pub mod jsonb;
 pub mod numeric;
 pub mod oid;
 pub mod ops;
+pub mod pg_lsn;
 mod scan;
 pub mod storage;
 pub mod text;
 pub mod types;
 pub mod uuid;
+pub mod xid;
 
 pub use agg::{AggKind, AggState};
 pub use array::Array;

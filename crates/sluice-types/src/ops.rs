@@ -135,6 +135,9 @@ pub fn arith(op: ArithOp, a: &Datum, b: &Datum, ctx: &Context) -> Result<Datum> 
     if let (Some(x), Some(y)) = (as_numeric(a), as_numeric(b)) {
         return numeric_arith(op, &x, &y).map(Datum::Numeric);
     }
+    if let Some(r) = crate::pg_lsn::arith(op, a, b)? {
+        return Ok(r);
+    }
     datetime_arith(op, a, b, ctx)?.ok_or_else(|| no_operator(op.symbol(), a, b))
 }
 

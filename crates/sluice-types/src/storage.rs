@@ -51,6 +51,7 @@ pub fn to_storage(ty: SqlType, d: &Datum) -> Vec<u8> {
         Datum::Float4(v) => v.to_le_bytes().to_vec(),
         Datum::Float8(v) => v.to_le_bytes().to_vec(),
         Datum::Oid(v) => v.to_le_bytes().to_vec(),
+        Datum::Xid(v) | Datum::Xid8(v) => v.to_le_bytes().to_vec(),
         Datum::Date(v) => v.to_le_bytes().to_vec(),
         Datum::Time(v) | Datum::Timestamp(v) | Datum::TimestampTz(v) => v.to_le_bytes().to_vec(),
         Datum::Interval(iv) => {
@@ -60,6 +61,7 @@ pub fn to_storage(ty: SqlType, d: &Datum) -> Vec<u8> {
             out
         }
         Datum::Uuid(u) => u.to_vec(),
+        Datum::PgLsn(l) => l.to_le_bytes().to_vec(),
         Datum::Text(s) if ty == SqlType::Name => {
             let mut out = s.as_bytes().to_vec();
             out.resize(64, 0);
@@ -93,6 +95,8 @@ pub fn from_storage(ty: SqlType, bytes: &[u8]) -> Result<Datum> {
         SqlType::Float4 => Datum::Float4(f32::from_le_bytes(arr(fixed(4)?))),
         SqlType::Float8 => Datum::Float8(f64::from_le_bytes(arr(fixed(8)?))),
         SqlType::Oid => Datum::Oid(u32::from_le_bytes(arr(fixed(4)?))),
+        SqlType::Xid => Datum::Xid(u64::from_le_bytes(arr(fixed(8)?))),
+        SqlType::Xid8 => Datum::Xid8(u64::from_le_bytes(arr(fixed(8)?))),
         SqlType::Date => Datum::Date(i32::from_le_bytes(arr(fixed(4)?))),
         SqlType::Time => Datum::Time(i64::from_le_bytes(arr(fixed(8)?))),
         SqlType::Timestamp => Datum::Timestamp(i64::from_le_bytes(arr(fixed(8)?))),
@@ -106,6 +110,7 @@ pub fn from_storage(ty: SqlType, bytes: &[u8]) -> Result<Datum> {
             ))
         }
         SqlType::Uuid => Datum::Uuid(arr(fixed(16)?)),
+        SqlType::PgLsn => Datum::PgLsn(u64::from_le_bytes(arr(fixed(8)?))),
         SqlType::Name => {
             let b = fixed(64)?;
             let end = b.iter().position(|&c| c == 0).unwrap_or(64);

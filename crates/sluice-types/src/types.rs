@@ -50,6 +50,10 @@ pub enum SqlType {
     Text,
     /// `oid`.
     Oid,
+    /// `xid`, a transaction id (64-bit in sluice, see [`crate::xid`]).
+    Xid,
+    /// `xid8`, a full 64-bit transaction id.
+    Xid8,
     /// `real` (`float4`).
     Float4,
     /// `double precision` (`float8`).
@@ -76,6 +80,8 @@ pub enum SqlType {
     Uuid,
     /// `jsonb`.
     Jsonb,
+    /// `pg_lsn`, a position in the write-ahead log.
+    PgLsn,
     /// An array of the element type (`_int4`, `integer[]`, ...).
     Array(ElemType),
 }
@@ -113,7 +119,7 @@ const fn array_info(
 
 /// The array type of every scalar type but `unknown`, with PostgreSQL 15's
 /// OIDs (`pg_type.typarray` of the element).
-static ARRAY_TYPES: [ArrayInfo; 20] = [
+static ARRAY_TYPES: [ArrayInfo; 23] = [
     array_info(SqlType::Bool, 1000, "_bool", "boolean[]"),
     array_info(SqlType::Bytea, 1001, "_bytea", "bytea[]"),
     array_info(SqlType::Name, 1003, "_name", "name[]"),
@@ -122,6 +128,7 @@ static ARRAY_TYPES: [ArrayInfo; 20] = [
     array_info(SqlType::Int4, 1007, "_int4", "integer[]"),
     array_info(SqlType::Text, 1009, "_text", "text[]"),
     array_info(SqlType::Oid, 1028, "_oid", "oid[]"),
+    array_info(SqlType::Xid, 1011, "_xid", "xid[]"),
     array_info(SqlType::Float4, 1021, "_float4", "real[]"),
     array_info(SqlType::Float8, 1022, "_float8", "double precision[]"),
     array_info(SqlType::Bpchar, 1014, "_bpchar", "bpchar[]"),
@@ -133,7 +140,9 @@ static ARRAY_TYPES: [ArrayInfo; 20] = [
     array_info(SqlType::Interval, 1187, "_interval", "interval[]"),
     array_info(SqlType::Numeric, 1231, "_numeric", "numeric[]"),
     array_info(SqlType::Uuid, 2951, "_uuid", "uuid[]"),
+    array_info(SqlType::PgLsn, 3221, "_pg_lsn", "pg_lsn[]"),
     array_info(SqlType::Jsonb, 3807, "_jsonb", "jsonb[]"),
+    array_info(SqlType::Xid8, 271, "_xid8", "xid8[]"),
 ];
 
 impl SqlType {
@@ -145,7 +154,7 @@ impl SqlType {
     pub const TEXT_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[6]));
     /// `real[]` as a constant (catalog column lists); equal to
     /// `SqlType::array_of(SqlType::Float4)`.
-    pub const FLOAT4_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[8]));
+    pub const FLOAT4_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[9]));
     /// `name[]` (what `current_schemas` returns).
     pub const NAME_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[2]));
     /// `smallint[]` (catalog columns PostgreSQL types `int2vector`).
@@ -175,7 +184,7 @@ impl std::fmt::Debug for ElemType {
 
 /// Every supported scalar type, in OID order; handy for tables and tests
 /// (the array types are [`SqlType::array_types`]).
-pub const ALL_TYPES: [SqlType; 21] = [
+pub const ALL_TYPES: [SqlType; 24] = [
     SqlType::Bool,
     SqlType::Bytea,
     SqlType::Name,
@@ -184,6 +193,7 @@ pub const ALL_TYPES: [SqlType; 21] = [
     SqlType::Int4,
     SqlType::Text,
     SqlType::Oid,
+    SqlType::Xid,
     SqlType::Float4,
     SqlType::Float8,
     SqlType::Unknown,
@@ -196,7 +206,9 @@ pub const ALL_TYPES: [SqlType; 21] = [
     SqlType::Interval,
     SqlType::Numeric,
     SqlType::Uuid,
+    SqlType::PgLsn,
     SqlType::Jsonb,
+    SqlType::Xid8,
 ];
 
 /// PostgreSQL's type categories (`pg_type.typcategory`), used by the analyzer's
@@ -233,6 +245,8 @@ impl SqlType {
             SqlType::Int4 => 23,
             SqlType::Text => 25,
             SqlType::Oid => 26,
+            SqlType::Xid => 28,
+            SqlType::Xid8 => 5069,
             SqlType::Float4 => 700,
             SqlType::Float8 => 701,
             SqlType::Unknown => 705,
@@ -246,6 +260,7 @@ impl SqlType {
             SqlType::Numeric => 1700,
             SqlType::Uuid => 2950,
             SqlType::Jsonb => 3802,
+            SqlType::PgLsn => 3220,
             SqlType::Array(e) => e.0.oid,
         }
     }
@@ -292,6 +307,8 @@ impl SqlType {
             SqlType::Int4 => "int4",
             SqlType::Text => "text",
             SqlType::Oid => "oid",
+            SqlType::Xid => "xid",
+            SqlType::Xid8 => "xid8",
             SqlType::Float4 => "float4",
             SqlType::Float8 => "float8",
             SqlType::Unknown => "unknown",
@@ -305,6 +322,7 @@ impl SqlType {
             SqlType::Numeric => "numeric",
             SqlType::Uuid => "uuid",
             SqlType::Jsonb => "jsonb",
+            SqlType::PgLsn => "pg_lsn",
             SqlType::Array(e) => e.0.typname,
         }
     }
@@ -332,6 +350,8 @@ impl SqlType {
             "int4" | "int" | "integer" => SqlType::Int4,
             "text" => SqlType::Text,
             "oid" => SqlType::Oid,
+            "xid" => SqlType::Xid,
+            "xid8" => SqlType::Xid8,
             "float4" | "real" => SqlType::Float4,
             "float8" | "float" | "double precision" => SqlType::Float8,
             "unknown" => SqlType::Unknown,
@@ -345,6 +365,7 @@ impl SqlType {
             "numeric" | "decimal" => SqlType::Numeric,
             "uuid" => SqlType::Uuid,
             "jsonb" => SqlType::Jsonb,
+            "pg_lsn" => SqlType::PgLsn,
             _ => return None,
         };
         Some(t)
@@ -357,10 +378,13 @@ impl SqlType {
             SqlType::Int2 => 2,
             SqlType::Int4 | SqlType::Oid | SqlType::Float4 | SqlType::Date => 4,
             SqlType::Int8
+            | SqlType::Xid
+            | SqlType::Xid8
             | SqlType::Float8
             | SqlType::Time
             | SqlType::Timestamp
-            | SqlType::TimestampTz => 8,
+            | SqlType::TimestampTz
+            | SqlType::PgLsn => 8,
             SqlType::Interval | SqlType::Uuid => 16,
             SqlType::Name => 64,
             SqlType::Unknown => -2,
@@ -381,11 +405,14 @@ impl SqlType {
             SqlType::Int2 => 2,
             SqlType::Int4 | SqlType::Oid | SqlType::Float4 | SqlType::Date => 4,
             SqlType::Int8
+            | SqlType::Xid
+            | SqlType::Xid8
             | SqlType::Float8
             | SqlType::Time
             | SqlType::Timestamp
             | SqlType::TimestampTz
-            | SqlType::Interval => 8,
+            | SqlType::Interval
+            | SqlType::PgLsn => 8,
             SqlType::Bytea
             | SqlType::Text
             | SqlType::Bpchar
@@ -407,12 +434,15 @@ impl SqlType {
                 | SqlType::Int4
                 | SqlType::Int8
                 | SqlType::Oid
+                | SqlType::Xid
+                | SqlType::Xid8
                 | SqlType::Float4
                 | SqlType::Float8
                 | SqlType::Date
                 | SqlType::Time
                 | SqlType::Timestamp
                 | SqlType::TimestampTz
+                | SqlType::PgLsn
         )
     }
 
@@ -434,7 +464,12 @@ impl SqlType {
                 TypeCategory::DateTime
             }
             SqlType::Interval => TypeCategory::Timespan,
-            SqlType::Bytea | SqlType::Uuid | SqlType::Jsonb => TypeCategory::User,
+            SqlType::Bytea
+            | SqlType::Uuid
+            | SqlType::Jsonb
+            | SqlType::PgLsn
+            | SqlType::Xid
+            | SqlType::Xid8 => TypeCategory::User,
             SqlType::Unknown => TypeCategory::Unknown,
             SqlType::Array(_) => TypeCategory::Array,
         }

@@ -148,6 +148,10 @@ pub fn sort_operators(ty: SqlType) -> (Oid, Oid) {
         SqlType::Numeric => (1752, 1754),
         SqlType::Uuid => (2972, 2974),
         SqlType::Jsonb => (3240, 3242),
+        SqlType::PgLsn => (3222, 3224),
+        // `xid` has equality but no order in PostgreSQL.
+        SqlType::Xid => (352, 0),
+        SqlType::Xid8 => (5068, 5073),
         SqlType::Array(_) => (1070, 1072),
     }
 }

@@ -165,8 +165,7 @@ pub fn pg_stat_slru(engine: &Engine) -> ViewRows {
 
 /// `pg_prepared_xacts`: the prepared transactions (`sluice-txn`'s
 /// `xact/twophase.rs`), with their database's name read from `pg_database`
-/// under the statement's snapshot. `transaction` is shown as text like the
-/// other xid columns.
+/// under the statement's snapshot.
 pub fn pg_prepared_xacts(parts: &mut ExecParts) -> Result<ViewRows> {
     use crate::catalog::schema::PG_DATABASE;
     use sluice_access::heap::visibility::VisibilityContext;
@@ -174,7 +173,7 @@ pub fn pg_prepared_xacts(parts: &mut ExecParts) -> Result<ViewRows> {
     let cols = columns(
         "pg_prepared_xacts",
         &[
-            ("transaction", Text),
+            ("transaction", Xid),
             ("gid", Text),
             ("prepared", TimestampTz),
             ("owner", Name),
@@ -196,7 +195,7 @@ pub fn pg_prepared_xacts(parts: &mut ExecParts) -> Result<ViewRows> {
         .into_iter()
         .map(|p| {
             vec![
-                Datum::Text(p.xid.0.to_string()),
+                Datum::Xid(p.xid.0),
                 Datum::Text(p.gid),
                 Datum::TimestampTz(p.prepared_at as i64 - POSTGRES_EPOCH_OFFSET_MICROS),
                 Datum::Text(p.owner),

@@ -17,7 +17,7 @@ use crate::commands::sequence::functions as sequence;
 use crate::error::{Result, SqlError};
 use crate::expr::{EvalHost, SessionFunction};
 use crate::session::now_timestamptz;
-use sluice_common::{ForkNumber, BLCKSZ};
+use sluice_common::{ForkNumber, RelFileLocator, BLCKSZ};
 use sluice_guc::Settings;
 use sluice_types::Datum;
 use std::time::Duration;
@@ -44,13 +44,18 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
         CurrentSchema => Datum::Text("public".into()),
         CurrentSchemas => current_schemas(args),
         PgSleep => sleep(host, args)?,
-        TxidCurrent | CurrentXactId => Datum::Int8(host.assign_xid()?.0 as i64),
-        RelationSize => relation_size(host, args, false)?,
-        TotalRelationSize | TableSize => relation_size(host, args, true)?,
-        IndexesSize => {
-            resolve(host, args)?;
-            Datum::Int8(0)
-        }
+        TxidCurrent => Datum::Int8(host.assign_xid()?.0 as i64),
+        CurrentXactId => Datum::Xid8(host.assign_xid()?.0),
+        XidAge => xid_age(host, args),
+        RelationSize => relation_size(host, args)?,
+        TableSize => sized(host, args, |host, rel| table_size(host, rel))?,
+        IndexesSize => sized(host, args, indexes_size)?,
+        TotalRelationSize => sized(host, args, |host, rel| {
+            Ok(table_size(host, rel)? + indexes_size(host, rel)?)
+        })?,
+        CurrentWalLsn => Datum::PgLsn(host.env().engine.wal().written_lsn().0),
+        CurrentWalInsertLsn => Datum::PgLsn(host.env().engine.wal().insert_lsn().0),
+        CurrentWalFlushLsn => Datum::PgLsn(host.env().engine.wal().flushed_lsn().0),
         ReloadConf => reload_conf(host),
         CancelBackend => signal_backend(host, args, Signal::Cancel)?,
         TerminateBackend => signal_backend(host, args, Signal::Terminate)?,
@@ -76,6 +81,18 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
         RegIn(kind) => regproc::reg_in(host, kind, args.first().unwrap_or(&Datum::Null))?,
         RegOut(kind) => regproc::reg_out(host, kind, args.first().unwrap_or(&Datum::Null))?,
     })
+}
+
+/// `age(xid)`: counted from the transaction's own xid if it has one, else
+/// from the next xid to be assigned (PostgreSQL's
+/// `GetStableLatestTransactionId`).
+fn xid_age(host: &mut ExecHost, args: &[Datum]) -> Datum {
+    let Some(Datum::Xid(xid)) = args.first() else { return Datum::Null };
+    let now = match host.visibility().snapshot.own_xid {
+        Some(own) => own.0,
+        None => host.env().engine.txns().next_xid().0,
+    };
+    Datum::Int4(sluice_types::xid::age(*xid, now))
 }
 
 /// `current_schemas(include_implicit)`: the search path's schemas, with
@@ -160,31 +177,61 @@ pub(crate) fn resolve_in(
     }
 }
 
-/// pg_relation_size(rel [, fork]) and pg_table_size / pg_total_relation_size
-/// (`all_forks`: main + FSM + VM, no indexes or TOAST yet).
-fn relation_size(host: &mut ExecHost, args: &[Datum], all_forks: bool) -> Result<Datum> {
-    let Some(rel) = resolve(host, args)? else { return Ok(Datum::Null) };
-    let pool = host.env().engine.pool();
-    let forks: Vec<ForkNumber> = if all_forks {
-        vec![ForkNumber::Main, ForkNumber::Fsm, ForkNumber::VisibilityMap]
-    } else {
-        let fork = match text_arg(args, 1).unwrap_or("main") {
-            "main" => ForkNumber::Main,
-            "fsm" => ForkNumber::Fsm,
-            "vm" => ForkNumber::VisibilityMap,
-            "init" => ForkNumber::Init,
-            _ => {
-                return Err(SqlError::new("22023", "invalid fork name")
-                    .with_hint("Valid fork names are \"main\", \"fsm\", \"vm\", and \"init\"."))
-            }
-        };
-        vec![fork]
+/// pg_relation_size(rel [, fork]): the bytes of one fork of a table, index
+/// or sequence (0 for a fork that does not exist, as PostgreSQL).
+fn relation_size(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
+    let fork = match text_arg(args, 1).unwrap_or("main") {
+        "main" => ForkNumber::Main,
+        "fsm" => ForkNumber::Fsm,
+        "vm" => ForkNumber::VisibilityMap,
+        "init" => ForkNumber::Init,
+        _ => {
+            return Err(SqlError::new("22023", "invalid fork name")
+                .with_hint("Valid fork names are \"main\", \"fsm\", \"vm\", and \"init\"."))
+        }
     };
+    sized(host, args, |host, rel| forks_size(host, rel.locator, &[fork]))
+}
+
+/// The size `measure` gives the relation `args[0]` names, NULL for an OID
+/// naming no relation (PostgreSQL's answer, so that size queries over
+/// `pg_class` survive concurrent drops).
+fn sized(
+    host: &mut ExecHost,
+    args: &[Datum],
+    measure: impl FnOnce(&mut ExecHost, &crate::catalog::relation::RelationDesc) -> Result<u64>,
+) -> Result<Datum> {
+    let Some(rel) = resolve(host, args)? else { return Ok(Datum::Null) };
+    Ok(Datum::Int8(i64::try_from(measure(host, &rel)?).unwrap_or(i64::MAX)))
+}
+
+/// The bytes of `forks` of the relation stored at `locator`.
+fn forks_size(host: &mut ExecHost, locator: RelFileLocator, forks: &[ForkNumber]) -> Result<u64> {
+    let pool = host.env().engine.pool();
     let mut blocks = 0u64;
-    for fork in forks {
-        blocks += pool.nblocks(rel.locator, fork)? as u64;
+    for &fork in forks {
+        blocks += pool.nblocks(locator, fork)? as u64;
     }
-    Ok(Datum::Int8((blocks * BLCKSZ as u64) as i64))
+    Ok(blocks * BLCKSZ as u64)
+}
+
+/// pg_table_size: every fork of the relation itself, without its indexes
+/// (sluice has no TOAST tables, whose size PostgreSQL would add).
+fn table_size(host: &mut ExecHost, rel: &crate::catalog::relation::RelationDesc) -> Result<u64> {
+    forks_size(host, rel.locator, &ForkNumber::ALL)
+}
+
+/// pg_indexes_size: every fork of every index of the table (0 for an index
+/// or sequence, which have none), as the statement's snapshot sees them.
+fn indexes_size(host: &mut ExecHost, rel: &crate::catalog::relation::RelationDesc) -> Result<u64> {
+    let engine = host.env().engine.clone();
+    let db = host.env().database;
+    let ctx = host.visibility().clone();
+    let mut total = 0;
+    for index in crate::catalog::index::indexes_of(&engine, db, &ctx, rel.oid)? {
+        total += forks_size(host, index.locator, &ForkNumber::ALL)?;
+    }
+    Ok(total)
 }
 
 /// pg_reload_conf -- reads the configuration files again (PostgreSQL signals

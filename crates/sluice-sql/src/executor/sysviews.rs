@@ -56,7 +56,7 @@ pub const SYSTEM_VIEWS: [&str; 10] = [
 
 /// `pg_replication_slots`: always empty, as sluice has no replication (and
 /// so no slot can hold the horizon back); the columns are PostgreSQL 15's,
-/// xid and LSN columns as text.
+/// LSN columns as text.
 fn pg_replication_slots() -> ViewRows {
     use SqlType::*;
     let cols = columns(
@@ -70,8 +70,8 @@ fn pg_replication_slots() -> ViewRows {
             ("temporary", Bool),
             ("active", Bool),
             ("active_pid", Int4),
-            ("xmin", Text),
-            ("catalog_xmin", Text),
+            ("xmin", Xid),
+            ("catalog_xmin", Xid),
             ("restart_lsn", Text),
             ("confirmed_flush_lsn", Text),
             ("wal_status", Text),
@@ -367,8 +367,7 @@ fn opt_time(t: Option<i64>) -> Datum {
     t.map_or(Datum::Null, Datum::TimestampTz)
 }
 
-/// `pg_stat_activity`: one row per client backend. `xid` columns are shown as
-/// text (sluice has no `xid` type yet; psql prints them the same way).
+/// `pg_stat_activity`: one row per client backend.
 fn pg_stat_activity(env: &SessionEnv, engine: &Engine) -> ViewRows {
     use SqlType::*;
     let cols = columns(
@@ -391,8 +390,8 @@ fn pg_stat_activity(env: &SessionEnv, engine: &Engine) -> ViewRows {
             ("wait_event_type", Text),
             ("wait_event", Text),
             ("state", Text),
-            ("backend_xid", Text),
-            ("backend_xmin", Text),
+            ("backend_xid", Xid),
+            ("backend_xmin", Xid),
             ("query_id", Int8),
             ("query", Text),
             ("backend_type", Text),
@@ -407,8 +406,7 @@ fn pg_stat_activity(env: &SessionEnv, engine: &Engine) -> ViewRows {
         .filter(|l| !l.granted)
         .map(|l| (l.owner.pid, l.tag.locktype()))
         .collect();
-    let xid_text =
-        |x: Option<sluice_common::Xid>| x.map_or(Datum::Null, |x| Datum::Text(x.0.to_string()));
+    let xid = |x: Option<sluice_common::Xid>| x.map_or(Datum::Null, |x| Datum::Xid(x.0));
     let rows = env
         .activity
         .snapshot()
@@ -435,8 +433,8 @@ fn pg_stat_activity(env: &SessionEnv, engine: &Engine) -> ViewRows {
                 wait.map_or(Datum::Null, |_| Datum::Text("Lock".into())),
                 wait.map_or(Datum::Null, |w| Datum::Text(w.into())),
                 Datum::Text(a.state.to_string()),
-                xid_text(proc.and_then(|p| p.xid)),
-                xid_text(proc.and_then(|p| p.xmin)),
+                xid(proc.and_then(|p| p.xid)),
+                xid(proc.and_then(|p| p.xmin)),
                 Datum::Null,
                 Datum::Text(a.query),
                 Datum::Text("client backend".into()),

@@ -199,8 +199,10 @@ pub enum SessionFunction {
     PgSleep,
     /// `txid_current()`: `bigint`.
     TxidCurrent,
-    /// `pg_current_xact_id()`: PostgreSQL's `xid8`, typed `bigint` here.
+    /// `pg_current_xact_id()`: `xid8`.
     CurrentXactId,
+    /// `age(xid)`: `integer`, transactions since `xid` (`xid_age`).
+    XidAge,
     /// `pg_relation_size(regclass [, fork text])`: `bigint`.
     RelationSize,
     /// `pg_total_relation_size(regclass)`: `bigint`.
@@ -209,6 +211,12 @@ pub enum SessionFunction {
     TableSize,
     /// `pg_indexes_size(regclass)`: `bigint`.
     IndexesSize,
+    /// `pg_current_wal_lsn()`: `pg_lsn`, where WAL has been written up to.
+    CurrentWalLsn,
+    /// `pg_current_wal_insert_lsn()`: `pg_lsn`, where the next record goes.
+    CurrentWalInsertLsn,
+    /// `pg_current_wal_flush_lsn()`: `pg_lsn`, where WAL is durable up to.
+    CurrentWalFlushLsn,
     /// `pg_reload_conf()`: `boolean`.
     ReloadConf,
     /// `pg_cancel_backend(pid integer)`: `boolean`.

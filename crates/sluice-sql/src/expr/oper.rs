@@ -37,7 +37,7 @@ const INTS: [SqlType; 3] = [Int2, Int4, Int8];
 const FLOATS: [SqlType; 2] = [Float4, Float8];
 
 /// Same-type and cross-type comparable pairs besides the numeric families.
-const COMPARABLE: [(SqlType, SqlType); 22] = [
+const COMPARABLE: [(SqlType, SqlType); 24] = [
     (Bool, Bool),
     (Bytea, Bytea),
     (Name, Name),
@@ -60,6 +60,16 @@ const COMPARABLE: [(SqlType, SqlType); 22] = [
     (Numeric, Numeric),
     (Uuid, Uuid),
     (Jsonb, Jsonb),
+    (Xid8, Xid8),
+    (PgLsn, PgLsn),
+];
+
+/// WAL position arithmetic: (operator, left, right, result).
+const PG_LSN_ARITH: [(ArithOp, SqlType, SqlType, SqlType); 4] = [
+    (ArithOp::Sub, PgLsn, PgLsn, Numeric),
+    (ArithOp::Add, PgLsn, Numeric, PgLsn),
+    (ArithOp::Add, Numeric, PgLsn, PgLsn),
+    (ArithOp::Sub, PgLsn, Numeric, PgLsn),
 ];
 
 /// Date/time arithmetic: (operator, left, right, result).
@@ -223,6 +233,7 @@ fn build() -> Vec<Operator> {
     let mut ops = Vec::new();
     comparisons(&mut ops);
     arithmetic(&mut ops);
+    xid_equality(&mut ops);
     prefix(&mut ops);
     bitwise(&mut ops);
     strings(&mut ops);
@@ -256,6 +267,16 @@ fn comparisons(ops: &mut Vec<Operator>) {
     }
 }
 
+/// `=` and `<>` on `xid`, also against an `integer` (`xideqint4`):
+/// PostgreSQL's 32-bit xids wrap, so they have no order and no `<`.
+fn xid_equality(ops: &mut Vec<Operator>) {
+    for r in [Xid, Int4] {
+        for op in [CmpOp::Eq, CmpOp::Ne] {
+            ops.push(binary(op.symbol(), Xid, r, Bool, Builtin::Compare(op, Comparison::Plain)));
+        }
+    }
+}
+
 /// `+ - * / % ^` on numbers and date/time values.
 fn arithmetic(ops: &mut Vec<Operator>) {
     let four = [("+", ArithOp::Add), ("-", ArithOp::Sub), ("*", ArithOp::Mul), ("/", ArithOp::Div)];
@@ -278,7 +299,7 @@ fn arithmetic(ops: &mut Vec<Operator>) {
     }
     ops.push(binary("^", Float8, Float8, Float8, Builtin::Power));
     ops.push(binary("^", Numeric, Numeric, Numeric, Builtin::Power));
-    for (op, l, r, result) in DATETIME_ARITH {
+    for (op, l, r, result) in DATETIME_ARITH.into_iter().chain(PG_LSN_ARITH) {
         let name = match op {
             ArithOp::Add => "+",
             ArithOp::Sub => "-",

@@ -10,6 +10,7 @@
 //! `similar_to_escape`).
 
 use sluice_types::funcs::string::TrimSide;
+use sluice_types::ops::ArithOp;
 use sluice_types::AggKind;
 use sluice_types::SqlType::{self, *};
 
@@ -90,6 +91,8 @@ const TSTZ: ArgType = ArgType::Is(TimestampTz);
 const INTERVAL: ArgType = ArgType::Is(Interval);
 const JSONB: ArgType = ArgType::Is(Jsonb);
 const NAME: ArgType = ArgType::Is(Name);
+const PG_LSN: ArgType = ArgType::Is(PgLsn);
+const XID: ArgType = ArgType::Is(Xid);
 const ANY: ArgType = ArgType::Any;
 const REGCLASS: ArgType = ArgType::RegClass;
 const ANYCOMPATIBLEARRAY: ArgType = ArgType::AnyCompatibleArray;
@@ -281,12 +284,17 @@ static PROCS: &[Proc] = &[
     session("current_schemas", &[BOOL], SqlType::NAME_ARRAY, S::CurrentSchemas),
     session("pg_sleep", &[FLOAT8], Text, S::PgSleep),
     session("txid_current", &[], Int8, S::TxidCurrent),
-    session("pg_current_xact_id", &[], Int8, S::CurrentXactId),
+    session("pg_current_xact_id", &[], Xid8, S::CurrentXactId),
+    session("age", &[XID], Int4, S::XidAge),
     session("pg_relation_size", &[REGCLASS], Int8, S::RelationSize),
     session("pg_relation_size", &[REGCLASS, TEXT], Int8, S::RelationSize),
     session("pg_total_relation_size", &[REGCLASS], Int8, S::TotalRelationSize),
     session("pg_table_size", &[REGCLASS], Int8, S::TableSize),
     session("pg_indexes_size", &[REGCLASS], Int8, S::IndexesSize),
+    session("pg_current_wal_lsn", &[], PgLsn, S::CurrentWalLsn),
+    session("pg_current_wal_insert_lsn", &[], PgLsn, S::CurrentWalInsertLsn),
+    session("pg_current_wal_flush_lsn", &[], PgLsn, S::CurrentWalFlushLsn),
+    f("pg_wal_lsn_diff", &[PG_LSN, PG_LSN], Numeric, Arith(ArithOp::Sub)),
     session("pg_reload_conf", &[], Bool, S::ReloadConf),
     session("pg_cancel_backend", &[INT4], Bool, S::CancelBackend),
     session("pg_terminate_backend", &[INT4], Bool, S::TerminateBackend),
