@@ -8,7 +8,8 @@
 //! step may rely on it:
 //!
 //! 1. **Entry.** The index's catalog rows are written with `indisready` and
-//!    `indisvalid` false, with an empty B-tree file, and committed. Writers
+//!    `indisvalid` false, with a file of no pages (the build writes it
+//!    whole, metapage included), and committed. Writers
 //!    that open the table from now on know the index exists but leave it
 //!    alone; queries ignore it.
 //! 2. **Build.** Once every transaction that held a lock conflicting with
@@ -52,7 +53,7 @@ use crate::session::Session;
 use crate::sink::QuerySink;
 use sluice_access::heap::scan::HeapScan;
 use sluice_access::heap::visibility::VisibilityContext;
-use sluice_access::nbtree::{btree_build, BTreeScan};
+use sluice_access::nbtree::BTreeScan;
 use sluice_common::{ItemPointer, Oid, Xid};
 use sluice_txn::lmgr::{LockMode, LockTag};
 use sluice_txn::{Backend, ProcId};
@@ -87,8 +88,6 @@ pub(super) fn define_index_concurrently(
     else {
         return Ok(None);
     };
-    let (empty, _) = index_of(session, table, created.oid)?;
-    btree_build(session.engine(), &empty, Vec::new(), false)?;
     session.restart_transaction()?;
 
     wait_for_lockers(session, tag)?;

@@ -55,7 +55,6 @@ use crate::sink::QuerySink;
 use pg_query::protobuf::{Node, RangeVar, ReindexObjectType, ReindexStmt};
 use pg_query::NodeEnum;
 use sluice_access::heap::visibility::VisibilityContext;
-use sluice_access::nbtree::btree_build;
 use sluice_common::{ForkNumber, Oid, Xid};
 use sluice_txn::lmgr::{LockMode, LockTag};
 use sluice_types::Datum;
@@ -394,7 +393,7 @@ fn concurrent_table(
 
 /// create_copies -- the `_ccnew` copy of each of `indexes`: same columns,
 /// order, uniqueness, predicate and fillfactor, not ready and not valid,
-/// with an empty B-tree.
+/// with a file of no pages (the build writes it whole).
 fn create_copies(
     session: &mut Session,
     table: &RelationDesc,
@@ -421,8 +420,6 @@ fn create_copies(
         else {
             return Err(SqlError::internal("the _ccnew index was not created"));
         };
-        let (empty, _) = index_of(session, table, new.oid)?;
-        btree_build(session.engine(), &empty, Vec::new(), false)?;
         rebuilds.push(Rebuild { old, new });
     }
     Ok(rebuilds)

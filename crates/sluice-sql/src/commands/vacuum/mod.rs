@@ -260,7 +260,11 @@ fn vacuum_relation(
 ) -> Result<()> {
     let (engine, db) = (parts.engine, parts.env.database);
     let ctx = latest_view(parts.txn, engine.txns());
-    let indexes = indexes_of(engine, db, &ctx, rel.oid)?;
+    // An index CREATE INDEX CONCURRENTLY has not made ready yet (or left
+    // behind on failure) may have no pages at all: nothing to vacuum, as
+    // PostgreSQL's vac_open_indexes decides.
+    let indexes: Vec<_> =
+        indexes_of(engine, db, &ctx, rel.oid)?.into_iter().filter(|i| i.ready).collect();
     let schema = statistic::namespace_names(engine, db, &ctx)?
         .get(&rel.namespace)
         .cloned()
