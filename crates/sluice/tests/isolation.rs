@@ -171,3 +171,8 @@ fn seed001_horizon() {
 fn vacuum_truncate_skip() {
     check("vacuum_truncate_skip");
 }
+
+#[test]
+fn horizon_diagnostics() {
+    check("horizon_diagnostics");
+}

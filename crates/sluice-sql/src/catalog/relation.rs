@@ -28,7 +28,8 @@ pub struct ColumnDesc {
     pub typmod: i32,
     /// NOT NULL.
     pub not_null: bool,
-    /// DEFAULT expression, as SQL text.
+    /// DEFAULT expression, as `pg_attrdef` stores it (see
+    /// [`evaluable_default`] for the form the executor evaluates).
     pub default: Option<String>,
 }
 
@@ -386,11 +387,7 @@ fn column_of(
             _ => -1,
         },
         not_null: matches!(attr[6], Datum::Bool(true)),
-        default: defaults
-            .iter()
-            .find(|(_, d)| d[2] == attnum)
-            .and_then(|(_, d)| text_of(&d[3]))
-            .map(evaluable_default),
+        default: defaults.iter().find(|(_, d)| d[2] == attnum).and_then(|(_, d)| text_of(&d[3])),
     })
 }
 
@@ -400,12 +397,12 @@ fn column_of(
 /// the functions that take one resolve a relation name themselves, so the
 /// `::regclass` casts are cut out (found with the SQL scanner, which keeps
 /// string literals intact).
-fn evaluable_default(text: String) -> String {
+pub(crate) fn evaluable_default(text: &str) -> String {
     use pg_query::protobuf::Token;
     if !text.contains("regclass") {
-        return text;
+        return text.to_string();
     }
-    let Ok(tokens) = pg_query::scan_tokens(&text) else { return text };
+    let Ok(tokens) = pg_query::scan_tokens(text) else { return text.to_string() };
     let word = |i: usize| {
         tokens.get(i).and_then(|t| text.get(t.start as usize..t.end as usize)).unwrap_or("")
     };
@@ -419,7 +416,7 @@ fn evaluable_default(text: String) -> String {
             cuts.push(token.start as usize..tokens[last].end as usize);
         }
     }
-    let mut out = text.clone();
+    let mut out = text.to_string();
     for cut in cuts.into_iter().rev() {
         out.replace_range(cut, "");
     }
@@ -439,7 +436,7 @@ mod tests {
             ("42", "42"),
         ];
         for (stored, evaluated) in cases {
-            assert_eq!(evaluable_default(stored.to_string()), evaluated, "{stored}");
+            assert_eq!(evaluable_default(stored), evaluated, "{stored}");
         }
     }
 

@@ -17,7 +17,7 @@ pub(crate) mod reindex;
 
 use super::tablecmds::{choose_relation_name, lock_relation};
 use crate::catalog::bootstrap::{attribute_row, ClassRow};
-use crate::catalog::index::{indexes_of, indoption};
+use crate::catalog::index::{indexes_of, indoption, IndexDesc};
 use crate::catalog::relation::{self, oid_of, RelationDesc};
 use crate::catalog::rows::deform_row;
 use crate::catalog::schema::*;
@@ -31,7 +31,7 @@ use pg_query::protobuf::{IndexStmt, Node, SortByDir, SortByNulls};
 use pg_query::NodeEnum;
 use sluice_access::heap::scan::{scan_for_index_build, HeapScan};
 use sluice_access::heap::visibility::VisibilityContext;
-use sluice_access::nbtree::{btree_build, BuildEntry, ColumnOrder};
+use sluice_access::nbtree::{btree_build, BuildEntry, ColumnOrder, BTREE_DEFAULT_FILLFACTOR};
 use sluice_access::AccessError;
 use sluice_common::{ForkNumber, Oid, RelFileLocator, DEFAULTTABLESPACE_OID};
 use sluice_txn::lmgr::LockMode;
@@ -65,6 +65,47 @@ pub struct NewIndex {
     pub fillfactor: Option<u8>,
     /// IF NOT EXISTS.
     pub if_not_exists: bool,
+}
+
+impl NewIndex {
+    /// copy_of -- an index like `old` of `table` (same columns, order,
+    /// uniqueness, predicate and fillfactor), named `name` or by the usual
+    /// rule, implementing `constraint`.
+    pub(crate) fn copy_of(
+        old: &IndexDesc,
+        table: &RelationDesc,
+        name: Option<String>,
+        constraint: Option<ConstraintKind>,
+    ) -> Result<NewIndex> {
+        Ok(NewIndex {
+            name,
+            columns: old
+                .keys
+                .iter()
+                .zip(&old.orders)
+                .map(|(&k, &order)| (table.columns[k as usize - 1].name.clone(), order))
+                .collect(),
+            unique: old.unique,
+            constraint,
+            predicate: old.predicate.as_deref().map(predicate_node).transpose()?,
+            // Only a fillfactor that was set is a storage parameter to copy.
+            fillfactor: (old.fillfactor != BTREE_DEFAULT_FILLFACTOR).then_some(old.fillfactor),
+            if_not_exists: false,
+        })
+    }
+}
+
+/// The parse tree of a partial index's stored predicate text.
+fn predicate_node(text: &str) -> Result<Node> {
+    let parsed =
+        pg_query::parse(&format!("SELECT WHERE {text}"), pg_query::ParserOptions::default())
+            .map_err(|e| SqlError::internal(format!("stored index predicate: {e}")))?;
+    let statement = parsed.protobuf.stmts.first().and_then(|s| s.stmt.as_ref());
+    match statement.and_then(|s| s.node.as_ref()) {
+        Some(NodeEnum::SelectStmt(select)) => select.where_clause.as_deref().cloned(),
+        _ => None,
+    }
+    .ok_or_else(|| SqlError::internal("stored index predicate is not an expression"))
 }
 
 /// CREATE [UNIQUE] INDEX [CONCURRENTLY] [IF NOT EXISTS] name ON t (...) [WHERE ...].
@@ -119,7 +160,7 @@ fn open_table(session: &mut Session, rv: &pg_query::protobuf::RangeVar) -> Resul
     Ok(table)
 }
 
-fn kind_plural(kind: RelKind) -> &'static str {
+pub(crate) fn kind_plural(kind: RelKind) -> &'static str {
     match kind {
         RelKind::Table => "tables",
         RelKind::Sequence => "sequences",

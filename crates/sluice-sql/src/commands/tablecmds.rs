@@ -13,6 +13,8 @@
 //! `nextval('<table>_<column>_seq'::regclass)` and NOT NULL; dropping the
 //! table drops the sequence (see `sequence/mod.rs` for the dependencies).
 
+mod like;
+
 use super::indexcmds::{define_index, fillfactor_option, ConstraintKind, NewIndex};
 use super::{node_str, sequence};
 use crate::catalog::bootstrap::{attribute_row, ClassRow};
@@ -75,7 +77,8 @@ pub fn create_table(
     let rv =
         stmt.relation.as_ref().ok_or_else(|| SqlError::internal("CREATE TABLE without a name"))?;
     let namespace = target_namespace(rv)?;
-    let (mut columns, constraints) = new_columns(stmt, &rv.relname)?;
+    let likes = like_clauses(session, stmt)?;
+    let (mut columns, constraints) = new_columns(stmt, &rv.relname, likes)?;
     let options = reloptions(stmt)?;
     let engine = session.engine().clone();
     let db = session.database();
@@ -331,10 +334,28 @@ fn primary_location(c: &Constraint) -> Option<i32> {
     (ConstrType::try_from(c.contype) == Ok(ConstrType::ConstrPrimary)).then_some(c.location)
 }
 
-fn new_columns(stmt: &CreateStmt, table: &str) -> Result<(Vec<NewColumn>, Vec<NewIndex>)> {
+/// What each `LIKE` element of `stmt` copies, in order (`like.rs`).
+fn like_clauses(session: &mut Session, stmt: &CreateStmt) -> Result<Vec<like::LikeCopy>> {
+    stmt.table_elts
+        .iter()
+        .filter_map(|e| match e.node.as_ref() {
+            Some(NodeEnum::TableLikeClause(clause)) => Some(like::expand(session, clause)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The columns and index-backed constraints of `stmt`'s element list, with
+/// `likes` (what its LIKE clauses copy, in order) spliced in where they stand.
+fn new_columns(
+    stmt: &CreateStmt,
+    table: &str,
+    likes: Vec<like::LikeCopy>,
+) -> Result<(Vec<NewColumn>, Vec<NewIndex>)> {
     let mut columns: Vec<NewColumn> = Vec::new();
     let mut table_constraints = Vec::new();
     let mut primary_keys = Vec::new();
+    let mut likes = likes.into_iter();
     for element in &stmt.table_elts {
         match element.node.as_ref() {
             Some(NodeEnum::ColumnDef(def)) => {
@@ -342,14 +363,14 @@ fn new_columns(stmt: &CreateStmt, table: &str) -> Result<(Vec<NewColumn>, Vec<Ne
                     Some(NodeEnum::Constraint(c)) => primary_location(c),
                     _ => None,
                 }));
-                let column = new_column(def, table)?;
-                if columns.iter().any(|c| c.name == column.name) {
-                    return Err(SqlError::new(
-                        "42701",
-                        format!("column \"{}\" specified more than once", column.name),
-                    ));
+                add_column(&mut columns, new_column(def, table)?)?;
+            }
+            Some(NodeEnum::TableLikeClause(_)) => {
+                let copy = likes.next().ok_or_else(|| SqlError::internal("LIKE not expanded"))?;
+                for column in copy.columns {
+                    add_column(&mut columns, column)?;
                 }
-                columns.push(column);
+                table_constraints.extend(copy.indexes);
             }
             Some(NodeEnum::Constraint(c)) => {
                 table_constraints.push(constraint_index(c)?);
@@ -390,6 +411,18 @@ fn new_columns(stmt: &CreateStmt, table: &str) -> Result<(Vec<NewColumn>, Vec<Ne
     // PostgreSQL builds the primary key's index first.
     constraints.sort_by_key(|c| c.constraint != Some(ConstraintKind::Primary));
     Ok((columns, constraints))
+}
+
+/// Appends `column`, 42701 if the name is taken.
+fn add_column(columns: &mut Vec<NewColumn>, column: NewColumn) -> Result<()> {
+    if columns.iter().any(|c| c.name == column.name) {
+        return Err(SqlError::new(
+            "42701",
+            format!("column \"{}\" specified more than once", column.name),
+        ));
+    }
+    columns.push(column);
+    Ok(())
 }
 
 fn new_column(def: &ColumnDef, table: &str) -> Result<NewColumn> {

@@ -90,7 +90,8 @@ pub(crate) fn column_defaults(
         .iter()
         .map(|c| {
             let expr = match &c.default {
-                Some(text) => {
+                Some(stored) => {
+                    let text = crate::catalog::relation::evaluable_default(stored);
                     let parsed = crate::parser::parse(&format!("SELECT {text}"))?;
                     let node = default_target(&parsed)?;
                     analyze(&node, &empty, &mut host)?

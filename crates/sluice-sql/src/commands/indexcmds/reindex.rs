@@ -52,7 +52,7 @@ use crate::commands::truncate::set_new_relfilenode;
 use crate::error::{Result, SqlError};
 use crate::session::Session;
 use crate::sink::QuerySink;
-use pg_query::protobuf::{Node, RangeVar, ReindexObjectType, ReindexStmt};
+use pg_query::protobuf::{RangeVar, ReindexObjectType, ReindexStmt};
 use pg_query::NodeEnum;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_common::{ForkNumber, Oid, Xid};
@@ -402,20 +402,7 @@ fn create_copies(
 ) -> Result<Vec<Rebuild>> {
     let mut rebuilds = Vec::with_capacity(indexes.len());
     for old in indexes {
-        let spec = NewIndex {
-            name: Some(format!("{}_ccnew", old.name)),
-            columns: old
-                .keys
-                .iter()
-                .zip(&old.orders)
-                .map(|(&k, &order)| (table.columns[k as usize - 1].name.clone(), order))
-                .collect(),
-            unique: old.unique,
-            constraint: None,
-            predicate: old.predicate.as_deref().map(predicate_node).transpose()?,
-            fillfactor: Some(old.fillfactor),
-            if_not_exists: false,
-        };
+        let spec = NewIndex::copy_of(&old, table, Some(format!("{}_ccnew", old.name)), None)?;
         let Some(new) = create_index_entry(session, table, &spec, IndexState::Building, sink)?
         else {
             return Err(SqlError::internal("the _ccnew index was not created"));
@@ -423,19 +410,6 @@ fn create_copies(
         rebuilds.push(Rebuild { old, new });
     }
     Ok(rebuilds)
-}
-
-/// The parse tree of a partial index's stored predicate text.
-fn predicate_node(text: &str) -> Result<Node> {
-    let parsed =
-        pg_query::parse(&format!("SELECT WHERE {text}"), pg_query::ParserOptions::default())
-            .map_err(|e| SqlError::internal(format!("stored index predicate: {e}")))?;
-    let statement = parsed.protobuf.stmts.first().and_then(|s| s.stmt.as_ref());
-    match statement.and_then(|s| s.node.as_ref()) {
-        Some(NodeEnum::SelectStmt(select)) => select.where_clause.as_deref().cloned(),
-        _ => None,
-    }
-    .ok_or_else(|| SqlError::internal("stored index predicate is not an expression"))
 }
 
 /// swap_files -- the original index takes its copy's file and size; the

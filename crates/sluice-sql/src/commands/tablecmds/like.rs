@@ -1,0 +1,107 @@
+//! `CREATE TABLE t (LIKE source [INCLUDING ... | EXCLUDING ...], ...)`
+//! (PostgreSQL's `transformTableLikeClause` and
+//! `expandTableLikeClause`).
+//!
+//! A LIKE clause stands for the source table's columns at its place in the
+//! column list: their names, types and NOT NULL markings always, their
+//! defaults with `INCLUDING DEFAULTS`, and with `INCLUDING INDEXES` a copy of
+//! every index (the primary key stays a primary key; the copies are named
+//! by the rule for new indexes, so `h1_pkey` becomes `h2_pkey`). The source's
+//! storage parameters are never copied, as in PostgreSQL.
+//!
+//! The copy is taken once, under the statement's snapshot and an ACCESS
+//! SHARE lock on the source held to the end of the transaction, so the
+//! source cannot change shape while the new table is made from it.
+//! Comments, statistics objects, compression, storage, identity and
+//! generated columns are options sluice accepts and has nothing to copy for.
+
+use super::{position, NewColumn};
+use crate::catalog::index::indexes_of;
+use crate::catalog::relation::{self, RelationDesc};
+use crate::catalog::schema::RelKind;
+use crate::commands::indexcmds::{kind_plural, ConstraintKind, NewIndex};
+use crate::commands::sequence::namespaces_for;
+use crate::error::{Result, SqlError};
+use crate::session::Session;
+use pg_query::protobuf::TableLikeClause;
+use sluice_access::heap::visibility::VisibilityContext;
+use sluice_txn::lmgr::LockMode;
+
+/// `CREATE_TABLE_LIKE_DEFAULTS` in the clause's option bits.
+const LIKE_DEFAULTS: u32 = 1 << 3;
+/// `CREATE_TABLE_LIKE_INDEXES`.
+const LIKE_INDEXES: u32 = 1 << 6;
+
+/// What one LIKE clause contributes to the new table.
+pub(super) struct LikeCopy {
+    /// The source's columns, in order.
+    pub columns: Vec<NewColumn>,
+    /// Copies of the source's indexes (`INCLUDING INDEXES`).
+    pub indexes: Vec<NewIndex>,
+}
+
+/// expand -- the columns and indexes `clause` copies from its source.
+pub(super) fn expand(session: &mut Session, clause: &TableLikeClause) -> Result<LikeCopy> {
+    let rv = clause
+        .relation
+        .as_ref()
+        .ok_or_else(|| SqlError::internal("LIKE clause without a relation"))?;
+    let namespaces = namespaces_for(session, rv)?;
+    let engine = session.engine().clone();
+    let db = session.database();
+    let source = relation::lookup(&engine, db, session.txn()?, &namespaces, &rv.relname)?
+        .ok_or_else(|| {
+            SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname))
+                .at(position(rv.location))
+        })?;
+    if source.kind != RelKind::Table {
+        return Err(SqlError::new(
+            "42809",
+            format!("relation \"{}\" is invalid in LIKE clause", source.name),
+        )
+        .at(position(rv.location))
+        .with_detail(format!(
+            "This operation is not supported for {}.",
+            kind_plural(source.kind)
+        )));
+    }
+    super::lock_relation(session, source.oid, LockMode::AccessShare)?;
+    let columns = copy_columns(&source, clause.options & LIKE_DEFAULTS != 0);
+    let indexes = if clause.options & LIKE_INDEXES != 0 {
+        copy_indexes(session, &source)?
+    } else {
+        Vec::new()
+    };
+    Ok(LikeCopy { columns, indexes })
+}
+
+/// The source's columns: name, type, NOT NULL, and the default if asked for.
+fn copy_columns(source: &RelationDesc, with_defaults: bool) -> Vec<NewColumn> {
+    source
+        .columns
+        .iter()
+        .map(|c| NewColumn {
+            name: c.name.clone(),
+            ty: c.ty,
+            typmod: c.typmod,
+            not_null: c.not_null,
+            default: c.default.clone().filter(|_| with_defaults),
+            serial: false,
+            constraints: Vec::new(),
+        })
+        .collect()
+}
+
+/// A copy of each valid index of `source`, named anew.
+fn copy_indexes(session: &mut Session, source: &RelationDesc) -> Result<Vec<NewIndex>> {
+    let engine = session.engine().clone();
+    let ctx = VisibilityContext::for_transaction(session.txn()?, engine.txns());
+    indexes_of(&engine, session.database(), &ctx, source.oid)?
+        .iter()
+        .filter(|index| index.valid)
+        .map(|index| {
+            let constraint = index.primary.then_some(ConstraintKind::Primary);
+            NewIndex::copy_of(index, source, None, constraint)
+        })
+        .collect()
+}
