@@ -174,5 +174,5 @@ fn vacuum_truncate_skip() {
 
 #[test]
 fn horizon_diagnostics() {
-    check("horizon_diagnostics");
+    check_with("horizon_diagnostics", &["max_prepared_transactions=10"]);
 }

@@ -48,7 +48,7 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
         CurrentXactId => Datum::Xid8(host.assign_xid()?.0),
         XidAge => xid_age(host, args),
         RelationSize => relation_size(host, args)?,
-        TableSize => sized(host, args, |host, rel| table_size(host, rel))?,
+        TableSize => sized(host, args, table_size)?,
         IndexesSize => sized(host, args, indexes_size)?,
         TotalRelationSize => {
             sized(host, args, |host, rel| Ok(table_size(host, rel)? + indexes_size(host, rel)?))?

@@ -24,6 +24,10 @@ pub struct ViewRows {
 /// them under the statement's snapshot).
 pub fn lookup(name: &str, parts: &mut ExecParts) -> Result<Option<ViewRows>> {
     parts.plan_log.reads_live_state = true;
+    // The statement's snapshot is taken (and its xmin published) before the
+    // view is read, as every PostgreSQL statement does at its start: a query
+    // over pg_stat_activity then sees its own backend_xmin.
+    parts.txn.snapshot();
     let (env, engine) = (&parts.env, &**parts.engine);
     Ok(match name {
         "pg_stat_activity" => Some(pg_stat_activity(env, engine)),
