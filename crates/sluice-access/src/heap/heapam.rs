@@ -33,7 +33,7 @@ use crate::common::htup::*;
 use crate::common::{check_tuple_size, TupleError};
 use crate::engine::Engine;
 use crate::error::{AccessError, Result};
-use sluice_common::{ForkNumber, ItemPointer, RmgrId, Xid};
+use sluice_common::{BlockNumber, ForkNumber, ItemPointer, RmgrId, Xid};
 use sluice_storage::buffer::{Buffer, BufferTag, BufferWriteGuard};
 use sluice_storage::page::PD_PAGE_FULL;
 use sluice_txn::lmgr::LockError;
@@ -534,19 +534,62 @@ pub fn heap_hot_search(
     tid: ItemPointer,
     ctx: &VisibilityContext,
 ) -> Result<Option<(ItemPointer, Vec<u8>)>> {
-    if tid.block >= engine.pool().nblocks(rel.locator, ForkNumber::Main)? {
-        return Ok(None);
+    HeapFetch::new(engine, *rel).hot_search(tid, ctx)
+}
+
+/// The heap side of an index scan (PostgreSQL's IndexFetchHeapData): the
+/// page of the last entry fetched stays pinned, so entries pointing into
+/// the same page -- the common case for a correlated index -- neither look
+/// it up in the buffer pool again nor consider pruning it again. Pruning on
+/// access is tried once per page visited, as PostgreSQL's
+/// heapam_index_fetch_tuple does when it switches pages. A pin blocks
+/// nobody: tuples are copied out under the content lock, and pruning needs
+/// only the exclusive content lock.
+pub struct HeapFetch<'e> {
+    engine: &'e Engine,
+    rel: HeapRelation,
+    current: Option<Buffer<'e>>,
+}
+
+impl<'e> HeapFetch<'e> {
+    /// A fetcher for `rel` with no page pinned yet.
+    pub fn new(engine: &'e Engine, rel: HeapRelation) -> HeapFetch<'e> {
+        HeapFetch { engine, rel, current: None }
     }
-    let buffer = engine.pool().read_buffer(tag_of(rel, tid.block))?;
-    heap_page_prune_on_access(engine, rel, &buffer, ctx.snapshot)?;
-    let page = buffer.read();
-    for off in hot_chain(&page, tid.offset, |_| true)? {
-        let item = page.item(off).ok_or_else(|| corrupt_tid(tid))?;
-        if satisfies_mvcc(item, ctx)?.0 {
-            return Ok(Some((ItemPointer::new(tid.block, off), item.to_vec())));
+
+    /// hot_search -- the member of the HOT chain rooted at `tid` that `ctx`'s
+    /// snapshot sees, and its address (see [`heap_hot_search`]).
+    pub fn hot_search(
+        &mut self,
+        tid: ItemPointer,
+        ctx: &VisibilityContext,
+    ) -> Result<Option<(ItemPointer, Vec<u8>)>> {
+        let Some(buffer) = self.pin(tid.block, ctx)? else { return Ok(None) };
+        let page = buffer.read();
+        for off in hot_chain(&page, tid.offset, |_| true)? {
+            let item = page.item(off).ok_or_else(|| corrupt_tid(tid))?;
+            if satisfies_mvcc(item, ctx)?.0 {
+                return Ok(Some((ItemPointer::new(tid.block, off), item.to_vec())));
+            }
         }
+        Ok(None)
     }
-    Ok(None)
+
+    /// The pinned page `block`, pinning (and perhaps pruning) it first if
+    /// another page is pinned; `None` past the end of the relation.
+    fn pin(&mut self, block: BlockNumber, ctx: &VisibilityContext) -> Result<Option<&Buffer<'e>>> {
+        if self.current.as_ref().is_none_or(|b| b.block() != block) {
+            self.current = None;
+            let pool = self.engine.pool();
+            if block >= pool.nblocks(self.rel.locator, ForkNumber::Main)? {
+                return Ok(None);
+            }
+            let buffer = pool.read_buffer(tag_of(&self.rel, block))?;
+            heap_page_prune_on_access(self.engine, &self.rel, &buffer, ctx.snapshot)?;
+            self.current = Some(buffer);
+        }
+        Ok(self.current.as_ref())
+    }
 }
 
 /// heap_dirty_status -- the latest state of the row an index entry pointing

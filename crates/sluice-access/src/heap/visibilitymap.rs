@@ -54,7 +54,7 @@ use super::HeapRelation;
 use crate::engine::Engine;
 use crate::error::Result;
 use sluice_common::{maxalign, BlockNumber, ForkNumber, RelFileLocator, RmgrId, Xid, BLCKSZ};
-use sluice_storage::buffer::{BufferPool, BufferTag, BufferWriteGuard};
+use sluice_storage::buffer::{Buffer, BufferPool, BufferTag, BufferWriteGuard};
 use sluice_storage::page::{Page, HEADER_SIZE, PD_ALL_VISIBLE};
 use sluice_wal::{BlockRef, RecordBuilder};
 
@@ -114,6 +114,43 @@ pub fn get_status(pool: &BufferPool, rel: RelFileLocator, block: BlockNumber) ->
 /// the heap fetch for an index entry pointing there.
 pub fn is_all_visible(pool: &BufferPool, rel: RelFileLocator, block: BlockNumber) -> Result<bool> {
     Ok(get_status(pool, rel, block)? & VISIBILITYMAP_ALL_VISIBLE != 0)
+}
+
+/// A reader of one relation's map that keeps the last map page pinned
+/// (PostgreSQL's vmbuffer argument to visibilitymap_get_status): an
+/// index-only scan asks about one heap page per entry, and one map page
+/// covers tens of thousands of heap pages. A map page that did not exist
+/// when first asked for is taken as all zeros for the rest of the reader's
+/// life -- the answer "not all-visible" is always safe.
+pub struct VmReader<'e> {
+    pool: &'e BufferPool,
+    rel: RelFileLocator,
+    current: Option<(BlockNumber, Option<Buffer<'e>>)>,
+}
+
+impl<'e> VmReader<'e> {
+    /// A reader of `rel`'s map with no page pinned yet.
+    pub fn new(pool: &'e BufferPool, rel: RelFileLocator) -> VmReader<'e> {
+        VmReader { pool, rel, current: None }
+    }
+
+    /// is_all_visible -- as the function of that name, through the pinned page.
+    pub fn is_all_visible(&mut self, block: BlockNumber) -> Result<bool> {
+        let (map_block, byte, shift) = location(block);
+        if self.current.as_ref().is_none_or(|(b, _)| *b != map_block) {
+            self.current = None;
+            let exists = map_block < self.pool.nblocks(self.rel, ForkNumber::VisibilityMap)?;
+            let buffer =
+                if exists { Some(self.pool.read_buffer(tag(self.rel, map_block))?) } else { None };
+            self.current = Some((map_block, buffer));
+        }
+        let Some((_, Some(buffer))) = &self.current else { return Ok(false) };
+        let page = buffer.read();
+        if page.is_new() {
+            return Ok(false);
+        }
+        Ok((bitmap(&page)[byte] >> shift) & VISIBILITYMAP_ALL_VISIBLE != 0)
+    }
 }
 
 /// is_all_frozen -- whether heap page `block` of `rel` is marked all-frozen.

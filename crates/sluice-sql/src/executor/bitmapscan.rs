@@ -31,6 +31,7 @@ use sluice_access::common::TupleDesc;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::Engine;
 use sluice_common::ItemPointer;
+use sluice_storage::buffer::BufferUsage;
 use sluice_types::{Datum, SqlType};
 use std::time::Instant;
 
@@ -60,6 +61,7 @@ impl<'e> BitmapRows<'e> {
         key: usize,
     ) -> Result<BitmapRows<'e>> {
         let clock = Instant::now();
+        let buffers = BufferUsage::current();
         let mut index = IndexRows::start(engine, rel, path, ctx, host)?;
         let mut tids = Vec::new();
         while let Some((_, tid)) = index.next_entry()? {
@@ -68,7 +70,9 @@ impl<'e> BitmapRows<'e> {
                 host.check_interrupts()?;
             }
         }
-        instrument::count_run(instrument::key_of(path), tids.len() as u64, clock.elapsed());
+        let buffers = BufferUsage::current() - buffers;
+        let rows = tids.len() as u64;
+        instrument::count_run(instrument::key_of(path), rows, clock.elapsed(), buffers);
         tids.sort_unstable();
         tids.dedup();
         instrument::count(key, Counter::ExactBlocks, distinct_blocks(&tids));

@@ -47,6 +47,7 @@ use crate::sink::{OutputColumn, QuerySink};
 use pg_query::protobuf::{ExplainStmt, Node, RangeVar, SelectStmt, SetOperation};
 use pg_query::NodeEnum;
 use sluice_access::heap::visibility::VisibilityContext;
+use sluice_storage::buffer::BufferUsage;
 use sluice_types::types::format_type;
 use sluice_types::{Datum, SqlType};
 use std::time::Instant;
@@ -59,10 +60,12 @@ pub fn explain(session: &mut Session, stmt: &ExplainStmt, sink: &mut dyn QuerySi
         return Err(SqlError::unsupported("EXPLAIN ANALYZE of INSERT, UPDATE or DELETE"));
     }
     let planning_start = Instant::now();
+    let planning_buffers = BufferUsage::current();
     let mut parts = session.parts()?;
     let mut param_types = Vec::new();
     let planned = select::plan_select(&mut parts, &query, &mut param_types)?;
     let planning = planning_start.elapsed();
+    let planning_buffers = BufferUsage::current() - planning_buffers;
     let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
     let mut executed = None;
     if options.analyze {
@@ -96,10 +99,18 @@ pub fn explain(session: &mut Session, stmt: &ExplainStmt, sink: &mut dyn QuerySi
         loops_override: None,
         width_bonus: 0.0,
         insert_target: None,
+        headers: Vec::new(),
     };
     match &modify {
         Some(m) => printer.modify(m, &planned.plan)?,
         None => printer.node(&planned.plan, &planned.plan, 0, &[])?,
+    }
+    if options.buffers {
+        printer.insert_buffer_lines();
+        if !planning_buffers.is_zero() {
+            lines.push("Planning:".into());
+            lines.push(format!("  Buffers: {}", planning_buffers.explain_text()));
+        }
     }
     if options.summary {
         lines.push(format!("Planning Time: {:.3} ms", millis(planning)));
@@ -182,11 +193,14 @@ struct Options {
     timing: bool,
     /// SUMMARY: planning and execution times (default on with ANALYZE).
     summary: bool,
+    /// BUFFERS: pages each node and the planner touched.
+    buffers: bool,
 }
 
 /// The statement's options, with PostgreSQL's defaults and errors.
 fn explain_options(stmt: &ExplainStmt) -> Result<Options> {
     let (mut costs, mut analyze, mut timing, mut summary) = (true, false, None, None);
+    let mut buffers = false;
     for option in &stmt.options {
         let Some(NodeEnum::DefElem(def)) = option.node.as_ref() else { continue };
         let value = def.arg.as_deref().and_then(crate::commands::node_str);
@@ -196,7 +210,8 @@ fn explain_options(stmt: &ExplainStmt) -> Result<Options> {
             "analyze" => analyze = on,
             "timing" => timing = Some(on),
             "summary" => summary = Some(on),
-            "verbose" | "buffers" => {}
+            "buffers" => buffers = on,
+            "verbose" => {}
             "format" if value.as_deref() == Some("text") => {}
             other => {
                 return Err(SqlError::new(
@@ -215,6 +230,7 @@ fn explain_options(stmt: &ExplainStmt) -> Result<Options> {
         analyze,
         timing: timing.unwrap_or(analyze),
         summary: summary.unwrap_or(analyze),
+        buffers,
     })
 }
 
@@ -252,6 +268,9 @@ fn inputs(plan: &Plan) -> Vec<&Plan> {
     }
 }
 
+/// The key of a node line that shows no counters of its own.
+const NO_NODE: usize = usize::MAX;
+
 /// Writes the plan's lines.
 struct Printer<'a, 'e> {
     lines: &'a mut Vec<String>,
@@ -278,6 +297,10 @@ struct Printer<'a, 'e> {
     prefix: bool,
     /// The LIMIT a Sort directly below a Limit sorts for.
     bound: Option<f64>,
+    /// Each node line printed: its index in `lines`, depth and the key of
+    /// the node whose counters it shows, or [`NO_NODE`] (for the `Buffers:`
+    /// lines).
+    headers: Vec<(usize, usize, usize)>,
 }
 
 impl Printer<'_, '_> {
@@ -298,7 +321,28 @@ impl Printer<'_, '_> {
             text = format!("{text} {actual}");
         }
         self.header_line(depth, text);
+        if let Some(line) = self.headers.last_mut() {
+            line.2 = key_of(top);
+        }
         Ok(())
+    }
+
+    /// insert_buffer_lines -- under ANALYZE, puts each node's `Buffers:` line
+    /// after its other details, before the lines of the nodes below it (as
+    /// PostgreSQL's ExplainNode does), for the nodes that touched a page.
+    fn insert_buffer_lines(&mut self) {
+        let Some(actual) = self.actual else { return };
+        let mut ends: Vec<usize> = self.headers.iter().skip(1).map(|h| h.0).collect();
+        ends.push(self.lines.len());
+        let headers = std::mem::take(&mut self.headers);
+        for (&(_, depth, key), &end) in headers.iter().zip(&ends).rev() {
+            let usage = actual.stats(key).buffers;
+            if !usage.is_zero() {
+                let indent = if depth == 0 { 2 } else { 6 * depth + 2 };
+                let line = format!("{}Buffers: {}", " ".repeat(indent), usage.explain_text());
+                self.lines.insert(end, line);
+            }
+        }
     }
 
     /// `(actual ...)` for the node at `key`, under ANALYZE.
@@ -380,6 +424,8 @@ impl Printer<'_, '_> {
     }
 
     fn header_line(&mut self, depth: usize, text: String) {
+        // Keyed by `header` when the line shows a node's own counters.
+        self.headers.push((self.lines.len(), depth, NO_NODE));
         let line =
             if depth == 0 { text } else { format!("{}->  {text}", " ".repeat(6 * depth - 4)) };
         self.lines.push(line);
@@ -688,6 +734,9 @@ impl Printer<'_, '_> {
             text = format!("{text} {actual}");
         }
         self.header_line(depth, text);
+        if let Some(line) = self.headers.last_mut() {
+            line.2 = key_of(path);
+        }
         if let Some(cond) = cond {
             self.detail(depth, format!("Index Cond: {cond}"));
         }
@@ -933,6 +982,28 @@ pub(crate) fn expr(e: &Expr, names: &[String]) -> String {
         }
         Expr::Call { func: Builtin::Arith(op), args, .. } if args.len() == 2 => {
             format!("({} {} {})", expr(&args[0], names), op.symbol(), expr(&args[1], names))
+        }
+        Expr::Call { func: Builtin::Like { case_insensitive, negated }, args, .. }
+            if args.len() == 2 =>
+        {
+            let op = match (case_insensitive, negated) {
+                (false, false) => "~~",
+                (false, true) => "!~~",
+                (true, false) => "~~*",
+                (true, true) => "!~~*",
+            };
+            format!("({} {op} {})", expr(&args[0], names), expr(&args[1], names))
+        }
+        Expr::Call { func: Builtin::Regex { case_insensitive, negated }, args, .. }
+            if args.len() == 2 =>
+        {
+            let op = match (case_insensitive, negated) {
+                (false, false) => "~",
+                (false, true) => "!~",
+                (true, false) => "~*",
+                (true, true) => "!~*",
+            };
+            format!("({} {op} {})", expr(&args[0], names), expr(&args[1], names))
         }
         Expr::NullTest { arg, negated, .. } => {
             let test = if *negated { "IS NOT NULL" } else { "IS NULL" };

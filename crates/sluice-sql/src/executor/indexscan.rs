@@ -20,10 +20,9 @@ use crate::error::Result;
 use crate::expr::{eval, BoolOp, Builtin, Expr};
 use sluice_access::common::IndexTuple;
 use sluice_access::common::TupleDesc;
-use sluice_access::heap::heapam::heap_hot_search;
+use sluice_access::heap::heapam::HeapFetch;
 use sluice_access::heap::visibility::VisibilityContext;
-use sluice_access::heap::visibilitymap::is_all_visible;
-use sluice_access::heap::HeapRelation;
+use sluice_access::heap::visibilitymap::VmReader;
 use sluice_access::nbtree::{BTreeIndex, BTreeScan, ScanKey};
 use sluice_access::Engine;
 use sluice_common::ItemPointer;
@@ -195,8 +194,10 @@ pub fn index_quals(
 
 /// Rows of a table, found through an index.
 pub struct IndexRows<'e> {
-    engine: &'e Engine,
-    heap: HeapRelation,
+    /// The heap page of the last entry fetched, kept pinned.
+    heap: HeapFetch<'e>,
+    /// The visibility map page of the last entry checked, kept pinned.
+    vm: VmReader<'e>,
     /// The table's row layout, for decoding the rows found.
     desc: TupleDesc,
     types: Vec<SqlType>,
@@ -225,8 +226,8 @@ impl<'e> IndexRows<'e> {
     ) -> Result<IndexRows<'e>> {
         let btree = path.index.btree(rel);
         let mut rows = IndexRows {
-            engine,
-            heap: rel.heap(),
+            heap: HeapFetch::new(engine, rel.heap()),
+            vm: VmReader::new(engine.pool(), rel.locator),
             desc: rel.tuple_desc(),
             types: rel.types(),
             ctx,
@@ -320,14 +321,14 @@ impl<'e> IndexRows<'e> {
     /// fetch -- the version of the row an entry pointing at `tid` leads to
     /// that the scan's snapshot sees, and its address (a HOT chain's member
     /// may sit elsewhere on the page than the root the entry names).
-    pub fn fetch(&self, tid: ItemPointer) -> Result<Option<(ItemPointer, Vec<u8>)>> {
-        Ok(heap_hot_search(self.engine, &self.heap, tid, &self.ctx)?)
+    pub fn fetch(&mut self, tid: ItemPointer) -> Result<Option<(ItemPointer, Vec<u8>)>> {
+        Ok(self.heap.hot_search(tid, &self.ctx)?)
     }
 
     /// page_all_visible -- whether the visibility map marks heap page
     /// `block` all-visible.
-    pub fn page_all_visible(&self, block: sluice_common::BlockNumber) -> Result<bool> {
-        Ok(is_all_visible(self.engine.pool(), self.heap.locator, block)?)
+    pub fn page_all_visible(&mut self, block: sluice_common::BlockNumber) -> Result<bool> {
+        Ok(self.vm.is_all_visible(block)?)
     }
 
     /// The index's view of its entries (for decoding their keys).

@@ -190,7 +190,7 @@ pub fn open<'e>(
     engine: &'e Engine,
     ctx: &VisibilityContext<'e>,
 ) -> Result<Source<'e>> {
-    Ok(instrument::wrap(instrument::key_of(plan), open_node(plan, engine, ctx)?))
+    instrument::open(instrument::key_of(plan), || open_node(plan, engine, ctx))
 }
 
 /// open_node -- the running node for `plan` itself.

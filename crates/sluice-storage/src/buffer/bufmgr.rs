@@ -3,6 +3,7 @@
 
 use super::buf_table::BufTable;
 use super::freelist::{BufferAccessStrategy, ClockHand, MAX_USAGE_COUNT};
+use super::usage;
 use crate::error::{Result, StorageError};
 use crate::page::{set_checksum, verify_checksum, Page};
 use crate::smgr::Smgr;
@@ -224,6 +225,7 @@ impl BufferPool {
         loop {
             if let Some(id) = self.pin_existing(tag, partition, strategy.is_some()) {
                 self.hits.fetch_add(1, Ordering::Relaxed);
+                usage::count(|u| u.shared_hit += 1);
                 return Ok(id);
             }
             let victim = match strategy.as_deref_mut() {
@@ -350,8 +352,15 @@ impl BufferPool {
             return Ok(());
         }
         match mode {
-            ReadMode::Zero => page.as_bytes_mut().fill(0),
-            ReadMode::Normal => self.read_page(tag, &mut page)?,
+            // PostgreSQL 15 counts a page added by extension as written.
+            ReadMode::Zero => {
+                page.as_bytes_mut().fill(0);
+                usage::count(|u| u.shared_written += 1);
+            }
+            ReadMode::Normal => {
+                self.read_page(tag, &mut page)?;
+                usage::count(|u| u.shared_read += 1);
+            }
         }
         desc.header.lock().valid = true;
         Ok(())
@@ -401,6 +410,7 @@ impl BufferPool {
         set_checksum(page.as_bytes_mut(), tag.block);
         self.smgr.open(tag.rel, tag.fork)?.write(tag.block, page.as_bytes())?;
         self.writes.fetch_add(1, Ordering::Relaxed);
+        usage::count(|u| u.shared_written += 1);
         Ok(())
     }
 
@@ -515,7 +525,10 @@ impl Drop for Buffer<'_> {
 impl BufferWriteGuard<'_> {
     /// Records that the page changed and must be written before it is evicted.
     pub fn mark_dirty(&self) {
-        self.desc.header.lock().dirty = true;
+        let newly_dirty = !std::mem::replace(&mut self.desc.header.lock().dirty, true);
+        if newly_dirty {
+            usage::count(|u| u.shared_dirtied += 1);
+        }
     }
 }
 

@@ -38,9 +38,11 @@
 mod buf_table;
 mod bufmgr;
 mod freelist;
+mod usage;
 
 pub use bufmgr::{Buffer, BufferPool, BufferPoolStats, BufferTag, BufferWriteGuard, ReadMode};
 pub use freelist::BufferAccessStrategy;
+pub use usage::BufferUsage;
 
 #[cfg(test)]
 mod tests;

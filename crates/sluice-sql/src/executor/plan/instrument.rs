@@ -7,7 +7,9 @@
 //! that were asked for a row at least once) and, with TIMING, the time
 //! spent inside it are added to the counters of its plan node, found by the
 //! node's address. Join nodes also count the row pairs their join condition
-//! rejected. Outside EXPLAIN ANALYZE nothing is installed and `open` wraps
+//! rejected, and every node counts the buffer accesses made while it ran
+//! (its own and its inputs', as PostgreSQL's `Buffers:` lines include the
+//! nodes below). Outside EXPLAIN ANALYZE nothing is installed and `open` wraps
 //! nothing, so ordinary queries pay one thread-local read per node started.
 //!
 //! A thread-local rather than a parameter of `open`: nodes are started from
@@ -17,6 +19,7 @@
 
 use super::{ExecHost, RowSource, Source};
 use crate::error::Result;
+use sluice_storage::buffer::BufferUsage;
 use sluice_types::Datum;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -40,6 +43,8 @@ pub struct NodeStats {
     pub exact_blocks: u64,
     /// Heap versions an index-only scan had to visit (`Heap Fetches: N`).
     pub heap_fetches: u64,
+    /// Pages the node and the nodes below it touched (`Buffers: ...`).
+    pub buffers: BufferUsage,
 }
 
 /// A counter a node adds to beyond its rows.
@@ -98,12 +103,17 @@ pub fn key_of<T>(node: &T) -> usize {
     node as *const T as usize
 }
 
-/// wrap -- `source`, counted under `key` if EXPLAIN ANALYZE is running.
-pub fn wrap<'e>(key: usize, source: Source<'e>) -> Source<'e> {
-    match ACTIVE.with(|a| a.borrow().clone()) {
-        Some(inst) => Box::new(Counted { key, source, inst, started: false }),
-        None => source,
-    }
+/// open -- the node `open` starts, counted under `key` if EXPLAIN ANALYZE
+/// is running. Pages touched while starting it (an index scan positions
+/// itself on its first leaf then) count as the node's, as PostgreSQL starts
+/// such work in the node's first call.
+pub fn open<'e>(key: usize, open: impl FnOnce() -> Result<Source<'e>>) -> Result<Source<'e>> {
+    let Some(inst) = ACTIVE.with(|a| a.borrow().clone()) else { return open() };
+    let before = BufferUsage::current();
+    let source = open()?;
+    let buffers = BufferUsage::current() - before;
+    inst.update(key, |s| s.buffers += buffers);
+    Ok(Box::new(Counted { key, source, inst, started: false }))
 }
 
 /// count -- adds `n` to `counter` of the node at `key` (nothing outside
@@ -122,8 +132,9 @@ pub fn count(key: usize, counter: Counter, n: u64) {
 
 /// count_run -- records that the node at `key`, which has no running node
 /// of its own (a Bitmap Index Scan, done inside its Bitmap Heap Scan), ran
-/// once, returned `rows` and took `spent` (nothing outside EXPLAIN ANALYZE).
-pub fn count_run(key: usize, rows: u64, spent: Duration) {
+/// once, returned `rows`, took `spent` and touched `buffers` (nothing
+/// outside EXPLAIN ANALYZE).
+pub fn count_run(key: usize, rows: u64, spent: Duration, buffers: BufferUsage) {
     ACTIVE.with(|a| {
         if let Some(inst) = a.borrow().as_ref() {
             let spent = if inst.timing { spent } else { Duration::ZERO };
@@ -132,6 +143,7 @@ pub fn count_run(key: usize, rows: u64, spent: Duration) {
                 s.rows += rows;
                 s.startup += spent;
                 s.total += spent;
+                s.buffers += buffers;
             });
         }
     });
@@ -151,9 +163,12 @@ impl<'e> RowSource<'e> for Counted<'e> {
         let first = !self.started;
         self.started = true;
         let clock = self.inst.timing.then(Instant::now);
+        let buffers_before = BufferUsage::current();
         let row = self.source.next(host)?;
         let spent = clock.map(|c| c.elapsed()).unwrap_or_default();
+        let buffers = BufferUsage::current() - buffers_before;
         self.inst.update(self.key, |s| {
+            s.buffers += buffers;
             if first {
                 s.loops += 1;
                 s.startup += spent;
