@@ -271,7 +271,10 @@ fn vacuum_relation(
         .unwrap_or_default();
     let full_name = format!("{}.{schema}.{}", parts.env.database_name, rel.name);
     if options.verbose {
-        sink.info(&SqlError::new("00000", format!("vacuuming \"{full_name}\"")))?;
+        // FREEZE makes PostgreSQL's VACUUM aggressive (every page scanned
+        // and frozen), which its report says; sluice's does the same.
+        let how = if options.freeze { "aggressively vacuuming" } else { "vacuuming" };
+        sink.info(&SqlError::new("00000", format!("{how} \"{full_name}\"")))?;
     }
     let report = run_lazy_vacuum(parts, proc, rel, &indexes, options)?;
     if options.verbose {
