@@ -30,8 +30,8 @@ fn count(client: &mut Client, range: &str, through_index: bool) -> i64 {
 
 /// Heap and both indexes find the same rows.
 fn assert_consistent(client: &mut Client) -> i64 {
-    let rows = count(client, "id >= 0", false);
-    assert_eq!(count(client, "id >= 0", true), rows, "primary key and heap agree");
+    let rows = count(client, "id > -1000000", false);
+    assert_eq!(count(client, "id > -1000000", true), rows, "primary key and heap agree");
     client.batch_execute("SET enable_seqscan = off").unwrap();
     let by_v: i64 = client.query_one("SELECT count(*) FROM t WHERE v >= ''", &[]).unwrap().get(0);
     assert_eq!(by_v, rows, "the index on v and the heap agree");
@@ -152,13 +152,20 @@ fn deleted_index_pages_survive_a_crash_and_are_reused() {
     assert_eq!(count(&mut client, "id BETWEEN 29990 AND 30009", true), 10);
     // Once later transactions have come and gone, VACUUM makes the pages
     // reusable and new keys below the others fill them.
-    client.batch_execute("INSERT INTO t VALUES (-1, 'x'); VACUUM t").unwrap();
+    // Two messages: VACUUM in a multi-statement string would be inside
+    // an implicit transaction block, which it refuses.
+    client.batch_execute("INSERT INTO t VALUES (-1, 'x')").unwrap();
+    client.batch_execute("VACUUM t").unwrap();
     let pages = size(&mut client);
     client
         .batch_execute("INSERT INTO t SELECT i, md5(i::text) FROM generate_series(-20000, -2) i")
         .unwrap();
-    assert_eq!(size(&mut client), pages, "splits took deleted pages");
-    assert!(deleted(&mut client) < before);
+    // The 20,000 keys need more leaves than were deleted: every deleted
+    // page is taken before the file grows, and it grows by less than it
+    // would have.
+    assert_eq!(deleted(&mut client), 0, "splits took every deleted page");
+    let grown_pages = (size(&mut client) - pages) / 8192;
+    assert!(grown_pages < before, "the file grew by {grown_pages} pages");
     server.kill();
     server.spawn();
     let mut client = connect(&server);

@@ -158,8 +158,10 @@ impl Reader<'_> {
         let len = usize::try_from(len).map_err(|_| short())?;
         let bytes = self.take(len)?;
         let ty = elem.get();
-        // Fixed-width binary forms are the storage width, except name's (text).
-        if let Some(width) = usize::try_from(ty.typlen()).ok().filter(|_| ty != SqlType::Name) {
+        // Fixed-width binary forms are the storage width, except name's
+        // (text) and xid's (PostgreSQL's four bytes, see xid.rs).
+        let binary_width = if ty == SqlType::Xid { 4 } else { ty.typlen() };
+        if let Some(width) = usize::try_from(binary_width).ok().filter(|_| ty != SqlType::Name) {
             if len > width {
                 return Err(TypeError::bad_binary(format!(
                     "improper binary format in array element {}",

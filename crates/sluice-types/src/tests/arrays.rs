@@ -329,6 +329,8 @@ const PG_TYPE: &[&str] = &[
     "_int4|1007|4|integer[]",
     "_text|1009|4|text[]",
     "_oid|1028|4|oid[]",
+    // sluice's xid is 64 bits wide, so 8-aligned (PostgreSQL's: 4, `i`).
+    "_xid|1011|8|xid[]",
     "_float4|1021|4|real[]",
     "_float8|1022|8|double precision[]",
     "_bpchar|1014|4|bpchar[]",
@@ -340,7 +342,9 @@ const PG_TYPE: &[&str] = &[
     "_interval|1187|8|interval[]",
     "_numeric|1231|4|numeric[]",
     "_uuid|2951|4|uuid[]",
+    "_pg_lsn|3221|8|pg_lsn[]",
     "_jsonb|3807|4|jsonb[]",
+    "_xid8|271|8|xid8[]",
 ];
 
 /// (type, left, right, PostgreSQL 15's `= <> < <= > >=` results).

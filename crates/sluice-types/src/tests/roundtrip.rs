@@ -107,6 +107,10 @@ fn random_value(ty: SqlType, r: &mut Prng) -> Datum {
         SqlType::Jsonb => Datum::Jsonb(Box::new(random_jsonb(r, 0))),
         SqlType::Oid => Datum::Oid(r.next() as u32),
         SqlType::Uuid => Datum::Uuid(std::array::from_fn(|_| r.next() as u8)),
+        // `xid`'s binary form is PostgreSQL's four bytes (see xid.rs).
+        SqlType::Xid => Datum::Xid(u64::from(r.next() as u32)),
+        SqlType::Xid8 => Datum::Xid8(r.next()),
+        SqlType::PgLsn => Datum::PgLsn(r.next()),
         SqlType::Array(elem) => random_array(elem, r),
     }
 }
