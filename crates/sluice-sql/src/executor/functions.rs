@@ -50,9 +50,9 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
         RelationSize => relation_size(host, args)?,
         TableSize => sized(host, args, |host, rel| table_size(host, rel))?,
         IndexesSize => sized(host, args, indexes_size)?,
-        TotalRelationSize => sized(host, args, |host, rel| {
-            Ok(table_size(host, rel)? + indexes_size(host, rel)?)
-        })?,
+        TotalRelationSize => {
+            sized(host, args, |host, rel| Ok(table_size(host, rel)? + indexes_size(host, rel)?))?
+        }
         CurrentWalLsn => Datum::PgLsn(host.env().engine.wal().written_lsn().0),
         CurrentWalInsertLsn => Datum::PgLsn(host.env().engine.wal().insert_lsn().0),
         CurrentWalFlushLsn => Datum::PgLsn(host.env().engine.wal().flushed_lsn().0),

@@ -12,6 +12,7 @@ pub mod indexonlyscan;
 pub mod indexscan;
 pub mod modify;
 pub mod plan;
+pub(crate) mod scanstats;
 pub mod select;
 mod sysviews;
 
