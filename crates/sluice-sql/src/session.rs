@@ -1015,6 +1015,13 @@ impl Session {
         self.pending_actions.push((at_commit, depth, Box::new(action)));
     }
 
+    /// count_truncate -- TRUNCATE of table `oid` for the statistics: its
+    /// counts so far are void if the transaction commits.
+    pub(crate) fn count_truncate(&mut self, oid: Oid) {
+        let depth = self.savepoint_depth();
+        self.stats.count_truncate(oid, depth);
+    }
+
     /// Sets the isolation level of the transaction about to start.
     pub(crate) fn set_next_isolation(&mut self, level: IsolationLevel) {
         self.next_isolation = Some(level);

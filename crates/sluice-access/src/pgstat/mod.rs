@@ -107,6 +107,97 @@ pub struct TableStats {
     pub autoanalyze_count: i64,
 }
 
+/// One column of [`TableStats`], as the `pg_stat_get_*(oid)` functions
+/// name them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Counter {
+    /// `pg_stat_get_numscans`.
+    NumScans,
+    /// `pg_stat_get_tuples_returned`.
+    TuplesReturned,
+    /// `pg_stat_get_tuples_fetched`.
+    TuplesFetched,
+    /// `pg_stat_get_tuples_inserted`.
+    TuplesInserted,
+    /// `pg_stat_get_tuples_updated`.
+    TuplesUpdated,
+    /// `pg_stat_get_tuples_deleted`.
+    TuplesDeleted,
+    /// `pg_stat_get_tuples_hot_updated`.
+    TuplesHotUpdated,
+    /// `pg_stat_get_live_tuples`.
+    LiveTuples,
+    /// `pg_stat_get_dead_tuples`.
+    DeadTuples,
+    /// `pg_stat_get_mod_since_analyze`.
+    ModSinceAnalyze,
+    /// `pg_stat_get_ins_since_vacuum`.
+    InsSinceVacuum,
+    /// `pg_stat_get_blocks_fetched`.
+    BlocksFetched,
+    /// `pg_stat_get_blocks_hit`.
+    BlocksHit,
+    /// `pg_stat_get_last_vacuum_time`.
+    LastVacuum,
+    /// `pg_stat_get_last_autovacuum_time`.
+    LastAutovacuum,
+    /// `pg_stat_get_last_analyze_time`.
+    LastAnalyze,
+    /// `pg_stat_get_last_autoanalyze_time`.
+    LastAutoanalyze,
+    /// `pg_stat_get_vacuum_count`.
+    VacuumCount,
+    /// `pg_stat_get_autovacuum_count`.
+    AutovacuumCount,
+    /// `pg_stat_get_analyze_count`.
+    AnalyzeCount,
+    /// `pg_stat_get_autoanalyze_count`.
+    AutoanalyzeCount,
+}
+
+impl Counter {
+    /// Whether the counter is a time (`timestamptz`) rather than a count.
+    pub fn is_time(self) -> bool {
+        matches!(
+            self,
+            Counter::LastVacuum
+                | Counter::LastAutovacuum
+                | Counter::LastAnalyze
+                | Counter::LastAutoanalyze
+        )
+    }
+}
+
+impl TableStats {
+    /// The value of `counter`; `None` for a time that never happened.
+    pub fn get(&self, counter: Counter) -> Option<i64> {
+        use Counter::*;
+        Some(match counter {
+            NumScans => self.numscans,
+            TuplesReturned => self.tuples_returned,
+            TuplesFetched => self.tuples_fetched,
+            TuplesInserted => self.tuples_inserted,
+            TuplesUpdated => self.tuples_updated,
+            TuplesDeleted => self.tuples_deleted,
+            TuplesHotUpdated => self.tuples_hot_updated,
+            LiveTuples => self.live_tuples,
+            DeadTuples => self.dead_tuples,
+            ModSinceAnalyze => self.mod_since_analyze,
+            InsSinceVacuum => self.ins_since_vacuum,
+            BlocksFetched => self.blocks_fetched,
+            BlocksHit => self.blocks_hit,
+            LastVacuum => return self.last_vacuum,
+            LastAutovacuum => return self.last_autovacuum,
+            LastAnalyze => return self.last_analyze,
+            LastAutoanalyze => return self.last_autoanalyze,
+            VacuumCount => self.vacuum_count,
+            AutovacuumCount => self.autovacuum_count,
+            AnalyzeCount => self.analyze_count,
+            AutoanalyzeCount => self.autoanalyze_count,
+        })
+    }
+}
+
 /// What one session's ended transactions did to one relation, ready to be
 /// added to the shared counters (PostgreSQL's PgStat_TableCounts).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -255,10 +346,11 @@ fn apply_delta(entry: &mut TableStats, d: &TableDelta) {
     entry.tuples_updated += d.tuples_updated;
     entry.tuples_deleted += d.tuples_deleted;
     entry.tuples_hot_updated += d.tuples_hot_updated;
+    // A truncated table restarts its estimates (PostgreSQL 15 leaves
+    // n_ins_since_vacuum counting on).
     if d.truncated {
         entry.live_tuples = 0;
         entry.dead_tuples = 0;
-        entry.ins_since_vacuum = 0;
     }
     entry.live_tuples = (entry.live_tuples + d.delta_live).max(0);
     entry.dead_tuples = (entry.dead_tuples + d.delta_dead).max(0);
