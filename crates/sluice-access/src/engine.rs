@@ -11,6 +11,7 @@
 //!    base/<db oid>/<relfilenode>[_fsm|_vm][.N]   relation forks, 1 GB segments
 //!    pg_wal/<24 hex digits>  WAL segments, 16 MB each
 //!    pg_xact/<12 hex digits> commit log segments
+//!    pg_stat/pgstat.stat     statistics kept by a clean shutdown (`pgstat`)
 //! ```
 //!
 //! # Checkpoints
@@ -32,6 +33,7 @@
 
 use crate::catcache::CatCache;
 use crate::error::Result;
+use crate::pgstat::PgStat;
 use crate::recovery;
 use crate::xlog_records::*;
 use parking_lot::{Condvar, Mutex};
@@ -123,6 +125,9 @@ pub struct Engine {
     /// Files replaced by a committed transaction (xid) that a snapshot
     /// older than it may still read (see [`Engine::unlink_when_unseen`]).
     unseen_unlinks: Mutex<Vec<(RelFileLocator, Xid)>>,
+    /// Cumulative statistics (`pg_stat_*_tables`), kept across clean
+    /// shutdowns only.
+    stats: PgStat,
 }
 
 /// The engine's background threads.
@@ -234,6 +239,7 @@ impl Engine {
             recovered_records: outcome.records,
             catcache: CatCache::default(),
             unseen_unlinks: Mutex::new(Vec::new()),
+            stats: PgStat::open(data_dir, crashed),
         });
         if crashed || outcome.records > 1 {
             engine.checkpoint()?;
@@ -272,6 +278,11 @@ impl Engine {
     /// The catalog cache.
     pub fn catcache(&self) -> &CatCache {
         &self.catcache
+    }
+
+    /// The cumulative statistics.
+    pub fn stats(&self) -> &PgStat {
+        &self.stats
     }
 
     /// Records replayed by crash recovery at startup.
@@ -428,6 +439,11 @@ impl Engine {
             bg.stop.1.notify_all();
             let _ = bg.checkpointer.join();
             bg.wal_writer.stop()?;
+        }
+        // Statistics are advisory: failing to keep them must not stop the
+        // shutdown checkpoint (the next start then begins from zero).
+        if let Err(e) = self.stats.save(&self.data_dir) {
+            eprintln!("LOG:  could not write statistics file: {e}");
         }
         self.checkpoint_as(XLOG_CHECKPOINT_SHUTDOWN, DbState::ShutDown)?;
         Ok(())

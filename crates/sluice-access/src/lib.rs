@@ -14,6 +14,9 @@
 //!   checkpointer and WAL writer threads, OID allocation, relation creation.
 //! * [`database`] — database directories: CREATE DATABASE's WAL-logged copy,
 //!   DROP DATABASE's removal, and their redo.
+//! * [`pgstat`] — cumulative statistics (`pg_stat_*_tables`): sessions'
+//!   pending counts, the transaction-end rules, the shared table and its
+//!   file across clean shutdowns.
 //! * [`sequence`] — the one-page relations behind `nextval`: counter, logging
 //!   ahead, WAL records and redo.
 //! * `recovery` — replaying WAL after a crash.
@@ -32,6 +35,7 @@ pub mod engine;
 mod error;
 pub mod heap;
 pub mod nbtree;
+pub mod pgstat;
 mod recovery;
 pub mod sequence;
 pub mod xlog_records;

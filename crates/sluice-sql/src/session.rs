@@ -29,6 +29,10 @@
 //! statement ends with a command-counter increment so the next one sees its
 //! changes.
 //!
+//! Statistics the statements count (`sluice_access::pgstat`) follow the
+//! same levels: savepoint ends and the transaction end apply PostgreSQL's
+//! rules, and every transaction end flushes them to the shared table.
+//!
 //! Files created by a transaction are removed if it aborts, files of dropped
 //! relations only once it commits (PostgreSQL's pending deletes).
 //!
@@ -51,6 +55,7 @@ use crate::plancache::PlanCache;
 use crate::sink::QuerySink;
 use crate::{commands, executor};
 use pg_query::NodeEnum;
+use sluice_access::pgstat::PendingStats;
 use sluice_access::Engine;
 use sluice_common::{ForkNumber, Oid, RelFileLocator, Xid};
 use sluice_guc::{GlobalConfig, NestLevel, SessionSettings, Settings};
@@ -144,6 +149,9 @@ pub struct Session {
     multi_statement: bool,
     /// What nextval/currval/lastval remember (not transactional).
     sequences: commands::sequence::functions::SeqTable,
+    /// Statistics counted by this session's statements, flushed to the
+    /// engine's table at every transaction end (`sluice_access::pgstat`).
+    stats: PendingStats,
     /// Warnings functions raised during the current statement (the
     /// `pg_advisory_unlock` one), sent when it ends.
     notices: Vec<SqlError>,
@@ -238,6 +246,8 @@ pub(crate) struct SessionEnv<'a> {
     pub config: &'a Arc<GlobalConfig>,
     /// The session's sequence state (nextval, currval, lastval).
     pub sequences: &'a mut commands::sequence::functions::SeqTable,
+    /// The session's pending statistics (scans and row changes count here).
+    pub stats: &'a mut PendingStats,
     /// The backend as an owner of heavyweight locks (advisory locks).
     pub lock_owner: sluice_txn::lmgr::LockOwner,
     /// Where functions put warnings for the client; sent when the statement
@@ -312,6 +322,7 @@ impl Session {
             deadlines,
             multi_statement: false,
             sequences: Default::default(),
+            stats: PendingStats::default(),
             notices: Vec::new(),
             pending_actions: Vec::new(),
             plans: PlanCache::default(),
@@ -610,6 +621,7 @@ impl Session {
     pub fn fail(&mut self, error: SqlError) -> SqlError {
         match std::mem::replace(&mut self.block, Block::Idle) {
             Block::Explicit(mut txn) if txn.savepoint_depth() > 0 => {
+                self.stats.end_savepoints(txn.savepoint_depth(), false);
                 txn.abort_current_level();
                 self.block = Block::Failed(Some(txn));
             }
@@ -784,6 +796,7 @@ impl Session {
         let level = self.savepoint_levels[depth - 1];
         self.savepoint_levels.truncate(depth - 1);
         self.settings.pop_nest_level(level, true);
+        self.stats.end_savepoints(depth, true);
         self.pending_deletes.iter_mut().filter(|p| p.depth >= depth).for_each(|p| {
             p.depth = depth - 1;
         });
@@ -811,6 +824,7 @@ impl Session {
         self.settings.pop_nest_level(level, false);
         self.savepoint_levels.push(self.settings.push_nest_level());
         self.undo_pending_from(depth);
+        self.stats.end_savepoints(depth, false);
         Ok(())
     }
 
@@ -921,6 +935,8 @@ impl Session {
         self.savepoint_levels.clear();
         self.settings.end_transaction(committed);
         let engine = &self.instance.engine;
+        self.stats.end_transaction(committed);
+        engine.stats().flush(self.database, &mut self.stats);
         for pending in std::mem::take(&mut self.pending_deletes) {
             if let (true, Some(xid)) = (committed && pending.at_commit, pending.unseen_after) {
                 engine.unlink_when_unseen(pending.locator, xid);
@@ -999,6 +1015,13 @@ impl Session {
         self.pending_actions.push((at_commit, depth, Box::new(action)));
     }
 
+    /// count_truncate -- TRUNCATE of table `oid` for the statistics: its
+    /// counts so far are void if the transaction commits.
+    pub(crate) fn count_truncate(&mut self, oid: Oid) {
+        let depth = self.savepoint_depth();
+        self.stats.count_truncate(oid, depth);
+    }
+
     /// Sets the isolation level of the transaction about to start.
     pub(crate) fn set_next_isolation(&mut self, level: IsolationLevel) {
         self.next_isolation = Some(level);
@@ -1025,6 +1048,7 @@ impl Session {
                 activity: &self.instance.activity,
                 config: &self.instance.config,
                 sequences: &mut self.sequences,
+                stats: &mut self.stats,
                 lock_owner: self.backend.lock_owner(),
                 notices: &mut self.notices,
             },

@@ -784,5 +784,7 @@ pub(crate) fn remove_relation(session: &mut Session, rel: &RelationId) -> Result
     // (PostgreSQL's CommandCounterIncrement).
     txn.increment_command();
     session.delete_on_commit(rel.locator);
+    // Its cumulative statistics go with it (pgstat_drop_relation).
+    session.at_transaction_end(true, move |engine| engine.stats().drop_relation(db, oid));
     Ok(())
 }

@@ -99,6 +99,7 @@ pub fn truncate(
             Ok(engine.create_relation_fork(locator, ForkNumber::Main)?)
         })?;
         reset_indexes(session, table)?;
+        session.count_truncate(table.oid);
     }
     for seq in &sequences {
         reset_sequence(session, seq)?;

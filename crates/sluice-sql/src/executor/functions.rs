@@ -6,6 +6,7 @@
 //! and OIDs) and `ruleutils.rs` (definitions as SQL text).
 
 mod advisory;
+mod pgstat;
 pub(crate) mod pgstattuple;
 mod regproc;
 mod ruleutils;
@@ -78,6 +79,10 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
         AdvisoryUnlock { shared } => advisory::unlock(host, shared, args)?,
         AdvisoryUnlockAll => advisory::unlock_all(host),
         StatColumn(field) => pgstattuple::column(host, field, args)?,
+        StatGet(counter) => pgstat::get(host, counter, args),
+        StatForceNextFlush => Datum::Text(String::new()),
+        StatReset => pgstat::reset(host),
+        StatResetSingleTable => pgstat::reset_single(host, args),
         RegIn(kind) => regproc::reg_in(host, kind, args.first().unwrap_or(&Datum::Null))?,
         RegOut(kind) => regproc::reg_out(host, kind, args.first().unwrap_or(&Datum::Null))?,
     })

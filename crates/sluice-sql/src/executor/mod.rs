@@ -11,7 +11,9 @@ pub mod indexing;
 pub mod indexonlyscan;
 pub mod indexscan;
 pub mod modify;
+mod pgstat_views;
 pub mod plan;
+pub(crate) mod scanstats;
 pub mod select;
 mod sysviews;
 

@@ -14,6 +14,7 @@ use super::indexscan::{IndexPath, IndexRows, ScanMethod};
 use super::plan::instrument;
 use super::plan::subplan::Registry;
 use super::plan::Plan;
+use super::scanstats::ScanTally;
 use super::select::{
     open_relation, plan_select, relation_scope, with_scan_context, Planned, Planner,
 };
@@ -33,6 +34,7 @@ use sluice_access::heap::epq::{delete_row, update_row};
 use sluice_access::heap::heapam::heap_insert;
 use sluice_access::heap::scan::HeapScan;
 use sluice_access::heap::visibility::VisibilityContext;
+use sluice_access::pgstat::PendingStats;
 use sluice_access::Engine;
 use sluice_txn::lmgr::LockMode;
 use sluice_txn::Transaction;
@@ -310,6 +312,7 @@ fn execute_insert(
         }
         check_not_null(rel, &row, &host)?;
         let tid = heap_insert(engine, &heap, txn, &form_row(&desc, &types, &row))?;
+        host.env().stats.count_insert(rel.oid, txn.savepoint_depth(), 1);
         indexes.insert(txn, &mut host, &row, tid)?;
         count += 1;
         emit_returning(returning, &row, &mut host, sink)?;
@@ -504,9 +507,11 @@ fn next_batch(
     qual: Option<&Expr>,
     host: &mut ExecHost,
     batch: &mut Vec<FoundRow>,
+    tally: &mut TargetTally,
 ) -> Result<bool> {
     batch.clear();
     while let Some((tid, tuple)) = scan.next_tuple()? {
+        tally.count_row();
         let row = deform_row(desc, types, &tuple)?;
         if qual.map_or(Ok(true), |q| eval_qual(q, &row, host))? {
             batch.push((tid, tuple, row));
@@ -588,6 +593,7 @@ fn for_each_match(
     host.install(&target.registry);
     let interrupts = host.interrupts();
     let interrupted = move || interrupts().is_err();
+    let mut tally = start_tally(host.env().stats, rel, path.as_ref());
     let mut scan = match &path {
         Some(path) if path.method == ScanMethod::Bitmap => {
             let key = instrument::key_of(path);
@@ -600,7 +606,7 @@ fn for_each_match(
     };
     let mut batch = Vec::new();
     loop {
-        let more = next_batch(&mut scan, &desc, &types, qual, &mut host, &mut batch)?;
+        let more = next_batch(&mut scan, &desc, &types, qual, &mut host, &mut batch, &mut tally)?;
         for found in &batch {
             let txn = host.take_transaction()?;
             let applied = apply(engine, txn, &mut host, found, &interrupted);
@@ -611,6 +617,47 @@ fn for_each_match(
             return Ok(());
         }
     }
+}
+
+/// The statistics an UPDATE/DELETE's scan counts: a sequential scan of
+/// the table, or a scan of the index with the table rows it fetched.
+struct TargetTally {
+    scan: ScanTally,
+    /// The table, for the rows a bitmap scan fetched.
+    heap: Option<ScanTally>,
+    method: Option<ScanMethod>,
+}
+
+impl TargetTally {
+    /// Counts one row the scan produced.
+    fn count_row(&mut self) {
+        self.scan.returned();
+        match self.method {
+            Some(ScanMethod::Plain) => self.scan.fetched(),
+            Some(ScanMethod::Bitmap) => self.heap.iter_mut().for_each(ScanTally::fetched),
+            _ => {}
+        }
+    }
+}
+
+/// start_tally -- counts the start of an UPDATE/DELETE's scan of `rel`.
+fn start_tally(
+    stats: &mut PendingStats,
+    rel: &RelationDesc,
+    path: Option<&IndexPath>,
+) -> TargetTally {
+    let mut scan = ScanTally::default();
+    let Some(path) = path else {
+        scan.start(stats, rel.oid);
+        return TargetTally { scan, heap: None, method: None };
+    };
+    scan.start(stats, path.index.oid);
+    let heap = (path.method == ScanMethod::Bitmap).then(|| {
+        let mut heap = ScanTally::default();
+        heap.attach(stats, rel.oid);
+        heap
+    });
+    TargetTally { scan, heap, method: Some(path.method) }
 }
 
 /// plan_update -- UPDATE: the target, the new values, the WHERE clause and
@@ -681,6 +728,8 @@ fn execute_update(
             interrupted,
         )?;
         if let (Some(new_version), Some(row)) = (changed, &new_row) {
+            let depth = txn.savepoint_depth();
+            host.env().stats.count_update(rel.oid, depth, new_version.heap_only);
             match &indexes {
                 Some(indexes) if !new_version.heap_only => {
                     indexes.insert(txn, host, row, new_version.tid)?
@@ -737,6 +786,7 @@ fn execute_delete(
             qual.as_ref().map_or(Ok(true), |q| eval_qual(q, &row, host))
         };
         if delete_row::<SqlError>(engine, &heap, txn, *tid, still_qualifies, interrupted)? {
+            host.env().stats.count_delete(rel.oid, txn.savepoint_depth());
             count += 1;
             emit_returning(returning, row, host, sink)?;
         }

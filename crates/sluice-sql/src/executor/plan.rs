@@ -36,6 +36,7 @@ use super::bitmapscan::BitmapRows;
 use super::host::{AggCall, ExecHost};
 use super::indexonlyscan::IndexOnlyRows;
 use super::indexscan::{IndexPath, IndexRows, ScanMethod};
+use super::scanstats::ScanTally;
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::{deform_row, deform_row_projected};
 use crate::error::{Result, SqlError};
@@ -212,6 +213,8 @@ fn open_node<'e>(
             key: instrument::key_of(plan),
             rows: None,
             ctid: *ctid,
+            index_tally: ScanTally::default(),
+            heap_tally: ScanTally::default(),
         }),
         Plan::GenerateSeries { start, stop, step, ty } => {
             Box::new(Series::new(start, stop, step.as_ref(), *ty))
@@ -382,6 +385,10 @@ struct IndexScan<'e> {
     rows: Option<IndexReader<'e>>,
     /// Append each row's address (for LockRows).
     ctid: bool,
+    /// Statistics: the index's scans and entries, and table rows a bitmap
+    /// scan fetched.
+    index_tally: ScanTally,
+    heap_tally: ScanTally,
 }
 
 /// The reader of each scan method.
@@ -407,6 +414,18 @@ impl<'e> IndexScan<'e> {
         })
     }
 
+    /// count_row -- statistics for one row returned: an index entry read,
+    /// and the table row fetched through it (by the bitmap heap scan for
+    /// bitmap scans; index-only scans count no fetch).
+    fn count_row(&mut self) {
+        self.index_tally.returned();
+        match self.path.method {
+            ScanMethod::Plain => self.index_tally.fetched(),
+            ScanMethod::Bitmap => self.heap_tally.fetched(),
+            ScanMethod::IndexOnly => {}
+        }
+    }
+
     /// The next row with its address appended (a scan under LockRows; the
     /// planner never makes those index-only).
     fn next_with_ctid(&mut self) -> Result<Option<Vec<Datum>>> {
@@ -429,21 +448,33 @@ impl<'e> RowSource<'e> for IndexScan<'e> {
         use crate::expr::EvalHost;
         host.check_interrupts()?;
         if self.rows.is_none() {
+            self.index_tally.start(host.env().stats, self.path.index.oid);
+            if self.path.method == ScanMethod::Bitmap {
+                self.heap_tally.attach(host.env().stats, self.rel.oid);
+            }
             self.rows = Some(self.start(host)?);
         }
-        if self.ctid {
-            return self.next_with_ctid();
+        let row = if self.ctid {
+            self.next_with_ctid()?
+        } else {
+            match self.rows.as_mut().expect("started") {
+                IndexReader::Plain(rows) => rows.next_row()?,
+                IndexReader::IndexOnly(rows) => rows.next_row()?,
+                IndexReader::Bitmap(rows) => rows.next_row()?,
+            }
+        };
+        if row.is_some() {
+            self.count_row();
         }
-        match self.rows.as_mut().expect("started") {
-            IndexReader::Plain(rows) => rows.next_row(),
-            IndexReader::IndexOnly(rows) => rows.next_row(),
-            IndexReader::Bitmap(rows) => rows.next_row(),
-        }
+        Ok(row)
     }
 }
 
 struct SeqScan<'e> {
     scan: HeapScan<'e>,
+    /// The table's OID and its scan statistics.
+    oid: sluice_common::Oid,
+    tally: ScanTally,
     desc: TupleDesc,
     types: Vec<SqlType>,
     needed: Option<Vec<bool>>,
@@ -460,6 +491,8 @@ impl<'e> SeqScan<'e> {
     ) -> Result<SeqScan<'e>> {
         Ok(SeqScan {
             scan: HeapScan::begin(engine, &rel.heap(), ctx)?,
+            oid: rel.oid,
+            tally: ScanTally::default(),
             desc: rel.tuple_desc(),
             types: rel.types(),
             needed,
@@ -472,7 +505,11 @@ impl<'e> RowSource<'e> for SeqScan<'e> {
     fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
         use crate::expr::EvalHost;
         host.check_interrupts()?;
+        if !self.tally.started() {
+            self.tally.start(host.env().stats, self.oid);
+        }
         let Some((tid, tuple)) = self.scan.next_tuple()? else { return Ok(None) };
+        self.tally.returned();
         let mut row = match &self.needed {
             Some(needed) => deform_row_projected(&self.desc, &self.types, tuple, needed)?,
             None => deform_row(&self.desc, &self.types, tuple)?,

@@ -739,7 +739,8 @@ fn alias_scope(
 /// Whether `rv` names a system view computed from live state.
 fn is_system_view(rv: &protobuf::RangeVar) -> bool {
     matches!(rv.schemaname.as_str(), "" | "pg_catalog")
-        && super::sysviews::SYSTEM_VIEWS.contains(&rv.relname.as_str())
+        && (super::sysviews::SYSTEM_VIEWS.contains(&rv.relname.as_str())
+            || super::pgstat_views::VIEWS.contains(&rv.relname.as_str()))
 }
 
 /// The scope of a table's columns under `alias`.

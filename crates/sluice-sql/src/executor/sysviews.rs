@@ -40,7 +40,7 @@ pub fn lookup(name: &str, parts: &mut ExecParts) -> Result<Option<ViewRows>> {
         "pg_stat_slru" => Some(super::backend_status::pg_stat_slru(engine)),
         "pg_prepared_xacts" => Some(super::backend_status::pg_prepared_xacts(parts)?),
         "pg_replication_slots" => Some(pg_replication_slots()),
-        _ => None,
+        _ => super::pgstat_views::lookup(name, parts)?,
     })
 }
 

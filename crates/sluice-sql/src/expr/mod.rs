@@ -266,6 +266,16 @@ pub enum SessionFunction {
     /// `(pgstattuple(rel)).column` or `(pgstatindex(rel)).column`: one
     /// column of the `pgstattuple` extension's result row.
     StatColumn(StatField),
+    /// `pg_stat_get_numscans(oid)` and the other per-relation counters of
+    /// the cumulative statistics: `bigint`, or `timestamptz` for times.
+    StatGet(sluice_access::pgstat::Counter),
+    /// `pg_stat_force_next_flush()`: nothing to do, as sessions flush at
+    /// every transaction end (PostgreSQL's `void`, typed `text` here).
+    StatForceNextFlush,
+    /// `pg_stat_reset()`: the current database's counters go.
+    StatReset,
+    /// `pg_stat_reset_single_table_counters(oid)`.
+    StatResetSingleTable,
     /// The input of a `reg*` type: a name (text) or an OID to an OID.
     RegIn(RegKind),
     /// The output of a `reg*` type: an OID to the name it stands for.

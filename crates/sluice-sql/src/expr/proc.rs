@@ -18,6 +18,7 @@ use super::builtin::Builtin::{self, *};
 use super::builtin::Dimension;
 use super::candidates::ArgType;
 use super::SessionFunction as S;
+use sluice_access::pgstat::Counter;
 
 /// One function: name, fixed arguments, an optional `VARIADIC` element
 /// type, result type and implementation.
@@ -276,6 +277,41 @@ static PROCS: &[Proc] = &[
     session("pg_backend_pid", &[], Int4, S::BackendPid),
     session("pg_stat_get_backend_pid", &[INT4], Int4, S::StatBackendPid),
     session("version", &[], Text, S::Version),
+    // Cumulative statistics (`executor/functions/pgstat.rs`).
+    session("pg_stat_get_numscans", &[OID], Int8, S::StatGet(Counter::NumScans)),
+    session("pg_stat_get_tuples_returned", &[OID], Int8, S::StatGet(Counter::TuplesReturned)),
+    session("pg_stat_get_tuples_fetched", &[OID], Int8, S::StatGet(Counter::TuplesFetched)),
+    session("pg_stat_get_tuples_inserted", &[OID], Int8, S::StatGet(Counter::TuplesInserted)),
+    session("pg_stat_get_tuples_updated", &[OID], Int8, S::StatGet(Counter::TuplesUpdated)),
+    session("pg_stat_get_tuples_deleted", &[OID], Int8, S::StatGet(Counter::TuplesDeleted)),
+    session("pg_stat_get_tuples_hot_updated", &[OID], Int8, S::StatGet(Counter::TuplesHotUpdated)),
+    session("pg_stat_get_live_tuples", &[OID], Int8, S::StatGet(Counter::LiveTuples)),
+    session("pg_stat_get_dead_tuples", &[OID], Int8, S::StatGet(Counter::DeadTuples)),
+    session("pg_stat_get_mod_since_analyze", &[OID], Int8, S::StatGet(Counter::ModSinceAnalyze)),
+    session("pg_stat_get_ins_since_vacuum", &[OID], Int8, S::StatGet(Counter::InsSinceVacuum)),
+    session("pg_stat_get_blocks_fetched", &[OID], Int8, S::StatGet(Counter::BlocksFetched)),
+    session("pg_stat_get_blocks_hit", &[OID], Int8, S::StatGet(Counter::BlocksHit)),
+    session("pg_stat_get_last_vacuum_time", &[OID], TimestampTz, S::StatGet(Counter::LastVacuum)),
+    session(
+        "pg_stat_get_last_autovacuum_time",
+        &[OID],
+        TimestampTz,
+        S::StatGet(Counter::LastAutovacuum),
+    ),
+    session("pg_stat_get_last_analyze_time", &[OID], TimestampTz, S::StatGet(Counter::LastAnalyze)),
+    session(
+        "pg_stat_get_last_autoanalyze_time",
+        &[OID],
+        TimestampTz,
+        S::StatGet(Counter::LastAutoanalyze),
+    ),
+    session("pg_stat_get_vacuum_count", &[OID], Int8, S::StatGet(Counter::VacuumCount)),
+    session("pg_stat_get_autovacuum_count", &[OID], Int8, S::StatGet(Counter::AutovacuumCount)),
+    session("pg_stat_get_analyze_count", &[OID], Int8, S::StatGet(Counter::AnalyzeCount)),
+    session("pg_stat_get_autoanalyze_count", &[OID], Int8, S::StatGet(Counter::AutoanalyzeCount)),
+    session("pg_stat_force_next_flush", &[], Text, S::StatForceNextFlush),
+    session("pg_stat_reset", &[], Text, S::StatReset),
+    session("pg_stat_reset_single_table_counters", &[OID], Text, S::StatResetSingleTable),
     session("current_setting", &[TEXT], Text, S::CurrentSetting),
     session("current_setting", &[TEXT, BOOL], Text, S::CurrentSetting),
     session("set_config", &[TEXT, TEXT, BOOL], Text, S::SetConfig),

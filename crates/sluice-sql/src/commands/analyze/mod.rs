@@ -286,7 +286,24 @@ pub(crate) fn analyze_relation(
         statistic::store(parts.engine, parts.env.database, parts.txn, relid, &rows)?;
     }
     let all_visible = visibilitymap::count(parts.engine.pool(), rel.locator)?.0;
-    update_relstats(parts, relid, sample.total_pages, sample.total_rows, Some(all_visible))
+    update_relstats(parts, relid, sample.total_pages, sample.total_rows, Some(all_visible))?;
+    report_analyze(parts, relid, &sample);
+    Ok(())
+}
+
+/// report_analyze -- tells the cumulative statistics what ANALYZE found:
+/// the live estimate and the dead rows extrapolated like it
+/// (pgstat_report_analyze).
+fn report_analyze(parts: &ExecParts, relid: Oid, sample: &sample::Sample) {
+    let dead = if sample.scanned_pages == 0 {
+        0.0
+    } else {
+        (sample.dead_rows / f64::from(sample.scanned_pages) * f64::from(sample.total_pages) + 0.5)
+            .floor()
+    };
+    let by = sluice_access::pgstat::Initiator::Manual;
+    let db = parts.env.database;
+    parts.engine.stats().report_analyze(db, relid, sample.total_rows as i64, dead as i64, by);
 }
 
 /// lock_for_maintenance -- takes the ShareUpdateExclusiveLock ANALYZE and

@@ -142,6 +142,7 @@ pub(crate) fn insert_rows(
             }
             check_not_null(rel, &row, &host)?;
             let tid = heap_insert(engine, &heap, txn, &form_row(&desc, &types, &row))?;
+            host.env().stats.count_insert(rel.oid, txn.savepoint_depth(), 1);
             indexes.insert(txn, &mut host, &row, tid)?;
             Ok(true)
         };

@@ -298,6 +298,10 @@ fn vacuum_relation(
     let reltuples = estimate_reltuples(rel, &report);
     let all_visible = visibilitymap::count(engine.pool(), rel.locator)?.0;
     update_relstats(parts, rel.oid, report.rel_pages, reltuples, Some(all_visible))?;
+    // What VACUUM found replaces the estimates (pgstat_report_vacuum).
+    let (live, dead) = (reltuples as i64, report.recently_dead_tuples as i64);
+    let by = sluice_access::pgstat::Initiator::Manual;
+    engine.stats().report_vacuum(db, rel.oid, live, dead, by);
     for (index, stats) in indexes.iter().zip(&report.index_stats) {
         if let Some(stats) = stats {
             update_relstats(
