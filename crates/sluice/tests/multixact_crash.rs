@@ -17,7 +17,9 @@ fn connect(server: &common::Server) -> Client {
 /// Two open transactions share-lock rows `lo..=hi`; the first commits, the
 /// second stays open (the crash will end it).
 fn share_twice(a: &mut Client, b: &mut Client, lo: i32, hi: i32) {
-    let lock = format!("SELECT count(*) FROM t WHERE id BETWEEN {lo} AND {hi} FOR SHARE");
+    let lock = format!(
+        "SELECT count(*) FROM (SELECT id FROM t WHERE id BETWEEN {lo} AND {hi} FOR SHARE) s"
+    );
     a.batch_execute("BEGIN").unwrap();
     a.batch_execute(&lock).unwrap();
     b.batch_execute("BEGIN").unwrap();
