@@ -327,7 +327,6 @@ fn queue_for_row(
 #[cfg(test)]
 mod tests {
     use super::TupleLockMode::*;
-    use super::*;
 
     #[test]
     fn strengths_conflict_as_in_postgresql() {
