@@ -40,7 +40,7 @@ use parking_lot::{Condvar, Mutex};
 use sluice_common::{ForkNumber, Lsn, Oid, RelFileLocator, RmgrId, Xid};
 use sluice_storage::buffer::BufferPool;
 use sluice_storage::smgr::Smgr;
-use sluice_txn::{Clog, SynchronousCommit, TransactionManager};
+use sluice_txn::{Clog, MultiXactId, MultiXacts, SynchronousCommit, TransactionManager};
 use sluice_wal::{
     ControlFile, DbState, RecordBuilder, Wal, WalOptions, WalWriterHandle, FIRST_LSN,
 };
@@ -169,6 +169,8 @@ fn bootstrap(data_dir: &Path) -> Result<ControlFile> {
         next_xid: Xid::FIRST_NORMAL,
         next_oid: FIRST_NORMAL_OBJECT_ID,
         time: unix_time(),
+        next_multi: MultiXactId::FIRST.0,
+        next_multi_offset: 0,
     };
     let record = RecordBuilder::new(RmgrId::Xlog, XLOG_CHECKPOINT_SHUTDOWN, Xid::INVALID)
         .with_main_data(checkpoint.encode());
@@ -207,7 +209,8 @@ impl Engine {
         let smgr = Arc::new(Smgr::new(data_dir));
         let pool = BufferPool::new(smgr, config.shared_buffers / sluice_common::BLCKSZ);
         let clog = Arc::new(Clog::open(data_dir)?);
-        let outcome = recovery::replay(data_dir, &control, &pool, &clog)?;
+        let multixacts = Arc::new(MultiXacts::open(data_dir, MultiXactId::FIRST, 0)?);
+        let outcome = recovery::replay(data_dir, &control, &pool, &clog, &multixacts)?;
         let wal = Arc::new(Wal::open(
             &data_dir.join("pg_wal"),
             outcome.end_of_log,
@@ -223,6 +226,7 @@ impl Engine {
             config.max_backends + config.max_prepared_transactions,
         );
         txns.restore_prepared(data_dir, config.max_prepared_transactions)?;
+        txns.attach_multixacts(multixacts);
         let txns = Arc::new(txns);
         txns.set_synchronous_commit(config.synchronous_commit);
         let engine = Arc::new(Engine {
@@ -392,12 +396,18 @@ impl Engine {
         };
         let buffers_written = self.pool.flush_all()?;
         self.txns.clog().flush()?;
+        // The counters are read before the pages are written: a multi created
+        // in between is past the redo point, and its record raises them again.
+        let (next_multi, next_multi_offset) = self.txns.multixacts()?.next();
+        self.txns.multixacts()?.flush()?;
         self.pool.smgr().sync_dirty()?;
         let data = CheckpointData {
             redo,
             next_xid: self.txns.next_xid(),
             next_oid: self.oids.lock().1.max(FIRST_NORMAL_OBJECT_ID),
             time: unix_time(),
+            next_multi: next_multi.0,
+            next_multi_offset,
         };
         let record =
             RecordBuilder::new(RmgrId::Xlog, info, Xid::INVALID).with_main_data(data.encode());

@@ -31,7 +31,7 @@ use crate::xlog_records::*;
 use sluice_common::{Oid, RmgrId, Xid};
 use sluice_storage::buffer::{BufferPool, BufferTag, ReadMode};
 use sluice_storage::page::Page;
-use sluice_txn::Clog;
+use sluice_txn::{Clog, MultiXactId, MultiXacts};
 use sluice_wal::{read_record_at, ControlFile, DecodedRecord, WalReader};
 use std::path::Path;
 
@@ -57,10 +57,12 @@ pub(crate) fn replay(
     control: &ControlFile,
     pool: &BufferPool,
     clog: &Clog,
+    multixacts: &MultiXacts,
 ) -> Result<RecoveryOutcome> {
     let wal_dir = data_dir.join("pg_wal");
     let checkpoint_record = read_record_at(&wal_dir, control.checkpoint)?;
     let checkpoint = CheckpointData::decode(&checkpoint_record.main_data)?;
+    multixacts.advance(MultiXactId(checkpoint.next_multi), checkpoint.next_multi_offset);
     let mut outcome = RecoveryOutcome {
         end_of_log: checkpoint_record.end_lsn,
         last_record: checkpoint_record.lsn,
@@ -74,7 +76,7 @@ pub(crate) fn replay(
         if record.xid.is_valid() {
             outcome.next_xid = outcome.next_xid.max(record.xid.next());
         }
-        if let Some(oid) = apply(pool, clog, data_dir, &record)? {
+        if let Some(oid) = apply(pool, (clog, multixacts), data_dir, &record)? {
             outcome.next_oid = outcome.next_oid.max(oid);
         }
         outcome.records += 1;
@@ -94,7 +96,7 @@ pub(crate) fn replay(
 /// when the record carries one.
 fn apply(
     pool: &BufferPool,
-    clog: &Clog,
+    (clog, multixacts): (&Clog, &MultiXacts),
     data_dir: &Path,
     record: &DecodedRecord,
 ) -> Result<Option<Oid>> {
@@ -110,6 +112,7 @@ fn apply(
             }
         },
         RmgrId::Xact => sluice_txn::xact::redo(clog, record)?,
+        RmgrId::MultiXact => multixacts.redo(record)?,
         RmgrId::Smgr => match record.info {
             XLOG_SMGR_CREATE => {
                 let (rel, fork) = decode_smgr_create(&record.main_data)?;

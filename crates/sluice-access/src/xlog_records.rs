@@ -33,16 +33,22 @@ pub struct CheckpointData {
     pub next_oid: Oid,
     /// Unix time of the checkpoint.
     pub time: u64,
+    /// No multixact at or above this was created before the checkpoint.
+    pub next_multi: u64,
+    /// Nor any multixact member at or above this offset.
+    pub next_multi_offset: u64,
 }
 
 impl CheckpointData {
     /// Serialises the record's main data.
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(28);
+        let mut out = Vec::with_capacity(44);
         out.extend_from_slice(&self.redo.0.to_le_bytes());
         out.extend_from_slice(&self.next_xid.0.to_le_bytes());
         out.extend_from_slice(&self.next_oid.to_le_bytes());
         out.extend_from_slice(&self.time.to_le_bytes());
+        out.extend_from_slice(&self.next_multi.to_le_bytes());
+        out.extend_from_slice(&self.next_multi_offset.to_le_bytes());
         out
     }
 
@@ -57,6 +63,9 @@ impl CheckpointData {
             next_xid: Xid(u64_at(8)),
             next_oid: u32::from_le_bytes(data[16..20].try_into().expect("4 bytes")),
             time: u64_at(20),
+            // Checkpoints written before multixacts existed end here.
+            next_multi: if data.len() >= 44 { u64_at(28) } else { 1 },
+            next_multi_offset: if data.len() >= 44 { u64_at(36) } else { 0 },
         })
     }
 }
@@ -121,7 +130,14 @@ mod tests {
 
     #[test]
     fn records_round_trip() {
-        let c = CheckpointData { redo: Lsn(1 << 33), next_xid: Xid(77), next_oid: 16400, time: 9 };
+        let c = CheckpointData {
+            redo: Lsn(1 << 33),
+            next_xid: Xid(77),
+            next_oid: 16400,
+            time: 9,
+            next_multi: 12,
+            next_multi_offset: 30,
+        };
         assert_eq!(CheckpointData::decode(&c.encode()).unwrap(), c);
         assert_eq!(decode_next_oid(&encode_next_oid(123)).unwrap(), 123);
         let rel = RelFileLocator { spc_oid: 1663, db_oid: 5, rel_number: 16384 };

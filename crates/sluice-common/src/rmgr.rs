@@ -13,6 +13,8 @@ pub enum RmgrId {
     Smgr = 2,
     /// Database directories: CREATE DATABASE's copy and DROP DATABASE.
     Database = 4,
+    /// Multixact creation (`pg_multixact`).
+    MultiXact = 6,
     /// Heap tuple insert, update, delete, lock.
     Heap = 10,
     /// B-tree index changes.
@@ -29,6 +31,7 @@ impl RmgrId {
             1 => RmgrId::Xact,
             2 => RmgrId::Smgr,
             4 => RmgrId::Database,
+            6 => RmgrId::MultiXact,
             10 => RmgrId::Heap,
             11 => RmgrId::Btree,
             15 => RmgrId::Sequence,

@@ -13,6 +13,9 @@ pub enum TxnError {
     Io { context: String, source: std::io::Error },
     /// Every proc array slot is taken.
     TooManyClients,
+    /// Transaction bookkeeping on disk contradicts itself (a multixact that
+    /// does not exist, an unreadable WAL record).
+    Corrupt(String),
 }
 
 /// Result alias for the transaction layer.
@@ -25,6 +28,7 @@ impl TxnError {
             TxnError::Storage(e) => e.sqlstate(),
             TxnError::Wal(_) | TxnError::Io { .. } => "58030",
             TxnError::TooManyClients => "53300",
+            TxnError::Corrupt(_) => "XX001",
         }
     }
 }
@@ -36,6 +40,7 @@ impl fmt::Display for TxnError {
             TxnError::Wal(e) => write!(f, "{e}"),
             TxnError::Io { context, source } => write!(f, "{context}: {source}"),
             TxnError::TooManyClients => write!(f, "sorry, too many clients already"),
+            TxnError::Corrupt(message) => write!(f, "{message}"),
         }
     }
 }

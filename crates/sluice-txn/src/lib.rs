@@ -6,6 +6,8 @@
 //! * [`xact`] — transactions: lazy 64-bit xids, commit (WAL, commit log, CSN),
 //!   constant-time rollback, snapshots per statement or per transaction.
 //! * [`clog`] (on [`slru`]) — the durable two-bit status of every xid.
+//! * [`multixact`] (on [`slru`]) — 64-bit multixact ids: one row xmax for
+//!   several lockers (and at most one updater).
 //! * [`csnlog`] — the in-memory commit sequence numbers that make a snapshot a
 //!   single number, so no number of (sub)transactions makes snapshots expensive.
 //! * `inval` — whether a cached copy of the catalogs may be reused under a
@@ -26,6 +28,7 @@ pub mod csnlog;
 mod error;
 mod inval;
 pub mod lmgr;
+pub mod multixact;
 pub mod procarray;
 pub mod slru;
 pub mod snapshot;
@@ -36,6 +39,7 @@ pub use combocid::ComboCids;
 pub use csnlog::Csn;
 pub use error::{Result, TxnError};
 pub use inval::CatalogChanges;
+pub use multixact::{MultiXactId, MultiXactMember, MultiXactStatus, MultiXacts};
 pub use procarray::{Horizon, ProcId, ProcState};
 pub use snapshot::{CommandId, Snapshot};
 pub use xact::subxact::{OwnXids, SavepointError};

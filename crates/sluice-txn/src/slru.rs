@@ -1,5 +1,5 @@
 //! A simple least-recently-used page cache over a directory of segment files
-//! (PostgreSQL's `slru.c`), used by the commit log.
+//! (PostgreSQL's `slru.c`), used by the commit log and the multixact offsets and members.
 //!
 //! Pages are 8 KB and numbered from 0; 32 pages make one segment file named by its
 //! segment number in 12 hex digits (PostgreSQL uses 4, but its page numbers are
@@ -42,6 +42,8 @@ pub struct SlruStats {
     pub blks_written: u64,
     /// Whole-cache flushes (checkpoints).
     pub flushes: u64,
+    /// Truncations (segments removed below a cut-off).
+    pub truncates: u64,
     /// When the counters started from zero (the cache was opened), in
     /// microseconds since the Unix epoch.
     pub since_micros: u64,
@@ -65,6 +67,7 @@ pub struct Slru {
     reads: AtomicU64,
     written: AtomicU64,
     flushes: AtomicU64,
+    truncates: AtomicU64,
     since_micros: u64,
 }
 
@@ -85,6 +88,7 @@ impl Slru {
             reads: AtomicU64::new(0),
             written: AtomicU64::new(0),
             flushes: AtomicU64::new(0),
+            truncates: AtomicU64::new(0),
             since_micros: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_micros() as u64),
@@ -104,6 +108,7 @@ impl Slru {
             blks_read: self.reads.load(Ordering::Relaxed),
             blks_written: self.written.load(Ordering::Relaxed),
             flushes: self.flushes.load(Ordering::Relaxed),
+            truncates: self.truncates.load(Ordering::Relaxed),
             since_micros: self.since_micros,
         }
     }
@@ -221,6 +226,32 @@ impl Slru {
             }
         }
         self.flushes.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+impl Slru {
+    /// truncate_below -- forgets the pages of every segment wholly below
+    /// page `pageno` and removes their files (PostgreSQL's
+    /// SimpleLruTruncate). The caller guarantees nobody reads them again.
+    pub fn truncate_below(&self, pageno: u64) -> Result<()> {
+        let cutoff = pageno / PAGES_PER_SEGMENT;
+        let mut guard = self.pages.lock();
+        guard.0.retain(|&p, _| p / PAGES_PER_SEGMENT >= cutoff);
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(e) => return Err(io_error("could not open directory", &self.dir, e)),
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let segment = name.to_str().and_then(|n| u64::from_str_radix(n, 16).ok());
+            if segment.is_some_and(|s| s < cutoff) {
+                let path = entry.path();
+                std::fs::remove_file(&path)
+                    .map_err(|e| io_error("could not remove file", &path, e))?;
+            }
+        }
+        self.truncates.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
 }

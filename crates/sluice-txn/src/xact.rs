@@ -44,6 +44,7 @@ use crate::inval::CatalogChanges;
 use crate::lmgr::{
     LockError, LockManager, LockMode, LockOwner, LockTag, LockWaitParams, DEFAULT_DEADLOCK_TIMEOUT,
 };
+use crate::multixact::{MultiXactId, MultiXactMember, MultiXacts};
 use crate::procarray::{Horizon, ProcArray, ProcId, ProcState};
 use crate::snapshot::{CommandId, Snapshot};
 use parking_lot::{Mutex, RwLock, RwLockWriteGuard};
@@ -115,6 +116,8 @@ pub struct TransactionManager {
     /// The horizon last computed, with the commit sequence number then
     /// current: see [`TransactionManager::horizon_since`].
     recent_horizon: Mutex<Option<(Csn, Horizon)>>,
+    /// The multixact store, attached once recovery has brought it up to date.
+    multixacts: std::sync::OnceLock<Arc<MultiXacts>>,
 }
 
 /// A registered backend: owns a proc array slot for as long as it lives.
@@ -177,7 +180,28 @@ impl TransactionManager {
             catalog_changes: CatalogChanges::default(),
             twophase: Default::default(),
             recent_horizon: Mutex::new(None),
+            multixacts: std::sync::OnceLock::new(),
         }
+    }
+
+    /// attach_multixacts -- hands the manager the multixact store recovery
+    /// replayed into (once, at startup); its SLRU writes wait for WAL from now on.
+    pub fn attach_multixacts(&self, multixacts: Arc<MultiXacts>) {
+        multixacts.set_wal(self.wal.clone());
+        let _ = self.multixacts.set(multixacts);
+    }
+
+    /// The multixact store (see `multixact.rs`).
+    pub fn multixacts(&self) -> Result<&MultiXacts> {
+        self.multixacts
+            .get()
+            .map(|m| &**m)
+            .ok_or_else(|| TxnError::Corrupt("multixacts are not available".into()))
+    }
+
+    /// create_multixact -- a multi with `members`, logged as `xid`'s.
+    pub fn create_multixact(&self, xid: Xid, members: &[MultiXactMember]) -> Result<MultiXactId> {
+        self.multixacts()?.create(&self.wal, xid, members)
     }
 
     /// The record of catalog-changing commits, for caches of catalog contents.

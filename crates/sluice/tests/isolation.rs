@@ -123,6 +123,11 @@ fn row_lock_modes() {
 }
 
 #[test]
+fn multixact_share() {
+    check("multixact_share");
+}
+
+#[test]
 fn row_lock_waiters() {
     check("row_lock_waiters");
 }

@@ -18,6 +18,7 @@
 //! ```
 
 use super::heapam::{heap_delete, heap_update, IndexedColumnsUnchanged, TmFailure, UpdatedVersion};
+use super::multixact::update_xid;
 use super::HeapRelation;
 use crate::common::htup::HeapTupleHeader;
 use crate::engine::Engine;
@@ -48,11 +49,9 @@ pub fn latest_version(
         if prior_xmax.is_some_and(|x| x != hdr.xmin()) {
             return Ok(None);
         }
-        let xmax = hdr.xmax();
-        let successor_committed = xmax.is_valid()
-            && !hdr.xmax_invalid()
-            && !hdr.xmax_is_locked_only()
-            && engine.txns().xid_status(xmax)? == XidStatus::Committed;
+        let xmax = update_xid(&hdr, engine.txns())?;
+        let successor_committed =
+            xmax.is_valid() && engine.txns().xid_status(xmax)? == XidStatus::Committed;
         if !successor_committed {
             return Ok(Some((tid, tuple)));
         }

@@ -21,6 +21,7 @@
 
 use super::hints::{set_hints, TupleHint};
 use super::hio::{get_page_for_tuple, page_has_room, reserved_space};
+use super::multixact::{new_xmax, plan, NewXmax, Plan};
 use super::pruneheap::{heap_page_prune_on_access, heap_page_prune_opt, hot_chain};
 use super::visibility::{
     cmin, satisfies_dirty, satisfies_mvcc, satisfies_update, DirtyStatus, UpdateStatus,
@@ -37,7 +38,7 @@ use sluice_common::{BlockNumber, ForkNumber, ItemPointer, RmgrId, Xid};
 use sluice_storage::buffer::{Buffer, BufferTag, BufferWriteGuard};
 use sluice_storage::page::PD_PAGE_FULL;
 use sluice_txn::lmgr::LockError;
-use sluice_txn::Transaction;
+use sluice_txn::{MultiXactStatus, Transaction};
 use sluice_wal::{BlockRef, RecordBuilder, BLOCK_WILL_INIT};
 
 /// Why a delete, update or lock did not happen (PostgreSQL's TM_Result other
@@ -95,36 +96,21 @@ fn stamp_new_tuple(tuple: &mut [u8], xid: Xid, cid: u32, updated: bool) -> Resul
     Ok(())
 }
 
-/// Stamps a version as deleted/updated by `xid` at command `cid`.
-fn stamp_xmax(
-    tuple: &mut [u8],
-    xid: Xid,
-    cid: (u32, bool),
-    ctid: ItemPointer,
-    keys_updated: bool,
-) -> Result<()> {
+/// Stamps a version as deleted/updated at command `cid`, with the xmax
+/// `new` (the updater's xid, or a multi of it and the row's lockers).
+fn stamp_xmax(tuple: &mut [u8], new: NewXmax, cid: (u32, bool), ctid: ItemPointer) -> Result<()> {
     let mut hdr = HeapTupleHeader::new(tuple)?;
-    hdr.set_xmax(xid);
+    hdr.set_xmax(new.xmax);
     hdr.set_cid(cid.0);
-    let mut infomask = hdr.infomask()
-        & !(HEAP_XMAX_COMMITTED
-            | HEAP_XMAX_INVALID
-            | HEAP_XMAX_IS_MULTI
-            | HEAP_LOCK_MASK
-            | HEAP_XMAX_LOCK_ONLY
-            | HEAP_COMBOCID);
+    let mut infomask = (hdr.infomask() & !(HEAP_XMAX_BITS | HEAP_COMBOCID)) | new.infomask;
     if cid.1 {
         infomask |= HEAP_COMBOCID;
     }
     hdr.set_infomask(infomask);
     // A HOT link from an earlier, aborted update no longer holds; an update
     // that stays heap-only sets it again.
-    hdr.clear_infomask2_bits(HEAP_HOT_UPDATED);
-    if keys_updated {
-        hdr.set_infomask2_bits(HEAP_KEYS_UPDATED);
-    } else {
-        hdr.clear_infomask2_bits(HEAP_KEYS_UPDATED);
-    }
+    hdr.clear_infomask2_bits(HEAP_HOT_UPDATED | HEAP_KEYS_UPDATED);
+    hdr.set_infomask2_bits(new.infomask2);
     hdr.set_ctid(ctid);
     Ok(())
 }
@@ -231,15 +217,26 @@ fn old_tuple_block<'p>(
     BlockRef::new(1, rel.locator, ForkNumber::Main, block).with_page(page.as_bytes(), page.hole())
 }
 
-/// Checks `tid` on the locked `page` for a delete/update. `Ok(None)` means the
-/// caller may go ahead; `Ok(Some(xid))` that it must wait for `xid`.
+/// What a delete/update of a version it may change must do next.
+enum Target {
+    /// Go ahead, stamping this xmax.
+    Go(NewXmax),
+    /// Wait for this holder first.
+    Wait(Xid),
+}
+
+/// Checks `tid` on the locked `page` for a delete/update by `xid` as
+/// `want` (`Update` or `NoKeyUpdate`): whether it must wait for a holder,
+/// and otherwise the xmax to stamp — a multi when lockers that do not
+/// conflict (FOR KEY SHARE under a no-key update) keep holding the row.
 fn check_target(
     engine: &Engine,
     tag: BufferTag,
     page: &mut BufferWriteGuard<'_>,
     tid: ItemPointer,
     txn: &mut Transaction,
-) -> Result<TmResult<Option<Xid>>> {
+    (xid, want): (Xid, MultiXactStatus),
+) -> Result<TmResult<Target>> {
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());
     let item = page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
     let ctid = HeapTupleHeader::new(item)?.ctid();
@@ -249,8 +246,18 @@ fn check_target(
         set_hints(engine, tag, page, &[hint])?;
     }
     Ok(match status {
-        UpdateStatus::Ok => Ok(None),
-        UpdateStatus::BeingModified(xid) => Ok(Some(xid)),
+        UpdateStatus::Ok | UpdateStatus::BeingModified(_) => {
+            let item = page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
+            match plan(&HeapTupleHeader::new(item)?, &ctx, xid, want)? {
+                Plan::Wait(holders) => Ok(Target::Wait(holders[0])),
+                Plan::Proceed(keep, status) => {
+                    Ok(Target::Go(new_xmax(engine.txns(), xid, status, &keep)?))
+                }
+                Plan::Held => {
+                    return Err(AccessError::Internal("an update found its row held".into()))
+                }
+            }
+        }
         UpdateStatus::Invisible => Err(TmFailure::Invisible),
         UpdateStatus::SelfModified => Err(TmFailure::SelfModified),
         UpdateStatus::Updated => Err(TmFailure::Updated(ctid)),
@@ -285,14 +292,14 @@ pub fn heap_delete(
         engine,
         rel,
         txn,
-        tid,
+        (tid, xid),
         LockWaitPolicy::Block,
         interrupted,
-        |txn, page| {
+        |txn, page, new| {
             let cid =
                 cid_for_delete(txn, page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?, xid)?;
             let item = page.item_mut(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
-            stamp_xmax(item, xid, cid, tid, true)?;
+            stamp_xmax(item, new, cid, tid)?;
             let change = HeaderChange::capture(tid.offset, item)?;
             note_prunable(page, xid);
             log_header_change(engine, rel, page, tid, xid, XLOG_HEAP_DELETE, change)
@@ -301,33 +308,35 @@ pub fn heap_delete(
 }
 
 /// with_changeable_version -- locks `tid`'s page exclusively and runs `change`
-/// once the version there may be changed by `txn`: a running holder is waited
-/// for (or, unless `policy` is Block, reported as `WouldBlock`), and a version
-/// `txn` may not change is reported as its `TmFailure`.
+/// once the version there may be deleted by `xid`: a conflicting holder is
+/// waited for (or, unless `policy` is Block, reported as `WouldBlock`), and a
+/// version `txn` may not change is reported as its `TmFailure`. `change` gets
+/// the xmax to stamp.
 #[allow(clippy::too_many_arguments)]
 fn with_changeable_version<T>(
     engine: &Engine,
     rel: &HeapRelation,
     txn: &mut Transaction,
-    tid: ItemPointer,
+    (tid, xid): (ItemPointer, Xid),
     policy: LockWaitPolicy,
     interrupted: &dyn Fn() -> bool,
-    change: impl FnOnce(&mut Transaction, &mut BufferWriteGuard<'_>) -> Result<T>,
+    change: impl FnOnce(&mut Transaction, &mut BufferWriteGuard<'_>, NewXmax) -> Result<T>,
 ) -> Result<TmResult<T>> {
+    let want = (xid, MultiXactStatus::Update);
     loop {
         let buffer = engine.pool().read_buffer(tag_of(rel, tid.block))?;
         let mut page = buffer.write();
-        match check_target(engine, buffer.tag(), &mut page, tid, txn)? {
+        match check_target(engine, buffer.tag(), &mut page, tid, txn, want)? {
             Err(failure) => return Ok(Err(failure)),
-            Ok(Some(_)) if policy != LockWaitPolicy::Block => {
+            Ok(Target::Wait(_)) if policy != LockWaitPolicy::Block => {
                 return Ok(Err(TmFailure::WouldBlock))
             }
-            Ok(Some(holder)) => {
+            Ok(Target::Wait(holder)) => {
                 drop(page);
                 drop(buffer);
                 wait_for(txn, holder, interrupted)?;
             }
-            Ok(None) => return change(txn, &mut page).map(Ok),
+            Ok(Target::Go(new)) => return change(txn, &mut page, new).map(Ok),
         }
     }
 }
@@ -394,16 +403,18 @@ pub fn heap_update(
     loop {
         let obuf = engine.pool().read_buffer(tag_of(rel, otid.block))?;
         let mut opage = obuf.write();
-        match check_target(engine, obuf.tag(), &mut opage, otid, txn)? {
+        let old = opage.item(otid.offset).ok_or_else(|| corrupt_tid(otid))?;
+        let want = (xid, update_status(indexed_unchanged(old, &tuple)));
+        let new = match check_target(engine, obuf.tag(), &mut opage, otid, txn, want)? {
             Err(failure) => return Ok(Err(failure)),
-            Ok(Some(holder)) => {
+            Ok(Target::Wait(holder)) => {
                 drop(opage);
                 drop(obuf);
                 wait_for(txn, holder, interrupted)?;
                 continue;
             }
-            Ok(None) => {}
-        }
+            Ok(Target::Go(new)) => new,
+        };
         let needed = sluice_common::maxalign(tuple.len());
         if opage.heap_free_space() < needed {
             heap_page_prune_opt(engine, rel, otid.block, &mut opage, txn)?;
@@ -412,17 +423,31 @@ pub fn heap_update(
             let old = opage.item(otid.offset).ok_or_else(|| corrupt_tid(otid))?;
             let hot = indexed_unchanged(old, &tuple);
             mark_heap_only(&mut tuple, hot)?;
-            return update_on_page(engine, rel, txn, &obuf, &mut opage, otid, &tuple, xid).map(Ok);
+            return update_on_page(engine, rel, txn, &obuf, &mut opage, otid, &tuple, (xid, new))
+                .map(Ok);
         }
         // PostgreSQL's PD_PAGE_FULL: even pruning left no room here, so a
         // reader's opportunistic pruning is worth trying.
         opage.set_flag(PD_PAGE_FULL);
         drop(opage);
         mark_heap_only(&mut tuple, false)?;
-        if let Some(new_tid) = update_across_pages(engine, rel, txn, &obuf, otid, &tuple, xid)? {
+        if let Some(new_tid) = update_across_pages(engine, rel, txn, &obuf, otid, &tuple, want)? {
             return Ok(Ok(UpdatedVersion { tid: new_tid, heap_only: false }));
         }
         // The old version changed or the new page filled while unlocked: retry.
+    }
+}
+
+/// The member status of an UPDATE: a no-key update when no indexed column
+/// changes. (PostgreSQL asks about the columns of unique indexes only; any
+/// index is a superset, so this errs towards the stronger lock: an update
+/// of a column only a non-unique index covers waits for FOR KEY SHARE
+/// lockers where PostgreSQL's would not.)
+fn update_status(indexed_unchanged: bool) -> MultiXactStatus {
+    if indexed_unchanged {
+        MultiXactStatus::NoKeyUpdate
+    } else {
+        MultiXactStatus::Update
     }
 }
 
@@ -450,14 +475,14 @@ fn update_on_page(
     page: &mut BufferWriteGuard<'_>,
     otid: ItemPointer,
     tuple: &[u8],
-    xid: Xid,
+    (xid, new): (Xid, NewXmax),
 ) -> Result<UpdatedVersion> {
     let heap_only = HeapTupleHeader::new(tuple)?.is_heap_only();
     let cid = cid_for_delete(txn, page.item(otid.offset).ok_or_else(|| corrupt_tid(otid))?, xid)?;
     visibilitymap::clear(engine.pool(), rel.locator, buffer.block(), page)?;
     let (ntid, _) = add_tuple(page, buffer.block(), tuple)?;
     let old = page.item_mut(otid.offset).ok_or_else(|| corrupt_tid(otid))?;
-    stamp_xmax(old, xid, cid, ntid, false)?;
+    stamp_xmax(old, new, cid, ntid)?;
     if heap_only {
         HeapTupleHeader::new(&mut *old)?.set_infomask2_bits(HEAP_HOT_UPDATED);
     }
@@ -483,7 +508,7 @@ fn update_across_pages(
     obuf: &Buffer<'_>,
     otid: ItemPointer,
     tuple: &[u8],
-    xid: Xid,
+    (xid, want): (Xid, MultiXactStatus),
 ) -> Result<Option<ItemPointer>> {
     let nbuf = get_page_for_tuple(engine, rel, tuple.len(), reserved_space(rel), Some(otid.block))?;
     let (mut opage, mut npage) = if nbuf.block() < obuf.block() {
@@ -493,18 +518,19 @@ fn update_across_pages(
         let o = obuf.write();
         (o, nbuf.write())
     };
-    if !matches!(check_target(engine, obuf.tag(), &mut opage, otid, txn)?, Ok(None))
-        || !page_has_room(&npage, tuple.len(), 0)
-    {
-        engine.set_target_block(rel.locator, None);
-        return Ok(None);
-    }
+    let new = match check_target(engine, obuf.tag(), &mut opage, otid, txn, (xid, want))? {
+        Ok(Target::Go(new)) if page_has_room(&npage, tuple.len(), 0) => new,
+        _ => {
+            engine.set_target_block(rel.locator, None);
+            return Ok(None);
+        }
+    };
     let cid = cid_for_delete(txn, opage.item(otid.offset).ok_or_else(|| corrupt_tid(otid))?, xid)?;
     visibilitymap::clear(engine.pool(), rel.locator, nbuf.block(), &mut npage)?;
     visibilitymap::clear(engine.pool(), rel.locator, obuf.block(), &mut opage)?;
     let (ntid, will_init) = add_tuple(&mut npage, nbuf.block(), tuple)?;
     let old = opage.item_mut(otid.offset).ok_or_else(|| corrupt_tid(otid))?;
-    stamp_xmax(old, xid, cid, ntid, false)?;
+    stamp_xmax(old, new, cid, ntid)?;
     let change = HeaderChange::capture(otid.offset, old)?;
     note_prunable(&mut opage, xid);
     npage.mark_dirty();
@@ -564,9 +590,10 @@ impl<'e> HeapFetch<'e> {
         tid: ItemPointer,
         ctx: &VisibilityContext,
     ) -> Result<Option<(ItemPointer, Vec<u8>)>> {
+        let engine = self.engine;
         let Some(buffer) = self.pin(tid.block, ctx)? else { return Ok(None) };
         let page = buffer.read();
-        for off in hot_chain(&page, tid.offset, |_| true)? {
+        for off in hot_chain(&page, tid.offset, engine.txns(), |_| true)? {
             let item = page.item(off).ok_or_else(|| corrupt_tid(tid))?;
             if satisfies_mvcc(item, ctx)?.0 {
                 return Ok(Some((ItemPointer::new(tid.block, off), item.to_vec())));
@@ -607,7 +634,7 @@ pub fn heap_dirty_status(
     }
     let buffer = engine.pool().read_buffer(tag_of(rel, tid.block))?;
     let page = buffer.read();
-    for off in hot_chain(&page, tid.offset, |_| true)? {
+    for off in hot_chain(&page, tid.offset, engine.txns(), |_| true)? {
         let item = page.item(off).ok_or_else(|| corrupt_tid(tid))?;
         let status = satisfies_dirty(item, ctx)?;
         if status != DirtyStatus::Dead {

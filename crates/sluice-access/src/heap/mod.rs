@@ -21,6 +21,7 @@
 //! * `visibility.rs` — the MVCC rules.
 //! * `hints.rs` — caching transaction outcomes in tuple headers.
 //! * `tuplock.rs` — row locks (SELECT ... FOR UPDATE/SHARE) and their waits.
+//! * `multixact.rs` — who holds a row; the multixact xmax of several holders.
 //! * `epq.rs` — READ COMMITTED's re-check of the newest version after waiting.
 //! * `pruneheap.rs` — pruning: dead versions' storage back, line pointers kept;
 //!   HOT chains collapsed to redirects.
@@ -46,6 +47,7 @@ pub mod epq;
 pub mod heapam;
 pub mod hints;
 pub mod hio;
+pub mod multixact;
 pub mod pruneheap;
 pub mod rewriteheap;
 pub mod scan;

@@ -65,6 +65,7 @@
 //! unlogged, as hints always are).
 
 use super::hints::mark_dirty_hint;
+use super::multixact::update_xid;
 use super::visibility::{satisfies_vacuum, PruneHorizon, VacuumStatus};
 use super::xlog::{encode_offsets, encode_prune, PruneRecord, XLOG_HEAP_PRUNE};
 use super::HeapRelation;
@@ -74,7 +75,7 @@ use crate::error::Result;
 use sluice_common::{BlockNumber, ForkNumber, RmgrId, Xid, BLCKSZ};
 use sluice_storage::buffer::{Buffer, BufferTag, BufferWriteGuard};
 use sluice_storage::page::{OffsetNumber, Page, FIRST_OFFSET, PD_PAGE_FULL};
-use sluice_txn::{Snapshot, Transaction};
+use sluice_txn::{Snapshot, Transaction, TransactionManager};
 use sluice_wal::{BlockRef, RecordBuilder};
 
 /// What pruning one page found and did.
@@ -105,7 +106,7 @@ pub fn heap_page_prune(
         return Ok(result);
     }
     let (status, hinted) = judge_tuples(page, horizon)?;
-    let plan = plan_prune(page, &status)?;
+    let plan = plan_prune(page, &status, horizon.mgr)?;
     let removed = plan.removed(page.max_offset());
     for off in FIRST_OFFSET..=page.max_offset() {
         if page.item_id(off).is_dead() {
@@ -117,7 +118,7 @@ pub fn heap_page_prune(
             }
         }
     }
-    let prune_xid = next_prune_xid(page, &result.remaining)?;
+    let prune_xid = next_prune_xid(page, &result.remaining, horizon.mgr)?;
     page.set_prune_xid(prune_xid);
     if plan.record.is_empty() {
         if hinted {
@@ -182,7 +183,11 @@ impl PrunePlan {
 /// redirects to the first surviving member or, if none survives, becomes
 /// `LP_DEAD` for VACUUM. Dead heap-only tuples no chain reaches (their
 /// inserter aborted) go to `LP_UNUSED` too.
-fn plan_prune(page: &Page, status: &[Option<VacuumStatus>]) -> Result<PrunePlan> {
+fn plan_prune(
+    page: &Page,
+    status: &[Option<VacuumStatus>],
+    mgr: &TransactionManager,
+) -> Result<PrunePlan> {
     let mut plan = PrunePlan::default();
     let max = page.max_offset();
     let mut reached = vec![false; max as usize + 1];
@@ -191,7 +196,7 @@ fn plan_prune(page: &Page, status: &[Option<VacuumStatus>]) -> Result<PrunePlan>
         let is_root = id.is_redirect()
             || (id.is_normal() && !header_of(page, root)?.is_some_and(|h| h.is_heap_only()));
         if is_root {
-            prune_chain(page, root, status, &mut reached, &mut plan)?;
+            prune_chain(page, (root, mgr), status, &mut reached, &mut plan)?;
         }
     }
     for off in FIRST_OFFSET..=max {
@@ -211,11 +216,13 @@ fn header_of(page: &Page, off: OffsetNumber) -> Result<Option<HeapTupleHeader<&[
 
 /// hot_chain -- the members of the HOT chain rooted at `root` (a redirect's
 /// target first, if `root` is one), following each member's ctid while it is
-/// HOT-updated and its successor's xmin is its xmax. `keep_going` decides,
-/// per member, whether the walk may go past it.
+/// HOT-updated and its successor's xmin is its updater (the update member
+/// of a multi xmax, looked up in `mgr`). `keep_going` decides, per member,
+/// whether the walk may go past it.
 pub fn hot_chain(
     page: &Page,
     root: OffsetNumber,
+    mgr: &TransactionManager,
     mut keep_going: impl FnMut(OffsetNumber) -> bool,
 ) -> Result<Vec<OffsetNumber>> {
     let mut chain = Vec::new();
@@ -238,7 +245,7 @@ pub fn hot_chain(
         if !hdr.is_hot_updated() || !keep_going(off) {
             break;
         }
-        prior_xmax = hdr.xmax();
+        prior_xmax = update_xid(&hdr, mgr)?;
         off = hdr.ctid().offset;
     }
     Ok(chain)
@@ -247,7 +254,7 @@ pub fn hot_chain(
 /// prune_chain -- plans the pruning of the chain rooted at `root`.
 fn prune_chain(
     page: &Page,
-    root: OffsetNumber,
+    (root, mgr): (OffsetNumber, &TransactionManager),
     status: &[Option<VacuumStatus>],
     reached: &mut [bool],
     plan: &mut PrunePlan,
@@ -257,7 +264,7 @@ fn prune_chain(
     // horizon's cut) only in the same sense, so the walk goes on through
     // both, and stops at the first member some snapshot still needs whole.
     let mut recent_dead = false;
-    let chain = hot_chain(page, root, |off| match status[off as usize] {
+    let chain = hot_chain(page, root, mgr, |off| match status[off as usize] {
         Some(VacuumStatus::Dead) => true,
         Some(VacuumStatus::RecentlyDead) => {
             recent_dead = true;
@@ -370,6 +377,7 @@ pub fn heap_page_prune_on_access(
 fn next_prune_xid(
     page: &BufferWriteGuard<'_>,
     remaining: &[(OffsetNumber, VacuumStatus)],
+    mgr: &TransactionManager,
 ) -> Result<Xid> {
     let mut oldest = Xid::INVALID;
     for &(off, status) in remaining {
@@ -377,7 +385,7 @@ fn next_prune_xid(
             continue;
         }
         let Some(item) = page.item(off) else { continue };
-        let xmax = HeapTupleHeader::new(item)?.xmax();
+        let xmax = update_xid(&HeapTupleHeader::new(item)?, mgr)?;
         if !oldest.is_valid() || xmax < oldest {
             oldest = xmax;
         }

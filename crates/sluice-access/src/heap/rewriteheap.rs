@@ -58,6 +58,7 @@
 //! it every backend opens the new file.
 
 use super::hio::reserved_space;
+use super::multixact::update_xid;
 use super::visibility::{satisfies_vacuum, PruneHorizon, VacuumStatus};
 use super::HeapRelation;
 use crate::common::htup::{HeapTupleHeader, HEAP_HOT_UPDATED, HEAP_ONLY_TUPLE};
@@ -151,7 +152,8 @@ fn judge(tid: ItemPointer, tuple: &[u8], horizon: &PruneHorizon) -> Result<Optio
     let hdr = HeapTupleHeader::new(tuple)?;
     // An aborted deleter (the hint just learned) leaves no successor.
     let xmax_gone = hdr.xmax_invalid() || hints & crate::common::htup::HEAP_XMAX_INVALID != 0;
-    let updated = hdr.xmax().is_valid() && !xmax_gone && !hdr.xmax_is_locked_only();
+    let updater = if xmax_gone { Xid::INVALID } else { update_xid(&hdr, horizon.mgr)? };
+    let updated = updater.is_valid();
     let next = (updated && hdr.ctid() != tid).then(|| hdr.ctid());
     Ok(Some(Survivor {
         old: tid,
@@ -159,7 +161,7 @@ fn judge(tid: ItemPointer, tuple: &[u8], horizon: &PruneHorizon) -> Result<Optio
         next,
         hints,
         recently_dead: status == VacuumStatus::RecentlyDead,
-        xmax: hdr.xmax(),
+        xmax: updater,
     }))
 }
 

@@ -50,6 +50,7 @@ use crate::error::Result;
 use sluice_common::{BlockNumber, ForkNumber, ItemPointer};
 use sluice_storage::buffer::{BufferAccessStrategy, BufferTag};
 use sluice_storage::page::{OffsetNumber, Page, FIRST_OFFSET};
+use sluice_txn::TransactionManager;
 
 /// A sequential scan of one heap relation under one snapshot.
 pub struct HeapScan<'a> {
@@ -113,7 +114,7 @@ impl<'a> HeapScan<'a> {
         let Some((tid, tuple)) = self.next_tuple()? else { return Ok(None) };
         let tuple = tuple.to_vec();
         if self.roots.0 != Some(tid.block) {
-            self.roots = (Some(tid.block), root_offsets(&self.page)?);
+            self.roots = (Some(tid.block), root_offsets(&self.page, self.engine.txns())?);
         }
         let root = match self.roots.1.get(tid.offset as usize) {
             Some(&root) if root != 0 => ItemPointer::new(tid.block, root),
@@ -204,7 +205,7 @@ pub fn scan_for_index_build<E: From<crate::AccessError>>(
         let buffer = pool.read_buffer(tag).map_err(crate::AccessError::from)?;
         copy.as_bytes_mut().copy_from_slice(buffer.read().as_bytes());
         drop(buffer);
-        let roots = root_offsets(&copy)?;
+        let roots = root_offsets(&copy, ctx.mgr)?;
         for offset in FIRST_OFFSET..=copy.max_offset() {
             let Some(tuple) = copy.item(offset) else { continue };
             let status = satisfies_index_build(tuple, ctx, horizon)?;
@@ -231,7 +232,7 @@ pub fn scan_for_index_build<E: From<crate::AccessError>>(
 /// root_offsets -- for every line pointer number of `page`, the root of the
 /// HOT chain its tuple belongs to (itself for a tuple no chain reaches that
 /// is not heap-only), 0 for none (PostgreSQL's heap_get_root_tuples).
-pub fn root_offsets(page: &Page) -> Result<Vec<OffsetNumber>> {
+pub fn root_offsets(page: &Page, mgr: &TransactionManager) -> Result<Vec<OffsetNumber>> {
     let max = page.max_offset();
     let mut roots = vec![0; max as usize + 1];
     for off in FIRST_OFFSET..=max {
@@ -241,7 +242,7 @@ pub fn root_offsets(page: &Page) -> Result<Vec<OffsetNumber>> {
             None => false,
         };
         if id.is_redirect() || (id.is_normal() && !heap_only) {
-            for member in hot_chain(page, off, |_| true)? {
+            for member in hot_chain(page, off, mgr, |_| true)? {
                 roots[member as usize] = off;
             }
         }

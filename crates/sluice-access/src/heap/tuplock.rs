@@ -20,6 +20,12 @@
 //! once its transaction has ended it holds nothing: pruning and VACUUM treat
 //! it as no xmax at all.
 //!
+//! When a running transaction already holds the row in a compatible strength
+//! (another FOR SHARE, or a no-key UPDATE under FOR KEY SHARE), the new xmax
+//! is a *multixact* of both, the surviving holders plus the new locker
+//! (`multixact.rs` decides who survives, who conflicts and what the header
+//! becomes).
+//!
 //! # Conflicts
 //!
 //! The four strengths conflict as PostgreSQL's table (`TupleLockMode::conflicts`):
@@ -41,7 +47,8 @@
 //! A locker that finds the row held in a conflicting strength by a running
 //! transaction first takes the heavyweight *tuple* lock on the row's slot
 //! (`LockTag::Tuple`, in a mode mirroring the strength), then sleeps on the
-//! holder's transaction id (`Transaction::wait_for_xid`). The tuple lock
+//! holder's transaction id (`Transaction::wait_for_xid`) — for a multixact,
+//! on each conflicting member in turn, looking at the row again after each. The tuple lock
 //! queues competing waiters in arrival order, so a steady stream of
 //! sharers cannot starve an updater; it is released as soon as the row lock
 //! is taken (or given up). Both waits show in `pg_locks` (`tuple`,
@@ -59,6 +66,7 @@ use super::heapam::{
     corrupt_tid, log_header_change, tag_of, wait_for, LockWaitPolicy, TmFailure, TmResult,
 };
 use super::hints::{set_hints, TupleHint};
+use super::multixact::{new_xmax, plan, request_status, Plan};
 use super::visibility::{satisfies_update, UpdateStatus, VisibilityContext};
 use super::xlog::{HeaderChange, XLOG_HEAP_LOCK};
 use super::HeapRelation;
@@ -68,7 +76,7 @@ use crate::error::{AccessError, Result};
 use sluice_common::{ItemPointer, Oid, Xid};
 use sluice_storage::buffer::BufferWriteGuard;
 use sluice_txn::lmgr::{LockError, LockMode, LockTag};
-use sluice_txn::Transaction;
+use sluice_txn::{MultiXactMember, MultiXactStatus, Transaction};
 
 /// The strength of a row lock (PostgreSQL's LockTupleMode), weakest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -92,16 +100,6 @@ impl TupleLockMode {
             (KeyShare, _) => false,
             (Share, Share) => false,
             _ => true,
-        }
-    }
-
-    /// The t_infomask lock bits and t_infomask2 bits of a lock-only xmax.
-    fn header_bits(self) -> (u16, u16) {
-        match self {
-            TupleLockMode::KeyShare => (HEAP_XMAX_KEYSHR_LOCK, 0),
-            TupleLockMode::Share => (HEAP_XMAX_SHR_LOCK, 0),
-            TupleLockMode::NoKeyUpdate => (HEAP_XMAX_EXCL_LOCK, 0),
-            TupleLockMode::Update => (HEAP_XMAX_EXCL_LOCK, HEAP_KEYS_UPDATED),
         }
     }
 
@@ -180,8 +178,9 @@ impl RowLockTarget {
 
 /// What the version's header says a lock request must do.
 enum Verdict {
-    /// Take the lock now: nobody conflicting holds the row.
-    Take,
+    /// Take the lock now at this status, beside these holders (nobody
+    /// conflicting holds the row; see `multixact.rs`).
+    Take(Vec<MultiXactMember>, MultiXactStatus),
     /// This transaction already holds the row at least as strongly.
     Held,
     /// A running transaction holds it in a conflicting strength.
@@ -202,17 +201,22 @@ fn examine(
 ) -> Result<Verdict> {
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());
     let item = page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
-    let hdr = HeapTupleHeader::new(item)?;
-    let (ctid, own_lock) = (hdr.ctid(), own_lock_mode(&hdr, xid));
+    let ctid = HeapTupleHeader::new(item)?.ctid();
     let (status, hints) = satisfies_update(item, tid, &ctx)?;
     if hints != 0 {
         let hint = TupleHint::new(tid.offset, item, hints)?;
         set_hints(engine, tag_of(rel, tid.block), page, &[hint])?;
     }
     Ok(match status {
-        UpdateStatus::Ok if own_lock.is_some_and(|held| held >= mode) => Verdict::Held,
-        UpdateStatus::Ok => Verdict::Take,
-        UpdateStatus::BeingModified(holder) => Verdict::WaitFor(holder),
+        UpdateStatus::Ok | UpdateStatus::BeingModified(_) => {
+            let item = page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
+            let hdr = HeapTupleHeader::new(item)?;
+            match plan(&hdr, &ctx, xid, request_status(mode, false))? {
+                Plan::Held => Verdict::Held,
+                Plan::Wait(holders) => Verdict::WaitFor(holders[0]),
+                Plan::Proceed(keep, status) => Verdict::Take(keep, status),
+            }
+        }
         UpdateStatus::Invisible => Verdict::Fail(TmFailure::Invisible),
         UpdateStatus::SelfModified => Verdict::Fail(TmFailure::SelfModified),
         UpdateStatus::Updated => Verdict::Fail(TmFailure::Updated(ctid)),
@@ -220,32 +224,23 @@ fn examine(
     })
 }
 
-/// The strength `xid` itself locks the version in, if its xmax is a lock
-/// `xid` holds.
-fn own_lock_mode<B: AsRef<[u8]>>(hdr: &HeapTupleHeader<B>, xid: Xid) -> Option<TupleLockMode> {
-    let own = hdr.xmax() == xid && !hdr.xmax_invalid() && !hdr.xmax_is_multi();
-    (own && hdr.xmax_is_locked_only()).then(|| xmax_mode(hdr))
-}
-
-/// set_lock -- stamps the version at `tid` as locked by `xid` in `mode`
-/// (keeping a stronger lock `xid` already holds) and logs it.
+/// set_lock -- stamps the version at `tid` as locked by `xid` at `status`
+/// beside the holders in `keep` (a multi if there are any) and logs it.
 fn set_lock(
     engine: &Engine,
     rel: &HeapRelation,
     page: &mut BufferWriteGuard<'_>,
     tid: ItemPointer,
-    (xid, mode): (Xid, TupleLockMode),
+    xid: Xid,
+    (keep, status): (Vec<MultiXactMember>, MultiXactStatus),
 ) -> Result<()> {
+    let new = new_xmax(engine.txns(), xid, status, &keep)?;
     let item = page.item_mut(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
     let mut hdr = HeapTupleHeader::new(&mut *item)?;
-    let mode = own_lock_mode(&hdr, xid).map_or(mode, |held| held.max(mode));
-    let (bits, bits2) = mode.header_bits();
-    hdr.set_xmax(xid);
-    hdr.set_infomask(
-        (hdr.infomask() & !(HEAP_XMAX_BITS | HEAP_LOCK_MASK)) | HEAP_XMAX_LOCK_ONLY | bits,
-    );
+    hdr.set_xmax(new.xmax);
+    hdr.set_infomask((hdr.infomask() & !HEAP_XMAX_BITS) | new.infomask);
     hdr.clear_infomask2_bits(HEAP_KEYS_UPDATED);
-    hdr.set_infomask2_bits(bits2);
+    hdr.set_infomask2_bits(new.infomask2);
     let change = HeaderChange::capture(tid.offset, item)?;
     log_header_change(engine, rel, page, tid, xid, XLOG_HEAP_LOCK, change)
 }
@@ -294,7 +289,9 @@ fn lock_loop(
         let mut page = buffer.write();
         let holder = match examine(engine, rel, &mut page, tid, txn, request)? {
             Verdict::Held => return Ok(Ok(())),
-            Verdict::Take => return set_lock(engine, rel, &mut page, tid, request).map(Ok),
+            Verdict::Take(keep, status) => {
+                return set_lock(engine, rel, &mut page, tid, request.0, (keep, status)).map(Ok)
+            }
             Verdict::Fail(failure) => return Ok(Err(failure)),
             Verdict::WaitFor(_) if policy != LockWaitPolicy::Block => {
                 return Ok(Err(TmFailure::WouldBlock))
@@ -330,7 +327,6 @@ fn queue_for_row(
 #[cfg(test)]
 mod tests {
     use super::TupleLockMode::*;
-    use super::*;
 
     #[test]
     fn strengths_conflict_as_in_postgresql() {
@@ -345,18 +341,6 @@ mod tests {
             for (j, b) in modes.iter().enumerate() {
                 assert_eq!(a.conflicts(*b), expected[i][j], "{a:?} vs {b:?}");
             }
-        }
-    }
-
-    #[test]
-    fn lock_bits_round_trip_through_the_header() {
-        for mode in [KeyShare, Share, NoKeyUpdate, Update] {
-            let mut tuple = [0u8; SIZEOF_HEAP_TUPLE_HEADER + 8];
-            let mut hdr = HeapTupleHeader::new(&mut tuple[..]).unwrap();
-            let (bits, bits2) = mode.header_bits();
-            hdr.set_infomask(HEAP_XMAX_LOCK_ONLY | bits);
-            hdr.set_infomask2_bits(bits2);
-            assert_eq!(xmax_mode(&hdr), mode);
         }
     }
 }

@@ -17,6 +17,9 @@
 //!            ACCESS EXCLUSIVE lock can be had without waiting
 //! ```
 //!
+//! Pass 1 also replaces each multixact xmax whose members have all ended
+//! (`freeze_multis`), so tuples stop naming finished multis.
+//!
 //! Each page and phase change is reported through `VacuumParams::progress`
 //! (the SQL layer's `pg_stat_progress_vacuum`).
 //!
@@ -63,10 +66,12 @@
 //! `btree_vacuum_cleanup`), even when no bulk delete ran: it is what
 //! recycles the B-tree pages earlier VACUUMs deleted.
 
+use super::heapam::log_header_change;
+use super::multixact::freeze_multi;
 use super::pruneheap::{heap_page_prune, log_line_pointers, PruneResult};
 use super::visibility::{satisfies_vacuum, PruneHorizon, VacuumStatus};
 use super::visibilitymap::{self, VISIBILITYMAP_ALL_FROZEN, VISIBILITYMAP_ALL_VISIBLE};
-use super::xlog::XLOG_HEAP_VACUUM;
+use super::xlog::{HeaderChange, XLOG_HEAP_LOCK, XLOG_HEAP_VACUUM};
 use super::HeapRelation;
 use crate::common::htup::HeapTupleHeader;
 use crate::engine::Engine;
@@ -412,6 +417,7 @@ impl<'e> LazyVacuum<'_, 'e> {
             let buffer = self.read(block)?;
             let mut page = buffer.write();
             let pruned = heap_page_prune(engine, &rel, block, &mut page, horizon)?;
+            freeze_multis(engine, &rel, block, &mut page)?;
             if self.indexes.is_empty() && !pruned.dead_items.is_empty() {
                 // Nothing points at the dead line pointers: free them now.
                 vacuum_heap_page(engine, &rel, block, &mut page, &pruned.dead_items)?;
@@ -583,6 +589,28 @@ impl<'e> LazyVacuum<'_, 'e> {
         }
         Ok(block)
     }
+}
+
+/// freeze_multis -- replaces every multi xmax on the locked `page` whose
+/// members have all ended by what it amounts to (see
+/// `multixact::freeze_multi`), each change WAL-logged like a row lock's
+/// header change, so no tuple VACUUM has seen names a finished multi.
+fn freeze_multis(
+    engine: &Engine,
+    rel: &HeapRelation,
+    block: BlockNumber,
+    page: &mut sluice_storage::buffer::BufferWriteGuard<'_>,
+) -> Result<()> {
+    for off in FIRST_OFFSET..=page.max_offset() {
+        let tid = ItemPointer::new(block, off);
+        let Some(item) = page.item_mut(off) else { continue };
+        if !freeze_multi(item, tid, engine.txns())? {
+            continue;
+        }
+        let change = HeaderChange::capture(off, item)?;
+        log_header_change(engine, rel, page, tid, Xid::INVALID, XLOG_HEAP_LOCK, change)?;
+    }
+    Ok(())
 }
 
 /// page_is_all_visible -- whether every tuple on `page` is visible to every

@@ -14,6 +14,14 @@
 //! `xid_visible`), except that an xid below the snapshot's xmin had finished when
 //! the snapshot was taken, so a committed hint bit settles it without a lookup.
 //!
+//! # Multixact xmax
+//!
+//! An xmax flagged `HEAP_XMAX_IS_MULTI` names several holders
+//! (`multixact.rs`). Its update member, if it has one, is judged exactly as
+//! a plain deleter would be; its lock-only members never hide the row. A
+//! multi is never hinted committed (its lockers may still run); it is hinted
+//! invalid once every member has ended without a committed update.
+//!
 //! # Hint bits
 //!
 //! Checking an xid's fate costs a lookup; once it is known to be final (committed
@@ -33,6 +41,7 @@
 //! committed xid never changes either — so the cache is never stale; it lives
 //! as long as the one snapshot it answers for.
 
+use super::multixact::{any_running, holders, update_xid};
 use crate::common::htup::*;
 use crate::error::{AccessError, Result};
 use sluice_common::{ItemPointer, Xid};
@@ -210,6 +219,9 @@ pub fn satisfies_mvcc_cached(
     if hdr.xmax_invalid() || !hdr.xmax().is_valid() || hdr.xmax_is_locked_only() {
         return Ok((true, hints));
     }
+    if hdr.xmax_is_multi() {
+        return Ok((multi_xmax_visible(&hdr, ctx, xids)?, hints));
+    }
     let xmax = hdr.xmax();
     if hdr.xmax_committed() {
         return Ok((!xids.committed_visible(ctx, xmax)?, hints));
@@ -220,6 +232,25 @@ pub fn satisfies_mvcc_cached(
     let (_, deleted, hint) = resolve(ctx, xids, xmax, HEAP_XMAX_COMMITTED, HEAP_XMAX_INVALID)?;
     hints |= hint;
     Ok((!deleted, hints))
+}
+
+/// Whether a version whose xmax is a multi with an update member is still
+/// visible: lock-only members never hide it, the updater does once the
+/// snapshot sees it committed. No hint: a multi never gets XMAX_COMMITTED,
+/// and its lockers may still be running.
+fn multi_xmax_visible<B: AsRef<[u8]>>(
+    hdr: &HeapTupleHeader<B>,
+    ctx: &VisibilityContext,
+    xids: &mut XidCache,
+) -> Result<bool> {
+    let updater = update_xid(hdr, ctx.mgr)?;
+    if !updater.is_valid() {
+        return Ok(true);
+    }
+    if ctx.is_own(updater) {
+        return Ok(cmax(hdr, &ctx.combocids) >= ctx.snapshot.curcid);
+    }
+    Ok(!xids.lookup(ctx, updater)?.1)
 }
 
 /// satisfies_update -- whether the asking command may update/delete/lock
@@ -268,6 +299,9 @@ fn xmax_update_status<B: AsRef<[u8]>>(
         return Ok(UpdateStatus::Ok);
     }
     let gone = if hdr.ctid() == self_tid { UpdateStatus::Deleted } else { UpdateStatus::Updated };
+    if hdr.xmax_is_multi() {
+        return multi_update_status(hdr, gone, ctx, hints);
+    }
     if hdr.xmax_committed() {
         return Ok(if hdr.xmax_is_locked_only() { UpdateStatus::Ok } else { gone });
     }
@@ -292,6 +326,39 @@ fn xmax_update_status<B: AsRef<[u8]>>(
     }
     *hints |= hint;
     Ok(gone)
+}
+
+/// [`xmax_update_status`] for a multi xmax: its updater decides as a plain
+/// xmax would; otherwise a running member of another transaction makes the
+/// row "being modified" (the caller sorts out conflicts, see
+/// `multixact.rs`), and a multi whose every member has ended holds nothing.
+fn multi_update_status<B: AsRef<[u8]>>(
+    hdr: &HeapTupleHeader<B>,
+    gone: UpdateStatus,
+    ctx: &VisibilityContext,
+    hints: &mut u16,
+) -> Result<UpdateStatus> {
+    let updater = update_xid(hdr, ctx.mgr)?;
+    if updater.is_valid() {
+        if ctx.is_own(updater) {
+            return Ok(if cmax(hdr, &ctx.combocids) >= ctx.snapshot.curcid {
+                UpdateStatus::SelfModified
+            } else {
+                UpdateStatus::Invisible
+            });
+        }
+        if ctx.mgr.xid_status(updater)? == XidStatus::Committed {
+            return Ok(gone);
+        }
+    }
+    let live = holders(hdr, ctx)?;
+    if live.iter().any(|m| !ctx.is_own(m.xid)) {
+        return Ok(UpdateStatus::BeingModified(hdr.xmax()));
+    }
+    if live.is_empty() {
+        *hints |= HEAP_XMAX_INVALID;
+    }
+    Ok(UpdateStatus::Ok)
 }
 
 /// What a unique check needs to know about a heap tuple: whether it is, or may
@@ -326,8 +393,11 @@ pub fn satisfies_dirty(tuple: &[u8], ctx: &VisibilityContext) -> Result<DirtySta
             }
         }
     }
-    let xmax = hdr.xmax();
-    if hdr.xmax_invalid() || !xmax.is_valid() || hdr.xmax_is_locked_only() {
+    if hdr.xmax_invalid() || !hdr.xmax().is_valid() || hdr.xmax_is_locked_only() {
+        return Ok(DirtyStatus::Live);
+    }
+    let xmax = update_xid(&hdr, ctx.mgr)?;
+    if !xmax.is_valid() {
         return Ok(DirtyStatus::Live);
     }
     if hdr.xmax_committed() || ctx.is_own(xmax) {
@@ -368,7 +438,7 @@ pub fn satisfies_index_build(
                 || (!hdr.xmin_committed()
                     && !ctx.is_own(hdr.xmin())
                     && ctx.mgr.xid_status(hdr.xmin())? == XidStatus::Aborted);
-            if xmin_aborted || hdr.xmax() < horizon {
+            if xmin_aborted || update_xid(&hdr, ctx.mgr)? < horizon {
                 BuildStatus::Skip
             } else {
                 BuildStatus::RecentlyDead
@@ -450,6 +520,7 @@ pub fn satisfies_vacuum(tuple: &[u8], horizon: &PruneHorizon) -> Result<(VacuumS
     let mgr = horizon.mgr;
     let mut hints = 0;
     let deleting = hdr.xmax().is_valid() && !hdr.xmax_invalid() && !hdr.xmax_is_locked_only();
+    let no_own = |_: Xid| false;
     if !hdr.xmin_committed() {
         if hdr.xmin_invalid() {
             return Ok((VacuumStatus::Dead, 0));
@@ -462,7 +533,13 @@ pub fn satisfies_vacuum(tuple: &[u8], horizon: &PruneHorizon) -> Result<(VacuumS
         }
     }
     if !deleting {
+        if hdr.xmax_is_multi() && !hdr.xmax_invalid() && !any_running(&hdr, mgr, &no_own)? {
+            hints |= HEAP_XMAX_INVALID;
+        }
         return Ok((VacuumStatus::Live, hints));
+    }
+    if hdr.xmax_is_multi() {
+        return multi_vacuum_status(&hdr, horizon, hints);
     }
     let xmax = hdr.xmax();
     if !hdr.xmax_committed() {
@@ -474,5 +551,31 @@ pub fn satisfies_vacuum(tuple: &[u8], horizon: &PruneHorizon) -> Result<(VacuumS
     }
     let status =
         if horizon.removable(xmax)? { VacuumStatus::Dead } else { VacuumStatus::RecentlyDead };
+    Ok((status, hints))
+}
+
+/// [`satisfies_vacuum`] for a multi xmax with an updater: judged by the
+/// updater like a plain deleter, never hinted committed; an aborted
+/// updater leaves the version live, and once no member runs the whole xmax
+/// is hinted invalid.
+fn multi_vacuum_status<B: AsRef<[u8]>>(
+    hdr: &HeapTupleHeader<B>,
+    horizon: &PruneHorizon,
+    mut hints: u16,
+) -> Result<(VacuumStatus, u16)> {
+    let mgr = horizon.mgr;
+    let updater = update_xid(hdr, mgr)?;
+    match mgr.xid_status(updater)? {
+        XidStatus::Committed => {}
+        XidStatus::Aborted => {
+            if !any_running(hdr, mgr, &|_| false)? {
+                hints |= HEAP_XMAX_INVALID;
+            }
+            return Ok((VacuumStatus::Live, hints));
+        }
+        _ => return Ok((VacuumStatus::DeleteInProgress, hints)),
+    }
+    let status =
+        if horizon.removable(updater)? { VacuumStatus::Dead } else { VacuumStatus::RecentlyDead };
     Ok((status, hints))
 }

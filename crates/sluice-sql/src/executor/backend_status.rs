@@ -21,19 +21,21 @@
 //! # SLRUs
 //!
 //! `pg_stat_slru` has PostgreSQL 15's eight rows. "Xact" is sluice's commit
-//! log, with its real counters (`blks_exists` is 0: sluice never asks whether
-//! a page exists, it reads a missing one as zeros; `truncates` is 0: 64-bit
-//! xids never wrap, so the commit log is not truncated). The other rows are
-//! zero because sluice has no such SLRU: commit timestamps are not tracked
-//! (CommitTs), the CSN log replaces `pg_subtrans` and is in memory (Subtrans),
-//! and there is no LISTEN/NOTIFY queue (Notify), SERIALIZABLE predicate-lock
-//! log (Serial) or multixact SLRU (MultiXactMember/Offset) yet.
+//! log and "MultiXactOffset"/"MultiXactMember" the two multixact SLRUs, with
+//! their real counters (`blks_exists` is 0: sluice never asks whether a page
+//! exists, it reads a missing one as zeros; the commit log's `truncates` is
+//! 0: 64-bit xids never wrap, so it is not truncated, while VACUUM truncates
+//! the multixact SLRUs). The other rows are zero because sluice has no such
+//! SLRU: commit timestamps are not tracked (CommitTs), the CSN log replaces
+//! `pg_subtrans` and is in memory (Subtrans), and there is no LISTEN/NOTIFY
+//! queue (Notify) or SERIALIZABLE predicate-lock log (Serial).
 
 use super::sysviews::{columns, ViewRows};
 use crate::error::{Result, SqlError};
 use crate::expr::Expr;
 use crate::session::ExecParts;
 use sluice_access::Engine;
+use sluice_txn::slru::SlruStats;
 use sluice_txn::ProcState;
 use sluice_types::{Datum, SqlType};
 
@@ -137,22 +139,19 @@ pub fn pg_stat_slru(engine: &Engine) -> ViewRows {
         ],
     );
     let xact = engine.txns().clog().stats();
+    let multixact = engine.txns().multixacts().map(|m| m.stats()).ok();
     let reset = Datum::TimestampTz(xact.since_micros as i64 - POSTGRES_EPOCH_OFFSET_MICROS);
+    let counters_of = |s: SlruStats| {
+        [s.blks_zeroed, s.blks_hit, s.blks_read, s.blks_written, 0, s.flushes, s.truncates]
+    };
     let rows = SLRU_NAMES
         .iter()
         .map(|&name| {
-            let counters = if name == "Xact" {
-                [
-                    xact.blks_zeroed,
-                    xact.blks_hit,
-                    xact.blks_read,
-                    xact.blks_written,
-                    0,
-                    xact.flushes,
-                    0,
-                ]
-            } else {
-                [0; 7]
+            let counters = match (name, multixact) {
+                ("Xact", _) => counters_of(xact),
+                ("MultiXactOffset", Some((offsets, _))) => counters_of(offsets),
+                ("MultiXactMember", Some((_, members))) => counters_of(members),
+                _ => [0; 7],
             };
             let mut row = vec![Datum::Text(name.to_string())];
             row.extend(counters.iter().map(|&c| Datum::Int8(c as i64)));

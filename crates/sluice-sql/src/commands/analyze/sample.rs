@@ -37,6 +37,7 @@
 use super::sampling::{BlockSampler, Reservoir};
 use crate::error::{Result, SqlError};
 use sluice_access::common::htup::HeapTupleHeader;
+use sluice_access::heap::multixact::update_xid;
 use sluice_access::{AccessError, Engine};
 use sluice_common::{ForkNumber, ItemPointer, RelFileLocator, Xid};
 use sluice_storage::buffer::{BufferAccessStrategy, BufferTag};
@@ -85,8 +86,10 @@ fn fate(mgr: &TransactionManager, xid: Xid) -> Result<XidStatus> {
 pub fn classify(tuple: &[u8], mgr: &TransactionManager, own: Option<Xid>) -> Result<Verdict> {
     let hdr = HeapTupleHeader::new(tuple).map_err(|e| SqlError::from(AccessError::from(e)))?;
     let is_own = |xid: Xid| own == Some(xid);
-    let xmax = hdr.xmax();
-    let no_deleter = hdr.xmax_invalid() || !xmax.is_valid() || hdr.xmax_is_locked_only();
+    // The deleter: a plain xmax, or a multi's update member (never hinted
+    // committed).
+    let xmax = update_xid(&hdr, mgr).map_err(SqlError::from)?;
+    let no_deleter = !xmax.is_valid();
     if !hdr.xmin_committed() {
         if hdr.xmin_invalid() {
             return Ok(Verdict::Dead);
@@ -105,7 +108,7 @@ pub fn classify(tuple: &[u8], mgr: &TransactionManager, own: Option<Xid>) -> Res
     if no_deleter {
         return Ok(Verdict::Live);
     }
-    if hdr.xmax_committed() || is_own(xmax) {
+    if (hdr.xmax_committed() && !hdr.xmax_is_multi()) || is_own(xmax) {
         return Ok(Verdict::Dead);
     }
     Ok(match fate(mgr, xmax)? {
