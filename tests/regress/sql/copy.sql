@@ -108,52 +108,24 @@ bad
 SELECT 1;
 ROLLBACK;
 SELECT count(*) FROM copy_t WHERE a = 20;
--- errors in the statement
-COPY copy_nope FROM STDIN;
-1
-\.
-COPY copy_t (a, nope) FROM STDIN;
-1
-\.
-COPY copy_t (a, a) FROM STDIN;
-1
-\.
-COPY copy_t FROM STDIN (FORMAT xml);
-1
-\.
-COPY copy_t FROM STDIN (DELIMITER ',', DELIMITER ';');
-1
-\.
-COPY copy_t FROM STDIN (bogus 1);
-1
-\.
-COPY copy_t FROM STDIN (DELIMITER 'ab');
-1
-\.
-COPY copy_t FROM STDIN (DELIMITER 'x');
-1
-\.
-COPY copy_t FROM STDIN (QUOTE '"');
-1
-\.
-COPY copy_t FROM STDIN (FORMAT csv, NULL 'a,b');
-1
-\.
-COPY copy_t FROM STDIN (HEADER 'maybe');
-1
-\.
-COPY copy_t FROM STDIN (FORMAT binary, DELIMITER ',');
-1
-\.
-COPY copy_t FROM STDIN (ENCODING 'klingon');
-1
-\.
-COPY copy_csv FROM STDIN (FORMAT csv, FORCE_NOT_NULL (zz));
-1
-\.
-COPY copy_csv (id) FROM STDIN (FORMAT csv, FORCE_NULL (x));
-1
-\.
+-- errors in the statement: they fail before the copy starts, so no data
+-- follows them; sent through \gexec because psql releases differ on in-line
+-- data after such a failure (15.20 skips it, 15.18 runs it as SQL)
+SELECT 'COPY copy_nope FROM STDIN' \gexec
+SELECT 'COPY copy_t (a, nope) FROM STDIN' \gexec
+SELECT 'COPY copy_t (a, a) FROM STDIN' \gexec
+SELECT 'COPY copy_t FROM STDIN (FORMAT xml)' \gexec
+SELECT 'COPY copy_t FROM STDIN (DELIMITER '','', DELIMITER '';'')' \gexec
+SELECT 'COPY copy_t FROM STDIN (bogus 1)' \gexec
+SELECT 'COPY copy_t FROM STDIN (DELIMITER ''ab'')' \gexec
+SELECT 'COPY copy_t FROM STDIN (DELIMITER ''x'')' \gexec
+SELECT 'COPY copy_t FROM STDIN (QUOTE ''"'')' \gexec
+SELECT 'COPY copy_t FROM STDIN (FORMAT csv, NULL ''a,b'')' \gexec
+SELECT 'COPY copy_t FROM STDIN (HEADER ''maybe'')' \gexec
+SELECT 'COPY copy_t FROM STDIN (FORMAT binary, DELIMITER '','')' \gexec
+SELECT 'COPY copy_t FROM STDIN (ENCODING ''klingon'')' \gexec
+SELECT 'COPY copy_csv FROM STDIN (FORMAT csv, FORCE_NOT_NULL (zz))' \gexec
+SELECT 'COPY copy_csv (id) FROM STDIN (FORMAT csv, FORCE_NULL (x))' \gexec
 COPY copy_t TO STDOUT (HEADER match);
 COPY copy_t TO STDOUT (FORMAT csv, FORCE_NOT_NULL (a));
 COPY (SELECT 1) TO STDOUT (FORMAT csv, FORCE_QUOTE (a));
