@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Seed 000's HOT/fillfactor experiment on sluice and PostgreSQL 15 in the
-# same run: t (id bigint PRIMARY KEY, a, b, c, d int with an index each,
-# v int not indexed), N rows; then UPDATE of N/10 rows' v (never an indexed
-# column, so each update may be heap-only), once at fillfactor 100 and once
-# at fillfactor 70 (where the new versions find room on their own page).
+# Seed 000's HOT/fillfactor experiment (../shared/scenarios/seed000_hot_fillfactor.sql)
+# on sluice and PostgreSQL 15 in the same run: t (id bigint PRIMARY KEY, a, b,
+# c, d text = md5(id) with an index each, last_seen timestamptz not indexed),
+# N rows, VACUUM and CHECKPOINT; then UPDATE of last_seen of every tenth row
+# (never an indexed column, so each update may be heap-only), once at
+# fillfactor 100 and once at fillfactor 70 (where the new versions find room
+# on their own page).
 # Prints per server and fillfactor: the UPDATE's seconds, the WAL it wrote
 # (pg_wal_lsn_diff of pg_current_wal_lsn() around it), the growth of the
 # heap and of the five indexes, and the ratios sluice/PostgreSQL.
-# sluice has no pg_current_wal_lsn() (no pg_lsn type) yet: its WAL column
-# says n/a until it does.
 # Usage: bench/hot_fillfactor.sh [ROWS]
 # The sluice binary is built with cargo into $CARGO_TARGET_DIR (default ./target),
 # unless SLUICE_BIN names one to run instead; PG15_SH names pg15.sh when the
@@ -36,16 +36,17 @@ indexes="pg_relation_size('t_pkey') + pg_relation_size('t_a') + pg_relation_size
 run() {
   local port=$1 ff=$2
   q "$port" "DROP TABLE IF EXISTS t" >/dev/null 2>&1
-  q "$port" "CREATE TABLE t (id bigint PRIMARY KEY, a int, b int, c int, d int, v int) WITH (fillfactor = $ff)" >/dev/null
-  q "$port" "INSERT INTO t SELECT i, i, i, i, i, 0 FROM generate_series(1, $rows) i" >/dev/null
+  q "$port" "CREATE TABLE t (id bigint PRIMARY KEY, a text, b text, c text, d text, last_seen timestamptz) WITH (autovacuum_enabled = off, fillfactor = $ff)" >/dev/null
+  q "$port" "INSERT INTO t SELECT i, md5(i::text), md5(i::text), md5(i::text), md5(i::text), now() FROM generate_series(1, $rows) i" >/dev/null
   for col in a b c d; do q "$port" "CREATE INDEX t_$col ON t ($col)" >/dev/null; done
   q "$port" "VACUUM t" >/dev/null
+  q "$port" "CHECKPOINT" >/dev/null
   local heap0 idx0 lsn0 start end
   heap0=$(q "$port" "SELECT pg_relation_size('t')")
   idx0=$(q "$port" "SELECT $indexes")
   lsn0=$(q "$port" "SELECT pg_current_wal_lsn()" 2>/dev/null || echo "")
   start=$(date +%s.%N)
-  q "$port" "UPDATE t SET v = v + 1 WHERE id <= $((rows / 10))" >/dev/null
+  q "$port" "UPDATE t SET last_seen = now() WHERE id % 10 = 0" >/dev/null
   end=$(date +%s.%N)
   local wal="n/a"
   if [ -n "$lsn0" ]; then wal=$(q "$port" "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn0')::bigint"); fi

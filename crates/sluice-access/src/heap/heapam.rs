@@ -208,6 +208,26 @@ fn new_tuple_block<'p>(
     })
 }
 
+/// The record kind and WAL block reference of an update whose new version
+/// (`tid`) went to the page of the old one (at `old_offset`): the new tuple
+/// as a delta against the old when they share enough bytes.
+fn same_page_update_block<'p>(
+    rel: &HeapRelation,
+    page: &'p BufferWriteGuard<'_>,
+    tid: ItemPointer,
+    old_offset: u16,
+) -> Result<(u8, BlockRef<'p>)> {
+    let tuple = page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
+    let old = page.item(old_offset).ok_or_else(|| corrupt_tid(tid))?;
+    let Some(delta) = encode_new_tuple_delta(tid.offset, tuple, old)? else {
+        return Ok((XLOG_HEAP_UPDATE, new_tuple_block(rel, page, tid, false)?));
+    };
+    let block = BlockRef::new(0, rel.locator, ForkNumber::Main, tid.block)
+        .with_data(delta)
+        .with_page(page.as_bytes(), page.hole());
+    Ok((XLOG_HEAP_UPDATE | XLOG_HEAP_UPDATE_DELTA, block))
+}
+
 /// The WAL block reference for the page holding an update's old version.
 fn old_tuple_block<'p>(
     rel: &HeapRelation,
@@ -490,9 +510,10 @@ fn update_on_page(
     note_prunable(page, xid);
     page.mark_dirty();
     let end = {
-        let record = RecordBuilder::new(RmgrId::Heap, XLOG_HEAP_UPDATE, xid)
+        let (info, block) = same_page_update_block(rel, page, ntid, otid.offset)?;
+        let record = RecordBuilder::new(RmgrId::Heap, info, xid)
             .with_main_data(change.encode())
-            .with_block(new_tuple_block(rel, page, ntid, false)?);
+            .with_block(block);
         engine.wal().insert(&record)?
     };
     page.set_lsn(end);

@@ -5,7 +5,7 @@
 //! |-------------------|--------------------------------|---------------------------|
 //! | `XLOG_HEAP_INSERT`| 0: target page; data = offset + tuple (header compacted) | — |
 //! | `XLOG_HEAP_DELETE`| 0: the tuple's page            | header change             |
-//! | `XLOG_HEAP_UPDATE`| 0: new version's page; data = offset + tuple; 1: old version's page if different | header change of the old version |
+//! | `XLOG_HEAP_UPDATE`| 0: new version's page; data = offset + tuple, or with `XLOG_HEAP_UPDATE_DELTA` what differs from the old version; 1: old version's page if different | header change of the old version |
 //! | `XLOG_HEAP_LOCK`  | 0: the tuple's page            | header change             |
 //! | `XLOG_HEAP_PRUNE` | 0: the pruned page; data = [`PruneRecord`]: redirects, line pointers made dead, made unused | — |
 //! | `XLOG_HEAP_VACUUM`| 0: the vacuumed page; data = line pointers made unused | — |
@@ -20,6 +20,14 @@
 //! them; no decision is re-made, so redo is idempotent and never consults the
 //! commit log. New tuples are logged without the header fields redo can derive
 //! (see `encode_new_tuple`) and put back at the same line pointer.
+//!
+//! An update that keeps its new version on the old version's page (every HOT
+//! update does) logs only the bytes of the new tuple body between the prefix
+//! and the suffix it shares with the old one (PostgreSQL's
+//! XLH_UPDATE_PREFIX_FROM_OLD / SUFFIX_FROM_OLD): updating a timestamp in a
+//! wide row logs the timestamp, not the row. Redo reads the shared bytes from
+//! the old version, which is still on the page in its pre-record state —
+//! the record only ever changes the old version's header.
 //!
 //! A block flagged WILL_INIT (the insert that initialised a fresh page) is
 //! re-created from nothing; any other block is either restored from its
@@ -42,6 +50,9 @@ pub const XLOG_HEAP_DELETE: u8 = 0x10;
 pub const XLOG_HEAP_UPDATE: u8 = 0x20;
 /// A tuple locked (SELECT ... FOR UPDATE and friends).
 pub const XLOG_HEAP_LOCK: u8 = 0x60;
+/// Flag on `XLOG_HEAP_UPDATE`: the new version, on the old one's page, is
+/// logged as a delta against the old version (`encode_new_tuple_delta`).
+pub const XLOG_HEAP_UPDATE_DELTA: u8 = 0x80;
 
 /// Dead tuples became dead line pointers and the page was compacted
 /// (PostgreSQL's XLOG_HEAP2_PRUNE).
@@ -264,6 +275,58 @@ pub fn encode_new_tuple(offset: u16, tuple: &[u8]) -> Result<Vec<u8>> {
 /// infomask, hoff.
 const NEW_TUPLE_PREFIX: usize = 2 + 4 + 2 + 2 + 1;
 
+/// The two lengths a delta adds: bytes shared with the old body's start and end.
+const DELTA_LENGTHS: usize = 2 + 2;
+
+/// encode_new_tuple_delta -- the block data of `encode_new_tuple` with the
+/// body cut down to what differs from `old` (the old version's whole tuple):
+/// the length of the common prefix and suffix of the two bodies, then the
+/// bytes between them. `None` when sharing saves nothing worth a delta.
+pub fn encode_new_tuple_delta(offset: u16, tuple: &[u8], old: &[u8]) -> Result<Option<Vec<u8>>> {
+    let (new_body, old_body) = (body(tuple)?, body(old)?);
+    let prefix = common_len(new_body.iter(), old_body.iter());
+    let rest = new_body.len().min(old_body.len()) - prefix;
+    let suffix = common_len(new_body.iter().rev(), old_body.iter().rev()).min(rest);
+    if prefix + suffix <= DELTA_LENGTHS {
+        return Ok(None);
+    }
+    let mut out = encode_new_tuple(offset, &tuple[..SIZEOF_HEAP_TUPLE_HEADER])?;
+    out.extend_from_slice(&(prefix as u16).to_le_bytes());
+    out.extend_from_slice(&(suffix as u16).to_le_bytes());
+    out.extend_from_slice(&new_body[prefix..new_body.len() - suffix]);
+    Ok(Some(out))
+}
+
+/// The part of a heap tuple after its fixed header.
+fn body(tuple: &[u8]) -> Result<&[u8]> {
+    tuple
+        .get(SIZEOF_HEAP_TUPLE_HEADER..)
+        .ok_or_else(|| AccessError::Corrupt("heap tuple shorter than its header".into()))
+}
+
+/// How many leading items two sequences share.
+fn common_len<'a>(a: impl Iterator<Item = &'a u8>, b: impl Iterator<Item = &'a u8>) -> usize {
+    a.zip(b).take_while(|(x, y)| x == y).count()
+}
+
+/// expand_delta -- turns the block data of `encode_new_tuple_delta` back into
+/// that of `encode_new_tuple`, taking the shared bytes from `old`.
+fn expand_delta(data: &[u8], old: &[u8]) -> Result<Vec<u8>> {
+    let short = || AccessError::Corrupt("heap update delta too short".into());
+    let lengths = data.get(NEW_TUPLE_PREFIX..NEW_TUPLE_PREFIX + DELTA_LENGTHS).ok_or_else(short)?;
+    let prefix = u16::from_le_bytes([lengths[0], lengths[1]]) as usize;
+    let suffix = u16::from_le_bytes([lengths[2], lengths[3]]) as usize;
+    let old_body = body(old)?;
+    if prefix + suffix > old_body.len() {
+        return Err(AccessError::Corrupt("heap update delta longer than the old version".into()));
+    }
+    let mut out = data[..NEW_TUPLE_PREFIX].to_vec();
+    out.extend_from_slice(&old_body[..prefix]);
+    out.extend_from_slice(&data[NEW_TUPLE_PREFIX + DELTA_LENGTHS..]);
+    out.extend_from_slice(&old_body[old_body.len() - suffix..]);
+    Ok(out)
+}
+
 /// Rebuilds the tuple logged by `encode_new_tuple` and puts it back at its line
 /// pointer on `page` (block `block`), inserted by `xid`.
 fn apply_new_tuple(page: &mut Page, block: u32, xid: Xid, data: &[u8]) -> Result<()> {
@@ -316,9 +379,21 @@ pub fn redo(pool: &BufferPool, record: &DecodedRecord) -> Result<()> {
             let change = HeaderChange::decode(&record.main_data)?;
             let same_page = record.block(1).is_none();
             let block = new_tuple_block_number(record)?;
+            let delta = record.info & XLOG_HEAP_UPDATE_DELTA != 0;
+            if delta && !same_page {
+                return Err(AccessError::Corrupt("heap update delta across pages".into()));
+            }
             redo_block(pool, record, 0, |page, data| {
                 page.clear_flag(PD_ALL_VISIBLE);
-                apply_new_tuple(page, block, record.xid, data)?;
+                if delta {
+                    let old = page.item(change.offset).ok_or_else(|| {
+                        AccessError::Corrupt("heap update delta without its old version".into())
+                    })?;
+                    let full = expand_delta(data, old)?;
+                    apply_new_tuple(page, block, record.xid, &full)?;
+                } else {
+                    apply_new_tuple(page, block, record.xid, data)?;
+                }
                 if same_page {
                     change.apply(page)?;
                 }
@@ -399,6 +474,31 @@ mod tests {
         assert_eq!(page.item(3).unwrap(), &[3; 40][..]);
         assert_eq!(page.free_space(), before + 2 * 40, "the root's and 2's storage is free");
         assert!(apply_prune(&mut page, &data[..7]).is_err(), "truncated record");
+    }
+
+    #[test]
+    fn update_delta_logs_only_the_changed_middle() {
+        let header = [0u8; SIZEOF_HEAP_TUPLE_HEADER];
+        let tuple = |body: &[u8]| [&header[..], body].concat();
+        let old = tuple(b"id=42|name=alpha|seen=2025-01-01|memo=xxxxxxxx");
+        let new = tuple(b"id=42|name=alpha|seen=2026-12-01|memo=xxxxxxxx");
+        let delta = encode_new_tuple_delta(3, &new, &old).unwrap().expect("worth a delta");
+        assert_eq!(delta.len(), NEW_TUPLE_PREFIX + DELTA_LENGTHS + "6-12".len());
+        assert_eq!(expand_delta(&delta, &old).unwrap(), encode_new_tuple(3, &new).unwrap());
+        // Growing and shrinking bodies, and a body that is the old one's prefix.
+        for body in [
+            &b"id=42|name=alpha|seen=2026-12-01|memo=xxxxxxxxyy"[..],
+            b"id=42|memo=xx",
+            b"id=42|name=",
+        ] {
+            let new = tuple(body);
+            if let Some(delta) = encode_new_tuple_delta(1, &new, &old).unwrap() {
+                assert_eq!(expand_delta(&delta, &old).unwrap(), encode_new_tuple(1, &new).unwrap());
+            }
+        }
+        assert!(encode_new_tuple_delta(1, &tuple(b"abc"), &tuple(b"xyz")).unwrap().is_none());
+        assert!(expand_delta(&delta, &tuple(b"short")).is_err(), "old version too short");
+        assert!(expand_delta(&delta[..NEW_TUPLE_PREFIX + 1], &old).is_err(), "truncated");
     }
 
     #[test]
