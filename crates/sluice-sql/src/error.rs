@@ -110,6 +110,12 @@ impl From<sluice_access::AccessError> for SqlError {
     }
 }
 
+impl From<sluice_access::common::TupleError> for SqlError {
+    fn from(e: sluice_access::common::TupleError) -> SqlError {
+        SqlError::new(e.sqlstate(), e.to_string())
+    }
+}
+
 impl From<sluice_txn::TxnError> for SqlError {
     fn from(e: sluice_txn::TxnError) -> SqlError {
         SqlError::new(e.sqlstate(), e.to_string())

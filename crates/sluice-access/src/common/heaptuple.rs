@@ -228,8 +228,30 @@ fn write_attr(tuple: &mut [u8], attr: &AttrDesc, value: &[u8], off: usize) -> us
 /// `tuple` is the tuple's bytes as stored (trailing page padding is allowed).
 /// Returns [`TupleError::Corrupt`] if the bytes are inconsistent.
 pub fn deform_tuple<'a>(desc: &TupleDesc, tuple: &'a [u8]) -> Result<Vec<Option<&'a [u8]>>> {
+    let mut values = Vec::with_capacity(desc.natts());
+    for_each_attr(desc, tuple, desc.natts(), |_, v| {
+        values.push(v);
+        Ok::<_, TupleError>(())
+    })?;
+    Ok(values)
+}
+
+/// for_each_attr -- hands the values of the first `upto` columns to `visit`
+/// in order, `None` for NULL, without collecting them: a scan that needs
+/// only leading columns stops walking the tuple after the last of them
+/// (PostgreSQL's `slot_getsomeattrs`). `upto` beyond the descriptor is cut
+/// to it.
+pub fn for_each_attr<'a, E: From<TupleError>>(
+    desc: &TupleDesc,
+    tuple: &'a [u8],
+    upto: usize,
+    mut visit: impl FnMut(usize, Option<&'a [u8]>) -> std::result::Result<(), E>,
+) -> std::result::Result<(), E> {
     let mut reader = AttrReader::new(desc, tuple)?;
-    desc.attrs.iter().enumerate().map(|(i, attr)| reader.next(i, attr)).collect()
+    for (i, attr) in desc.attrs.iter().enumerate().take(upto) {
+        visit(i, reader.next(i, attr)?)?;
+    }
+    Ok(())
 }
 
 /// get_attr -- the value of 0-based column `i` alone (PostgreSQL's

@@ -42,7 +42,9 @@ pub mod indextuple;
 pub mod tupdesc;
 
 pub use error::{Result, TupleError};
-pub use heaptuple::{check_tuple_size, compute_tuple_size, deform_tuple, form_tuple, get_attr};
+pub use heaptuple::{
+    check_tuple_size, compute_tuple_size, deform_tuple, for_each_attr, form_tuple, get_attr,
+};
 pub use htup::{
     HeapTupleHeader, HeapTupleHeaderMut, MAX_HEAP_ATTRIBUTE_NUMBER, MAX_HEAP_TUPLE_SIZE,
     SIZEOF_HEAP_TUPLE_HEADER,

@@ -2,7 +2,7 @@
 //! the heap's tuple format, through the types' storage encodings.
 
 use crate::error::{Result, SqlError};
-use sluice_access::common::{deform_tuple, form_tuple, AttrDesc, TupleDesc};
+use sluice_access::common::{for_each_attr, form_tuple, AttrDesc, TupleDesc};
 use sluice_types::storage::{from_storage, to_storage};
 use sluice_types::{Datum, SqlType};
 
@@ -30,37 +30,37 @@ pub fn form_row(desc: &TupleDesc, types: &[SqlType], values: &[Datum]) -> Vec<u8
 
 /// deform_row -- the values of a heap tuple with columns of `types`.
 pub fn deform_row(desc: &TupleDesc, types: &[SqlType], tuple: &[u8]) -> Result<Vec<Datum>> {
-    let raw = deform_tuple(desc, tuple).map_err(|e| SqlError::new(e.sqlstate(), e.to_string()))?;
-    raw.iter()
-        .zip(types)
-        .map(|(v, t)| match v {
-            None => Ok(Datum::Null),
-            Some(bytes) => from_storage(*t, bytes).map_err(SqlError::from),
-        })
-        .collect()
+    let mut row = Vec::with_capacity(types.len());
+    for_each_attr(desc, tuple, types.len(), |i, v| {
+        row.push(datum_of(types[i], v)?);
+        Ok::<_, SqlError>(())
+    })?;
+    Ok(row)
 }
 
 /// deform_row_projected -- like [`deform_row`], converting only the columns
-/// marked in `needed` (the others read as NULL).
+/// marked in `needed` (the others read as NULL). The tuple is walked only up
+/// to the last needed column, and nothing is decoded for `count(*)`.
 pub fn deform_row_projected(
     desc: &TupleDesc,
     types: &[SqlType],
     tuple: &[u8],
     needed: &[bool],
 ) -> Result<Vec<Datum>> {
-    if !needed.contains(&true) {
-        // count(*) and friends: nothing to decode at all.
-        return Ok(vec![Datum::Null; types.len()]);
+    let mut row = Vec::with_capacity(types.len());
+    let upto = needed.iter().rposition(|&n| n).map_or(0, |last| last + 1);
+    for_each_attr(desc, tuple, upto, |i, v| {
+        row.push(if needed[i] { datum_of(types[i], v)? } else { Datum::Null });
+        Ok::<_, SqlError>(())
+    })?;
+    row.resize(types.len(), Datum::Null);
+    Ok(row)
+}
+
+/// The datum of one stored value of type `ty` (`None` = NULL).
+fn datum_of(ty: SqlType, stored: Option<&[u8]>) -> Result<Datum> {
+    match stored {
+        None => Ok(Datum::Null),
+        Some(bytes) => Ok(from_storage(ty, bytes)?),
     }
-    let raw = deform_tuple(desc, tuple).map_err(|e| SqlError::new(e.sqlstate(), e.to_string()))?;
-    raw.iter()
-        .zip(types)
-        .enumerate()
-        .map(|(i, (v, t))| match v {
-            Some(bytes) if needed.get(i).copied().unwrap_or(false) => {
-                from_storage(*t, bytes).map_err(SqlError::from)
-            }
-            _ => Ok(Datum::Null),
-        })
-        .collect()
 }

@@ -939,7 +939,10 @@ fn index_cond_terms(rel: &RelationDesc, path: &IndexPath) -> Vec<String> {
     let names = column_names(rel);
     path.quals
         .iter()
-        .map(|q| format!("({column} {} {})", q.op.symbol(), expr(&q.value, &names)))
+        .map(|q| match q.any {
+            true => format!("({column} = ANY ({}))", expr(&q.value, &names)),
+            false => format!("({column} {} {})", q.op.symbol(), expr(&q.value, &names)),
+        })
         .collect()
 }
 

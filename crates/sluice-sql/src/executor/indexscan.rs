@@ -10,6 +10,11 @@
 //! passed, and fetches each entry's heap tuple under the statement's
 //! snapshot; the whole WHERE clause is still evaluated on every row returned,
 //! so the bounds only have to be conservative.
+//!
+//! `column = ANY (array)` bounds a scan too (PostgreSQL's ScalarArrayOpExpr
+//! index qual, how a worker deletes the batch of jobs it locked): the array's
+//! distinct non-NULL elements, in index order, each become an equality range,
+//! and the scan descends once per range.
 
 use super::host::ExecHost;
 use super::indexing::analyze_predicate;
@@ -30,6 +35,7 @@ use sluice_types::ops::CmpOp;
 use sluice_types::storage::to_storage;
 use sluice_types::{Datum, SqlType};
 use std::cmp::Ordering;
+use std::collections::VecDeque;
 
 /// A comparison of an index's leading column with a row-independent value.
 #[derive(Clone, Debug)]
@@ -38,6 +44,8 @@ pub struct IndexQual {
     pub op: CmpOp,
     /// The value compared with.
     pub value: Expr,
+    /// `column = ANY (value)`: `value` is an array of keys.
+    pub any: bool,
 }
 
 /// How a scan uses its index (PostgreSQL's three index path kinds).
@@ -126,31 +134,56 @@ pub(crate) fn commute(op: CmpOp) -> CmpOp {
 
 /// index_qual -- `cond` as a condition on column `column` (of type `ty`).
 pub fn index_qual(cond: &Expr, column: usize, ty: SqlType) -> Option<IndexQual> {
-    let Expr::Call { func: Builtin::Compare(op, _), args, .. } = cond else { return None };
-    if op == &CmpOp::Ne || args.len() != 2 {
-        return None;
-    }
     let is_key =
         |e: &Expr| matches!(e, Expr::Column { index, ty: t, .. } if *index == column && *t == ty);
+    let (op, args) = match cond {
+        Expr::Call { func: Builtin::Compare(op, _), args, .. } => (*op, args),
+        Expr::Call {
+            func: Builtin::AnyAll { op: Builtin::Compare(CmpOp::Eq, _), all: false },
+            args,
+            ..
+        } => {
+            let [key, array] = args.as_slice() else { return None };
+            let fits = array.ty().element().is_some_and(|elem| fits_key(elem, ty));
+            return (is_key(key) && row_independent(array) && fits).then(|| IndexQual {
+                op: CmpOp::Eq,
+                value: array.clone(),
+                any: true,
+            });
+        }
+        _ => return None,
+    };
+    if op == CmpOp::Ne || args.len() != 2 {
+        return None;
+    }
     if is_key(&args[0]) && row_independent(&args[1]) {
-        return bound_value(&args[1], ty).map(|value| IndexQual { op: *op, value });
+        return bound_value(&args[1], ty).map(|value| IndexQual { op, value, any: false });
     }
     if is_key(&args[1]) && row_independent(&args[0]) {
-        return bound_value(&args[0], ty).map(|value| IndexQual { op: commute(*op), value });
+        return bound_value(&args[0], ty).map(|value| IndexQual {
+            op: commute(op),
+            value,
+            any: false,
+        });
     }
     None
 }
 
-/// bound_value -- `value` if it can bound a key of type `ty`: the same
+/// bound_value -- `value` if it can bound a key of type `ty` ([`fits_key`]).
+fn bound_value(value: &Expr, ty: SqlType) -> Option<Expr> {
+    fits_key(value.ty(), ty).then(|| value.clone())
+}
+
+/// Whether a value of type `value` can bound a key of type `key`: the same
 /// type, or a narrower integer (`bigint_col > 5`, which PostgreSQL's
 /// cross-type integer operators serve; [`widen`] converts the value when
 /// the scan starts).
-fn bound_value(value: &Expr, ty: SqlType) -> Option<Expr> {
+fn fits_key(value: SqlType, key: SqlType) -> bool {
     let narrower = matches!(
-        (value.ty(), ty),
+        (value, key),
         (SqlType::Int2, SqlType::Int4 | SqlType::Int8) | (SqlType::Int4, SqlType::Int8)
     );
-    (value.ty() == ty || narrower).then(|| value.clone())
+    value == key || narrower
 }
 
 /// widen -- a bound's value in the key's integer type (see [`bound_value`]).
@@ -194,6 +227,7 @@ pub fn index_quals(
 
 /// Rows of a table, found through an index.
 pub struct IndexRows<'e> {
+    engine: &'e Engine,
     /// The heap page of the last entry fetched, kept pinned.
     heap: HeapFetch<'e>,
     /// The visibility map page of the last entry checked, kept pinned.
@@ -203,15 +237,30 @@ pub struct IndexRows<'e> {
     types: Vec<SqlType>,
     ctx: VisibilityContext<'e>,
     btree: BTreeIndex,
+    /// The scan of the current range, if one is open.
     scan: Option<BTreeScan<'e>>,
+    /// The ranges still to scan, in scan order (one, or one per element of
+    /// an `= ANY` array).
+    ranges: VecDeque<KeyRange>,
     backward: bool,
-    /// Where the scan ends, in its direction: the bound's stored value, and
-    /// whether an entry equal to it is still inside.
+    /// Where the current range ends, in its direction: the bound's stored
+    /// value, and whether an entry equal to it is still inside.
     stop: Option<(Vec<u8>, bool)>,
     /// Whether entries with a NULL key can qualify (only when nothing bounds
     /// the scan: every comparison rejects NULL).
     nulls_qualify: bool,
 }
+
+/// One stretch of the index to read: where it starts and where it stops, in
+/// the scan's direction (stored key and whether an equal key is inside).
+#[derive(Clone, Debug, Default)]
+struct KeyRange {
+    start: Option<(Vec<u8>, bool)>,
+    stop: Option<(Vec<u8>, bool)>,
+}
+
+/// A bound: the stored key and whether a key equal to it is inside.
+type Bound = Option<(Vec<u8>, bool)>;
 
 impl<'e> IndexRows<'e> {
     /// start -- evaluates the bounds of `path` and positions the scan at the
@@ -226,6 +275,7 @@ impl<'e> IndexRows<'e> {
     ) -> Result<IndexRows<'e>> {
         let btree = path.index.btree(rel);
         let mut rows = IndexRows {
+            engine,
             heap: HeapFetch::new(engine, rel.heap()),
             vm: VmReader::new(engine.pool(), rel.locator),
             desc: rel.tuple_desc(),
@@ -233,36 +283,40 @@ impl<'e> IndexRows<'e> {
             ctx,
             btree,
             scan: None,
+            ranges: VecDeque::new(),
             backward: path.backward,
             stop: None,
             nulls_qualify: path.quals.is_empty(),
         };
         let key_type = path.index.key_types(rel)[0];
         let Some((lower, upper)) = rows.bounds(path, key_type, host)? else { return Ok(rows) };
-        let (start, stop) = if path.backward { (upper, lower) } else { (lower, upper) };
-        rows.stop = stop;
-        // Forward from the first entry ≥ (or >) the lower bound; backward
-        // from the last entry ≤ (or <) the upper one.
-        let key = start.map(|(value, inclusive)| ScanKey {
-            values: vec![Some(value)],
-            heap_tid: None,
-            beyond: inclusive == path.backward,
-        });
-        rows.scan = Some(BTreeScan::begin(engine, &rows.btree, key.as_ref(), path.backward)?);
+        let ranges = match path.quals.iter().find(|q| q.any) {
+            Some(any) => rows.element_ranges(any, key_type, (lower, upper), host)?,
+            None => vec![(lower, upper)],
+        };
+        rows.ranges = ranges
+            .into_iter()
+            .map(|(lower, upper)| match path.backward {
+                true => KeyRange { start: upper, stop: lower },
+                false => KeyRange { start: lower, stop: upper },
+            })
+            .collect();
+        if path.backward {
+            rows.ranges.make_contiguous().reverse();
+        }
         Ok(rows)
     }
 
-    /// The tightest lower and upper bounds the quals give, or `None` if one
-    /// of them is NULL (then nothing qualifies).
-    #[allow(clippy::type_complexity)]
+    /// The tightest lower and upper bounds the quals other than `= ANY` give,
+    /// or `None` if one of them is NULL (then nothing qualifies).
     fn bounds(
         &self,
         path: &IndexPath,
         ty: SqlType,
         host: &mut ExecHost,
-    ) -> Result<Option<(Option<(Vec<u8>, bool)>, Option<(Vec<u8>, bool)>)>> {
+    ) -> Result<Option<(Bound, Bound)>> {
         let (mut lower, mut upper) = (None, None);
-        for q in &path.quals {
+        for q in path.quals.iter().filter(|q| !q.any) {
             let value = widen(eval(&q.value, &[], host)?, ty);
             if value.is_null() {
                 return Ok(None);
@@ -286,10 +340,70 @@ impl<'e> IndexRows<'e> {
         Ok(Some((lower, upper)))
     }
 
+    /// element_ranges -- for `column = ANY (array)`, one equality range per
+    /// distinct non-NULL element in index order, each narrowed by the other
+    /// bounds; none for a NULL or empty array.
+    fn element_ranges(
+        &self,
+        any: &IndexQual,
+        ty: SqlType,
+        (lower, upper): (Bound, Bound),
+        host: &mut ExecHost,
+    ) -> Result<Vec<(Bound, Bound)>> {
+        let array = eval(&any.value, &[], host)?;
+        let Some(array) = array.as_array() else { return Ok(Vec::new()) };
+        let mut keys: Vec<Vec<u8>> = array
+            .elements()
+            .iter()
+            .filter(|e| !e.is_null())
+            .map(|e| to_storage(ty, &widen(e.clone(), ty)))
+            .collect();
+        keys.sort_by(|a, b| self.btree.order.compare(0, a, b));
+        keys.dedup_by(|a, b| self.btree.order.compare(0, a, b).is_eq());
+        Ok(keys
+            .into_iter()
+            .map(|key| {
+                let lo =
+                    tighter(&self.btree, lower.clone(), (key.clone(), true), Ordering::Greater);
+                let hi = tighter(&self.btree, upper.clone(), (key, true), Ordering::Less);
+                (lo, hi)
+            })
+            .collect())
+    }
+
+    /// open_next -- positions a scan at the start of the next range; false
+    /// when none is left.
+    fn open_next(&mut self) -> Result<bool> {
+        let Some(range) = self.ranges.pop_front() else { return Ok(false) };
+        self.stop = range.stop;
+        // Forward from the first entry ≥ (or >) the start; backward from the
+        // last entry ≤ (or <) it.
+        let key = range.start.map(|(value, inclusive)| ScanKey {
+            values: vec![Some(value)],
+            heap_tid: None,
+            beyond: inclusive == self.backward,
+        });
+        self.scan = Some(BTreeScan::begin(self.engine, &self.btree, key.as_ref(), self.backward)?);
+        Ok(true)
+    }
+
     /// next_entry -- the next index entry inside the bounds, in index order
     /// (its stored key bytes and the heap address it points at), whether or
     /// not that heap version is visible.
     pub fn next_entry(&mut self) -> Result<Option<(Vec<u8>, ItemPointer)>> {
+        loop {
+            if self.scan.is_none() && !self.open_next()? {
+                return Ok(None);
+            }
+            if let Some(found) = self.next_in_range()? {
+                return Ok(Some(found));
+            }
+            self.scan = None;
+        }
+    }
+
+    /// The next entry of the current range, `None` once it is passed.
+    fn next_in_range(&mut self) -> Result<Option<(Vec<u8>, ItemPointer)>> {
         let Some(scan) = self.scan.as_mut() else { return Ok(None) };
         while let Some(item) = scan.next_entry()? {
             let entry = IndexTuple::new(&item.tuple).map_err(sluice_access::AccessError::from)?;
@@ -304,7 +418,6 @@ impl<'e> IndexRows<'e> {
             }
             return Ok(Some((item.tuple, item.heap_tid)));
         }
-        self.scan = None;
         Ok(None)
     }
 

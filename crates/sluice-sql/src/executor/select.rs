@@ -16,7 +16,8 @@ mod rowmarks;
 mod setop;
 
 use crate::optimizer::{
-    choose_hashed_agg, choose_ordered_scan, choose_scan, covers, OrderRequest, ScanContext,
+    choose_hashed_agg, choose_ordered_scan, choose_scan, covers, LimitEstimate, OrderRequest,
+    ScanContext,
 };
 use planner::LateralRefs;
 pub(crate) use planner::Planner;
@@ -207,7 +208,7 @@ fn plan_simple(
         plan = Plan::Distinct { input: Box::new(plan), width };
     }
     drop(host);
-    let presorted = match (keys.as_slice(), constant_limit(stmt)) {
+    let presorted = match (keys.as_slice(), limit_estimate(stmt)) {
         ([key], Some(limit)) if !aggregating && stmt.distinct_clause.is_empty() => {
             use_index_order(pl, &mut plan, key, limit)?
         }
@@ -230,13 +231,17 @@ fn plan_simple(
     Ok(Planned { plan, columns })
 }
 
-/// The LIMIT of `stmt` if it is an integer constant (what costing a
-/// presorted path needs to know).
-fn constant_limit(stmt: &SelectStmt) -> Option<f64> {
+/// What is known of the LIMIT of `stmt` when planning (what costing a
+/// presorted path needs): an integer constant, or a parameter whose value
+/// comes only with execution.
+fn limit_estimate(stmt: &SelectStmt) -> Option<LimitEstimate> {
     let node = stmt.limit_count.as_deref()?;
-    let Some(NodeEnum::AConst(c)) = node.node.as_ref() else { return None };
-    match c.val.as_ref()? {
-        protobuf::a_const::Val::Ival(i) => Some(f64::from(i.ival)),
+    match node.node.as_ref()? {
+        NodeEnum::AConst(c) => match c.val.as_ref()? {
+            protobuf::a_const::Val::Ival(i) => Some(LimitEstimate::Rows(f64::from(i.ival))),
+            _ => None,
+        },
+        NodeEnum::ParamRef(_) => Some(LimitEstimate::Fraction(0.1)),
         _ => None,
     }
 }
@@ -246,7 +251,12 @@ fn constant_limit(stmt: &SelectStmt) -> Option<f64> {
 /// that returns the rows already in that order, if the optimizer prices it
 /// cheaper than sorting (PostgreSQL's presorted index path). Returns whether
 /// it did, so the caller adds no Sort.
-fn use_index_order(pl: &mut Planner, plan: &mut Plan, key: &SortKey, limit: f64) -> Result<bool> {
+fn use_index_order(
+    pl: &mut Planner,
+    plan: &mut Plan,
+    key: &SortKey,
+    limit: LimitEstimate,
+) -> Result<bool> {
     let Plan::Project { input, exprs, .. } = plan else { return Ok(false) };
     let Some(Expr::Column { index: column, .. }) = exprs.get(key.column) else {
         return Ok(false);

@@ -151,8 +151,18 @@ pub struct OrderRequest {
     pub column: usize,
     /// DESC (with NULLS FIRST, the order a backward scan gives).
     pub descending: bool,
-    /// The LIMIT, if a constant.
-    pub limit: f64,
+    /// What is known of the LIMIT.
+    pub limit: LimitEstimate,
+}
+
+/// What the planner knows of a LIMIT.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LimitEstimate {
+    /// A constant: this many rows.
+    Rows(f64),
+    /// A parameter, unknown until execution: PostgreSQL's guess that this
+    /// fraction of the rows is read (preprocess_limit's 10%).
+    Fraction(f64),
 }
 
 /// choose_ordered_scan -- an index scan returning `rel`'s rows already in
@@ -174,7 +184,11 @@ pub fn choose_ordered_scan(
             Some(path) => path_cost(sc, rel, &path, size, filter_ops)?,
             None => cost_seqscan(&sc.params, size, filter_ops, 1.0),
         };
-        scan.total + sort_cost(&sc.params, scan.rows, order.limit)
+        let bounded = match order.limit {
+            LimitEstimate::Rows(n) => n,
+            LimitEstimate::Fraction(_) => scan.rows,
+        };
+        scan.total + sort_cost(&sc.params, scan.rows, bounded)
     };
     // The rows the whole WHERE clause lets through: a LIMIT stops an
     // ordered scan after that fraction of its work.
@@ -190,7 +204,10 @@ pub fn choose_ordered_scan(
             ..IndexPath::new(index.clone(), quals, ScanMethod::Plain)
         };
         let cost = path_cost(sc, rel, &path, size, filter_ops)?;
-        let fraction = (order.limit / rows_out.min(cost.rows.max(1.0))).min(1.0);
+        let fraction = match order.limit {
+            LimitEstimate::Rows(n) => (n / rows_out.min(cost.rows.max(1.0))).min(1.0),
+            LimitEstimate::Fraction(f) => f,
+        };
         let limited = cost.startup + (cost.total - cost.startup) * fraction;
         if limited < sorted && best.as_ref().is_none_or(|(c, _)| limited < *c) {
             best = Some((limited, path));
@@ -211,11 +228,13 @@ fn qual_fraction(
 ) -> Result<f64> {
     let Some(qual) = qual else { return Ok(1.0) };
     let mut per_column: std::collections::BTreeMap<usize, Vec<_>> = Default::default();
+    let mut any_terms = Vec::new();
     let mut fraction = 1.0;
     for term in conjuncts(qual) {
         let compared = (0..rel.columns.len())
             .find_map(|c| index_qual(term, c, rel.columns[c].ty).map(|q| (c, q)));
         match compared {
+            Some((column, q)) if q.any => any_terms.push((column, q.value)),
             Some((column, q)) => {
                 let value = match q.value {
                     Expr::Const { value, .. } => Some(widen(value, rel.columns[column].ty)),
@@ -226,14 +245,27 @@ fn qual_fraction(
             None => fraction *= selfuncs::DEFAULT_INEQ_SEL,
         }
     }
-    for (column, conds) in per_column {
-        let (attnum, ty) = (column as i16 + 1, rel.columns[column].ty);
-        let stats = statistic::load(sc.engine, sc.db, sc.ctx, rel.oid, attnum, ty)?;
-        let unique = indexes.iter().any(|i| i.unique && i.keys == [attnum]);
-        let info = ColumnInfo { stats: stats.as_ref(), ty, unique, tuples };
-        fraction *= range_selectivity(&info, &conds);
+    let column = (sc, rel, indexes, tuples);
+    for (c, conds) in per_column {
+        fraction *= column_selectivity(column, c, |info| range_selectivity(info, &conds))?;
+    }
+    for (c, array) in any_terms {
+        fraction *= column_selectivity(column, c, |info| any_selectivity(info, &array))?;
     }
     Ok(fraction)
+}
+
+/// column_selectivity -- `estimate` applied to what is known of column `c`
+/// of `rel` (its statistics, whether an index makes it unique).
+fn column_selectivity(
+    (sc, rel, indexes, tuples): (&ScanContext, &RelationDesc, &[IndexDesc], f64),
+    c: usize,
+    estimate: impl FnOnce(&ColumnInfo) -> f64,
+) -> Result<f64> {
+    let (attnum, ty) = (c as i16 + 1, rel.columns[c].ty);
+    let stats = statistic::load(sc.engine, sc.db, sc.ctx, rel.oid, attnum, ty)?;
+    let unique = indexes.iter().any(|i| i.unique && i.keys == [attnum]);
+    Ok(estimate(&ColumnInfo { stats: stats.as_ref(), ty, unique, tuples }))
 }
 
 /// path_cost -- what reading `rel` through `path` costs.
@@ -332,6 +364,7 @@ fn qual_selectivity(
     let info = ColumnInfo { stats, ty, unique: index.unique && index.keys.len() == 1, tuples };
     let conds: Vec<_> = quals
         .iter()
+        .filter(|q| !q.any)
         .map(|q| {
             let value = match &q.value {
                 Expr::Const { value, .. } => Some(widen(value.clone(), ty)),
@@ -340,7 +373,21 @@ fn qual_selectivity(
             (q.op, value)
         })
         .collect();
-    range_selectivity(&info, &conds)
+    let any = quals.iter().find(|q| q.any).map_or(1.0, |q| any_selectivity(&info, &q.value));
+    range_selectivity(&info, &conds) * any
+}
+
+/// any_selectivity -- the fraction of rows `column = ANY (array)` keeps:
+/// one equality's per element, for a constant array's length or, not
+/// knowing it, PostgreSQL's guess of 10 elements (scalararraysel with
+/// estimate_array_length).
+fn any_selectivity(info: &ColumnInfo, array: &Expr) -> f64 {
+    let elements = match array {
+        Expr::Const { value, .. } => value.as_array().map_or(0, |a| a.elements().len()),
+        _ => 10,
+    };
+    let one = range_selectivity(info, &[(sluice_types::ops::CmpOp::Eq, None)]);
+    (one * elements as f64).min(1.0)
 }
 
 /// How many operators and function calls evaluating `e` costs (for the per-row
