@@ -8,8 +8,16 @@
 //! locking each next page before letting go of the previous one — to the page
 //! where (key, heap TID) belongs, and adds the entry. If the page is full it
 //! is split (`split.rs`), which may cascade upward.
+//!
+//! Ever-increasing keys (a serial primary key, an insertion timestamp) all
+//! go to the rightmost leaf. As PostgreSQL does, the index remembers the
+//! rightmost leaf its last insert went to (the engine's per-relation target
+//! block), and an insert whose key sorts after that page's first entry goes
+//! straight there without descending from the root — when the page is still
+//! the rightmost leaf, has room and its lock is free at once. Everything is
+//! re-checked under the page lock, so a stale hint only costs the descent.
 
-use super::compare::{compare_column, first_not_less, must_move_right, ScanKey};
+use super::compare::{compare_at, compare_column, first_not_less, must_move_right, ScanKey};
 use super::page::{init_node, tuple_at, Meta, Opaque, BTP_LEAF, BTP_ROOT, BTREE_METAPAGE, P_NONE};
 use super::search::{descend, pin, Target};
 use super::split::insert_on_page;
@@ -89,6 +97,10 @@ fn try_insert(
     unique: Option<&mut UniqueCheck<'_>>,
 ) -> Result<Attempt> {
     let search = if unique.is_some() { key.without_tid() } else { key.clone() };
+    let unique = match try_rightmost(engine, index, (key, &search), tuple, unique)? {
+        Fastpath::Taken(attempt) => return Ok(attempt),
+        Fastpath::Missed(unique) => unique,
+    };
     let Some((mut buffer, stack)) = descend(engine, index, Target::Key(&search))? else {
         let created = create_root(engine, index, tuple)?;
         return Ok(if created { Attempt::Done } else { Attempt::Retry });
@@ -109,6 +121,62 @@ fn try_insert(
         insert_from(engine, index, key, tuple, &buffer, page, &stack)?;
         return Ok(Attempt::Done);
     }
+}
+
+/// Whether the rightmost-leaf fastpath did the insert; if not, the unique
+/// check is handed back for the descent.
+enum Fastpath<'u, 'a> {
+    Taken(Attempt),
+    Missed(Option<&'u mut UniqueCheck<'a>>),
+}
+
+/// try_rightmost -- the insert through the remembered rightmost leaf (see
+/// the module doc), if that page qualifies. `search` is the key the unique
+/// check looks for (without heap TID when there is one).
+fn try_rightmost<'u, 'a>(
+    engine: &Engine,
+    index: &BTreeIndex,
+    (key, search): (&ScanKey, &ScanKey),
+    tuple: &[u8],
+    unique: Option<&'u mut UniqueCheck<'a>>,
+) -> Result<Fastpath<'u, 'a>> {
+    let Some(block) = engine.target_block(index.locator) else {
+        return Ok(Fastpath::Missed(unique));
+    };
+    if block >= engine.pool().nblocks(index.locator, ForkNumber::Main)? {
+        return Ok(Fastpath::Missed(unique));
+    }
+    let buffer = pin(engine, index, block)?;
+    let Some(page) = buffer.try_write() else { return Ok(Fastpath::Missed(unique)) };
+    if !rightmost_takes(index, search, &page, tuple.len())? {
+        drop(page);
+        engine.set_target_block(index.locator, None);
+        return Ok(Fastpath::Missed(unique));
+    }
+    if let Some(check) = unique {
+        if let Some(xid) = check_unique(engine, index, search, &page, check)? {
+            return Ok(Fastpath::Taken(Attempt::Wait(xid)));
+        }
+    }
+    insert_from(engine, index, key, tuple, &buffer, page, &[])?;
+    Ok(Fastpath::Taken(Attempt::Done))
+}
+
+/// Whether `page` is still the rightmost leaf, has room for an entry of
+/// `len` bytes and holds an entry sorting before `search` (so every entry
+/// equal to it is on this page or to come).
+fn rightmost_takes(index: &BTreeIndex, search: &ScanKey, page: &Page, len: usize) -> Result<bool> {
+    if page.is_new() {
+        return Ok(false);
+    }
+    let opaque = Opaque::of(page);
+    let first = opaque.first_data();
+    Ok(opaque.is_leaf()
+        && opaque.is_rightmost()
+        && !opaque.is_ignored()
+        && page.free_space() >= maxalign(len)
+        && page.max_offset() >= first
+        && compare_at(index, search, page, first)? == Ordering::Greater)
 }
 
 /// insert_from -- moves right from the locked `page` to where `key` belongs
@@ -151,6 +219,10 @@ fn insert_without_split(
         return Err(AccessError::Internal("btree entry did not fit after all".into()));
     }
     page.mark_dirty();
+    let opaque = Opaque::of(page);
+    if opaque.is_leaf() && opaque.is_rightmost() {
+        engine.set_target_block(index.locator, Some(block));
+    }
     let end = {
         let block = BlockRef::new(0, index.locator, ForkNumber::Main, block)
             .with_data(encode_insert(off, tuple))
