@@ -22,7 +22,7 @@
 use super::hints::{set_hints, TupleHint};
 use super::hio::{get_page_for_tuple, page_has_room, reserved_space};
 use super::multixact::{new_xmax, plan, NewXmax, Plan};
-use super::pruneheap::{heap_page_prune_on_access, heap_page_prune_opt, hot_chain};
+use super::pruneheap::{heap_page_prune_on_access, heap_page_prune_opt, HotChain};
 use super::visibility::{
     cmin, satisfies_dirty, satisfies_mvcc, satisfies_update, DirtyStatus, UpdateStatus,
     VisibilityContext,
@@ -614,7 +614,8 @@ impl<'e> HeapFetch<'e> {
         let engine = self.engine;
         let Some(buffer) = self.pin(tid.block, ctx)? else { return Ok(None) };
         let page = buffer.read();
-        for off in hot_chain(&page, tid.offset, engine.txns(), |_| true)? {
+        for off in HotChain::new(&page, tid.offset, engine.txns()) {
+            let off = off?;
             let item = page.item(off).ok_or_else(|| corrupt_tid(tid))?;
             if satisfies_mvcc(item, ctx)?.0 {
                 return Ok(Some((ItemPointer::new(tid.block, off), item.to_vec())));
@@ -655,7 +656,8 @@ pub fn heap_dirty_status(
     }
     let buffer = engine.pool().read_buffer(tag_of(rel, tid.block))?;
     let page = buffer.read();
-    for off in hot_chain(&page, tid.offset, engine.txns(), |_| true)? {
+    for off in HotChain::new(&page, tid.offset, engine.txns()) {
+        let off = off?;
         let item = page.item(off).ok_or_else(|| corrupt_tid(tid))?;
         let status = satisfies_dirty(item, ctx)?;
         if status != DirtyStatus::Dead {

@@ -219,36 +219,80 @@ fn header_of(page: &Page, off: OffsetNumber) -> Result<Option<HeapTupleHeader<&[
 /// HOT-updated and its successor's xmin is its updater (the update member
 /// of a multi xmax, looked up in `mgr`). `keep_going` decides, per member,
 /// whether the walk may go past it.
-pub fn hot_chain(
+fn hot_chain(
     page: &Page,
     root: OffsetNumber,
     mgr: &TransactionManager,
     mut keep_going: impl FnMut(OffsetNumber) -> bool,
 ) -> Result<Vec<OffsetNumber>> {
     let mut chain = Vec::new();
-    let mut off = root;
-    let mut prior_xmax = Xid::INVALID;
-    if page.item_id(root).is_redirect() {
-        off = page.item_id(root).off();
-    }
-    while off >= FIRST_OFFSET && off <= page.max_offset() && !chain.contains(&off) {
-        let Some(hdr) = header_of(page, off)? else { break };
-        if prior_xmax.is_valid() && hdr.xmin() != prior_xmax {
-            break;
-        }
-        if (off != root) != hdr.is_heap_only() {
-            // A redirect must lead to a heap-only tuple, and only the root may
-            // be an indexed one.
-            break;
-        }
+    let mut members = HotChain::new(page, root, mgr);
+    while let Some(off) = members.next().transpose()? {
         chain.push(off);
-        if !hdr.is_hot_updated() || !keep_going(off) {
+        if !keep_going(off) {
             break;
         }
-        prior_xmax = update_xid(&hdr, mgr)?;
-        off = hdr.ctid().offset;
     }
     Ok(chain)
+}
+
+/// The members of a HOT chain one at a time (see [`hot_chain`]), without
+/// collecting them: what an index fetch walks for every entry it follows.
+pub struct HotChain<'p> {
+    page: &'p Page,
+    root: OffsetNumber,
+    mgr: &'p TransactionManager,
+    /// The next member to look at, if the chain goes on.
+    next: Option<OffsetNumber>,
+    /// The xmin the next member must have (its predecessor's updater).
+    prior_xmax: Xid,
+    /// Members returned so far: a chain longer than the page has line
+    /// pointers is a cycle, which only corruption makes.
+    steps: usize,
+}
+
+impl<'p> HotChain<'p> {
+    /// The chain rooted at `root`.
+    pub fn new(page: &'p Page, root: OffsetNumber, mgr: &'p TransactionManager) -> HotChain<'p> {
+        let first = match page.item_id(root) {
+            id if id.is_redirect() => id.off(),
+            _ => root,
+        };
+        HotChain { page, root, mgr, next: Some(first), prior_xmax: Xid::INVALID, steps: 0 }
+    }
+
+    fn step(&mut self, off: OffsetNumber) -> Result<Option<OffsetNumber>> {
+        let page = self.page;
+        if off < FIRST_OFFSET || off > page.max_offset() || self.steps > page.max_offset() as usize
+        {
+            return Ok(None);
+        }
+        let Some(hdr) = header_of(page, off)? else { return Ok(None) };
+        if self.prior_xmax.is_valid() && hdr.xmin() != self.prior_xmax {
+            return Ok(None);
+        }
+        if (off != self.root) != hdr.is_heap_only() {
+            // A redirect must lead to a heap-only tuple, and only the root may
+            // be an indexed one.
+            return Ok(None);
+        }
+        self.steps += 1;
+        self.next = None;
+        if hdr.is_hot_updated() {
+            self.prior_xmax = update_xid(&hdr, self.mgr)?;
+            self.next = Some(hdr.ctid().offset);
+        }
+        Ok(Some(off))
+    }
+}
+
+impl Iterator for HotChain<'_> {
+    type Item = Result<OffsetNumber>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let off = self.next.take()?;
+        self.step(off).transpose()
+    }
 }
 
 /// prune_chain -- plans the pruning of the chain rooted at `root`.

@@ -39,7 +39,7 @@
 //! on the next run.
 
 use super::hints::{set_hints, TupleHint};
-use super::pruneheap::{heap_page_prune_on_access, hot_chain};
+use super::pruneheap::{heap_page_prune_on_access, HotChain};
 use super::visibility::{
     satisfies_index_build, satisfies_mvcc_cached, BuildStatus, VisibilityContext, XidCache,
 };
@@ -242,8 +242,8 @@ pub fn root_offsets(page: &Page, mgr: &TransactionManager) -> Result<Vec<OffsetN
             None => false,
         };
         if id.is_redirect() || (id.is_normal() && !heap_only) {
-            for member in hot_chain(page, off, mgr, |_| true)? {
-                roots[member as usize] = off;
+            for member in HotChain::new(page, off, mgr) {
+                roots[member? as usize] = off;
             }
         }
     }

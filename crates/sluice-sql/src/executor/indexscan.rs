@@ -407,8 +407,8 @@ impl<'e> IndexRows<'e> {
         let Some(scan) = self.scan.as_mut() else { return Ok(None) };
         while let Some(item) = scan.next_entry()? {
             let entry = IndexTuple::new(&item.tuple).map_err(sluice_access::AccessError::from)?;
-            let key = entry.values(&self.btree.desc).map_err(sluice_access::AccessError::from)?;
-            match key[0] {
+            let leading = entry.value_iter(&self.btree.desc).next().transpose();
+            match leading.map_err(sluice_access::AccessError::from)?.flatten() {
                 // NULLs sort last: a forward scan has passed every bounded
                 // value; a backward one has not reached them yet.
                 None if !self.nulls_qualify && self.backward => continue,
