@@ -57,7 +57,9 @@ pub fn explain(session: &mut Session, stmt: &ExplainStmt, sink: &mut dyn QuerySi
     let options = explain_options(stmt)?;
     let (query, modify) = explained_query(stmt)?;
     if modify.is_some() && options.analyze {
-        return Err(SqlError::unsupported("EXPLAIN ANALYZE of INSERT, UPDATE or DELETE"));
+        return Err(SqlError::unsupported(
+            "EXPLAIN ANALYZE of INSERT, UPDATE or DELETE is not supported yet",
+        ));
     }
     let planning_start = Instant::now();
     let planning_buffers = BufferUsage::current();
@@ -171,10 +173,12 @@ fn explained_query(stmt: &ExplainStmt) -> Result<(SelectStmt, Option<Modify>)> {
                 Some(NodeEnum::SelectStmt(q)) => {
                     Ok(((**q).clone(), Some(Modify { verb: "Insert", table: table(&i.relation) })))
                 }
-                _ => Err(SqlError::unsupported("EXPLAIN of INSERT ... DEFAULT VALUES")),
+                _ => Err(SqlError::unsupported(
+                    "EXPLAIN of INSERT ... DEFAULT VALUES is not supported yet",
+                )),
             }
         }
-        _ => Err(SqlError::unsupported("EXPLAIN of this statement")),
+        _ => Err(SqlError::unsupported("EXPLAIN of this statement is not supported yet")),
     }
 }
 
