@@ -64,11 +64,11 @@ fn key(k: i64) -> ScanKey {
 fn scan(engine: &Engine, index: &BTreeIndex, start: Option<&ScanKey>, backward: bool) -> Vec<i64> {
     let mut scan = BTreeScan::begin(engine, index, start, backward).unwrap();
     let mut keys = Vec::new();
-    while let Some(item) = scan.next_entry().unwrap() {
-        let tuple = IndexTuple::new(&item.tuple).unwrap();
+    while let Some(heap_tid) = scan.next_tid().unwrap() {
+        let tuple = IndexTuple::new(scan.entry()).unwrap();
         let k = int(tuple.values(&index.desc).unwrap()[0].unwrap());
-        let extra = item.heap_tid.block == 9999; // the unique test's own entries
-        assert!(extra || item.heap_tid == tid(k), "entry points at its heap tuple");
+        let extra = heap_tid.block == 9999; // the unique test's own entries
+        assert!(extra || heap_tid == tid(k), "entry points at its heap tuple");
         keys.push(k);
     }
     keys

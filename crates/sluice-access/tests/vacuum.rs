@@ -96,9 +96,9 @@ fn vacuum(
 fn entries(engine: &Engine, idx: &BTreeIndex) -> Vec<(i64, ItemPointer)> {
     let mut scan = BTreeScan::begin(engine, idx, None, false).unwrap();
     let mut out = Vec::new();
-    while let Some(item) = scan.next_entry().unwrap() {
-        let tuple = IndexTuple::new(&item.tuple).unwrap();
-        out.push((int(tuple.values(&idx.desc).unwrap()[0].unwrap()), item.heap_tid));
+    while let Some(heap_tid) = scan.next_tid().unwrap() {
+        let tuple = IndexTuple::new(scan.entry()).unwrap();
+        out.push((int(tuple.values(&idx.desc).unwrap()[0].unwrap()), heap_tid));
     }
     out
 }

@@ -80,7 +80,7 @@ pub mod xlog;
 pub use build::{btree_build, sort_entries, BuildEntry};
 pub use compare::ScanKey;
 pub use insert::{btree_insert, UniqueCheck};
-pub use scan::{BTreeScan, ScanItem};
+pub use scan::BTreeScan;
 pub use vacuum::{btree_bulk_delete, btree_vacuum_cleanup, BulkDeleteResult};
 
 use crate::common::TupleDesc;

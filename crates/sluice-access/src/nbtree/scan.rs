@@ -4,7 +4,8 @@
 //! A scan finds its first leaf by descending toward its start key (or to the
 //! leftmost/rightmost leaf), then copies the qualifying entries of one page at
 //! a time while holding that page's shared lock — so no lock is held while the
-//! caller visits the heap — and remembers where to go next.
+//! caller visits the heap — and remembers where to go next. The copies of one
+//! page share one buffer, so following an entry allocates nothing.
 //!
 //! Forward, the next page is the right link as it was when the page was read:
 //! entries a later split moves off that page are ones already copied, so
@@ -25,23 +26,19 @@ use crate::error::{AccessError, Result};
 use sluice_common::ItemPointer;
 use sluice_storage::page::{OffsetNumber, Page};
 use std::collections::VecDeque;
-
-/// One entry returned by a scan.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScanItem {
-    /// The heap tuple it points at.
-    pub heap_tid: ItemPointer,
-    /// The entry's bytes (for reading its key).
-    pub tuple: Vec<u8>,
-}
+use std::ops::Range;
 
 /// A scan in progress.
 pub struct BTreeScan<'e> {
     engine: &'e Engine,
     index: BTreeIndex,
     backward: bool,
-    /// Entries copied from the current page, in scan order.
-    items: VecDeque<ScanItem>,
+    /// The entries copied from the current page, back to back.
+    copied: Vec<u8>,
+    /// Each copied entry's heap TID and place in `copied`, in scan order.
+    items: VecDeque<(ItemPointer, Range<usize>)>,
+    /// The place of the entry `next_tid` returned last.
+    last: Range<usize>,
     /// The page the copied entries came from.
     current: u32,
     /// Its right (forward) or left (backward) link when it was read.
@@ -62,7 +59,9 @@ impl<'e> BTreeScan<'e> {
             engine,
             index: index.clone(),
             backward,
+            copied: Vec::new(),
             items: VecDeque::new(),
+            last: 0..0,
             current: P_NONE,
             link: P_NONE,
         };
@@ -92,11 +91,14 @@ impl<'e> BTreeScan<'e> {
         }
     }
 
-    /// next_entry -- the next entry, or `None` at the end of the index.
-    pub fn next_entry(&mut self) -> Result<Option<ScanItem>> {
+    /// next_tid -- moves to the next entry and returns the heap TID it points
+    /// at, or `None` at the end of the index; [`BTreeScan::entry`] has its
+    /// bytes.
+    pub fn next_tid(&mut self) -> Result<Option<ItemPointer>> {
         loop {
-            if let Some(item) = self.items.pop_front() {
-                return Ok(Some(item));
+            if let Some((tid, place)) = self.items.pop_front() {
+                self.last = place;
+                return Ok(Some(tid));
             }
             if self.link == P_NONE {
                 return Ok(None);
@@ -110,6 +112,11 @@ impl<'e> BTreeScan<'e> {
                 self.read_page(&page, buffer.block(), first)?;
             }
         }
+    }
+
+    /// entry -- the bytes of the entry [`BTreeScan::next_tid`] returned last.
+    pub fn entry(&self) -> &[u8] {
+        &self.copied[self.last.clone()]
     }
 
     /// read_page -- copies the entries of `page` (block `block`) in scan
@@ -128,9 +135,13 @@ impl<'e> BTreeScan<'e> {
         } else {
             Box::new(position.max(first)..=page.max_offset())
         };
+        self.copied.clear();
+        self.items.clear();
         for off in offsets {
             let tuple = tuple_at(page, off)?;
-            self.items.push_back(ScanItem { heap_tid: tuple.tid(), tuple: tuple.bytes().to_vec() });
+            let start = self.copied.len();
+            self.copied.extend_from_slice(tuple.bytes());
+            self.items.push_back((tuple.tid(), start..self.copied.len()));
         }
         Ok(())
     }

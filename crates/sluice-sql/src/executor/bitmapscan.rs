@@ -64,7 +64,7 @@ impl<'e> BitmapRows<'e> {
         let buffers = BufferUsage::current();
         let mut index = IndexRows::start(engine, rel, path, ctx, host)?;
         let mut tids = Vec::new();
-        while let Some((_, tid)) = index.next_entry()? {
+        while let Some(tid) = index.next_entry()? {
             tids.push(tid);
             if tids.len() % INTERRUPT_INTERVAL == 0 {
                 host.check_interrupts()?;

@@ -62,14 +62,14 @@ impl<'e> IndexOnlyRows<'e> {
 
     /// next_row -- the next visible row, in index order.
     pub fn next_row(&mut self) -> Result<Option<Vec<Datum>>> {
-        while let Some((entry, tid)) = self.index.next_entry()? {
+        while let Some(tid) = self.index.next_entry()? {
             if !self.index.page_all_visible(tid.block)? {
                 instrument::count(self.key, Counter::HeapFetches, 1);
                 if self.index.fetch(tid)?.is_none() {
                     continue;
                 }
             }
-            return self.row_of(&entry).map(Some);
+            return self.row_of(self.index.entry()).map(Some);
         }
         Ok(None)
     }

@@ -387,10 +387,10 @@ impl<'e> IndexRows<'e> {
         Ok(true)
     }
 
-    /// next_entry -- the next index entry inside the bounds, in index order
-    /// (its stored key bytes and the heap address it points at), whether or
-    /// not that heap version is visible.
-    pub fn next_entry(&mut self) -> Result<Option<(Vec<u8>, ItemPointer)>> {
+    /// next_entry -- moves to the next index entry inside the bounds, in
+    /// index order, and returns the heap address it points at, whether or not
+    /// that heap version is visible; [`IndexRows::entry`] has its bytes.
+    pub fn next_entry(&mut self) -> Result<Option<ItemPointer>> {
         loop {
             if self.scan.is_none() && !self.open_next()? {
                 return Ok(None);
@@ -402,11 +402,16 @@ impl<'e> IndexRows<'e> {
         }
     }
 
+    /// entry -- the stored bytes of the entry `next_entry` returned last.
+    pub fn entry(&self) -> &[u8] {
+        self.scan.as_ref().map_or(&[], |scan| scan.entry())
+    }
+
     /// The next entry of the current range, `None` once it is passed.
-    fn next_in_range(&mut self) -> Result<Option<(Vec<u8>, ItemPointer)>> {
+    fn next_in_range(&mut self) -> Result<Option<ItemPointer>> {
         let Some(scan) = self.scan.as_mut() else { return Ok(None) };
-        while let Some(item) = scan.next_entry()? {
-            let entry = IndexTuple::new(&item.tuple).map_err(sluice_access::AccessError::from)?;
+        while let Some(tid) = scan.next_tid()? {
+            let entry = IndexTuple::new(scan.entry()).map_err(sluice_access::AccessError::from)?;
             let leading = entry.value_iter(&self.btree.desc).next().transpose();
             match leading.map_err(sluice_access::AccessError::from)?.flatten() {
                 // NULLs sort last: a forward scan has passed every bounded
@@ -416,14 +421,14 @@ impl<'e> IndexRows<'e> {
                 Some(k) if past_stop(&self.btree, k, self.stop.as_ref(), self.backward) => break,
                 _ => {}
             }
-            return Ok(Some((item.tuple, item.heap_tid)));
+            return Ok(Some(tid));
         }
         Ok(None)
     }
 
     /// next_tuple -- the next visible heap tuple in index order and its address.
     pub fn next_tuple(&mut self) -> Result<Option<(ItemPointer, Vec<u8>)>> {
-        while let Some((_, tid)) = self.next_entry()? {
+        while let Some(tid) = self.next_entry()? {
             if let Some(found) = self.fetch(tid)? {
                 return Ok(Some(found));
             }

@@ -171,8 +171,8 @@ pub(super) fn validate_index(
     let ctx = VisibilityContext::for_transaction(parts.txn, engine.txns());
     let mut indexed = HashSet::new();
     let mut entries = BTreeScan::begin(&engine, &btree, None, false)?;
-    while let Some(entry) = entries.next_entry()? {
-        indexed.insert(entry.heap_tid);
+    while let Some(tid) = entries.next_tid()? {
+        indexed.insert(tid);
     }
     let missing = missing_tuples(&engine, table, &ctx, &indexed)?;
     let mut host = ExecHost::new(&mut parts.env, Vec::new(), ctx.clone());
