@@ -1,8 +1,8 @@
 //! B-tree tests: order under random inserts, bottom-up builds that agree with
 //! inserts and have PostgreSQL's page counts, forward and backward scans from
 //! a key, readers and inserters racing page splits, unique checks,
-//! recovery of splits after a simulated crash, and page deletion and
-//! recycling (with a crash between and after deletion's steps).
+//! recovery of splits after a simulated crash, page deletion and recycling
+//! (with a crash between and after deletion's steps), and killed entries.
 
 mod support;
 
@@ -116,6 +116,33 @@ fn random_inserts_come_back_in_order_both_ways() {
     assert_eq!(scan(&engine, &idx, Some(&beyond), true)[0], 300);
     let (leaves, level) = shape(&engine, &idx);
     assert!(level >= 1 && leaves > 60, "random inserts split pages: {leaves} leaves");
+}
+
+#[test]
+fn killed_entries_are_skipped_by_later_scans_and_removed_by_vacuum() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let idx = index(16502, false);
+    build(&engine, &idx, &(0..2000).collect::<Vec<_>>());
+    // A scan kills the entries of keys below 1500 as it passes them, and stops
+    // midway through a page: the kills of that page are marked when it ends.
+    let mut first = BTreeScan::begin(&engine, &idx, None, false).unwrap();
+    while let Some(heap_tid) = first.next_tid().unwrap() {
+        let k = int(IndexTuple::new(first.entry()).unwrap().values(&idx.desc).unwrap()[0].unwrap());
+        assert_eq!(heap_tid, tid(k));
+        if k == 1500 {
+            break;
+        }
+        first.kill_last();
+    }
+    drop(first);
+    assert_eq!(scan(&engine, &idx, None, false), (1500..2000).collect::<Vec<_>>());
+    assert_eq!(scan(&engine, &idx, None, true), (1500..2000).rev().collect::<Vec<_>>());
+    assert_eq!(scan(&engine, &idx, Some(&key(10)), false), (1500..2000).collect::<Vec<_>>());
+    // VACUUM still takes them (their heap tuples are dead), then the pages.
+    let stats = delete_range(&engine, &idx, 0..1500);
+    assert_eq!(stats.tuples_removed, 1500);
+    assert_eq!(scan(&engine, &idx, None, false), (1500..2000).collect::<Vec<_>>());
 }
 
 #[test]

@@ -57,6 +57,12 @@ const PIVOT_TID_SIZE: usize = 6;
 const PIVOT_NATTS_MASK: u16 = 0x0FFF;
 /// Pivot `t_tid` offset flag: a heap TID follows the key.
 const PIVOT_HEAP_TID: u16 = 0x1000;
+/// Leaf entry `t_tid` offset flag: the entry is *killed* — an index scan
+/// found every version it leads to dead to every snapshot, so scans skip it
+/// without visiting the heap (PostgreSQL's LP_DEAD hint on index line
+/// pointers; a heap offset never reaches this bit, and sluice's line
+/// pointers without the normal flag keep no storage).
+const LEAF_KILLED: u16 = 0x8000;
 
 /// Where the key values start: after the header, and after the bitmap
 /// (MAXALIGNed) if there is one.
@@ -141,6 +147,18 @@ pub fn minus_infinity_pivot(downlink: u32) -> Vec<u8> {
     form(&TupleDesc::new(Vec::new()), &[], ItemPointer::new(downlink, 0), Some(Pivot(None)))
 }
 
+/// mark_killed -- kills the leaf entry `bytes` if it still points at `heap_tid`
+/// (the hint is set without WAL, under the page's exclusive lock). Returns
+/// whether it changed anything.
+pub fn mark_killed(bytes: &mut [u8], heap_tid: ItemPointer) -> Result<bool> {
+    let tuple = IndexTuple::new(bytes)?;
+    if tuple.is_pivot() || tuple.is_killed() || tuple.tid() != heap_tid {
+        return Ok(false);
+    }
+    write_tid(bytes, 0, ItemPointer::new(heap_tid.block, heap_tid.offset | LEAF_KILLED));
+    Ok(true)
+}
+
 /// A read-only view of an index tuple's bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct IndexTuple<'a> {
@@ -178,7 +196,16 @@ impl<'a> IndexTuple<'a> {
 
     /// t_tid: the heap tuple of a leaf entry; the child page (block) of a pivot.
     pub fn tid(&self) -> ItemPointer {
-        read_tid(self.bytes, 0)
+        let tid = read_tid(self.bytes, 0);
+        match self.is_pivot() {
+            true => tid,
+            false => ItemPointer::new(tid.block, tid.offset & !LEAF_KILLED),
+        }
+    }
+
+    /// Whether this leaf entry is killed (see [`mark_killed`]).
+    pub fn is_killed(&self) -> bool {
+        !self.is_pivot() && read_tid(self.bytes, 0).offset & LEAF_KILLED != 0
     }
 
     /// Whether this is a pivot tuple.
@@ -275,6 +302,26 @@ mod tests {
 
     fn desc() -> TupleDesc {
         TupleDesc::new(vec![AttrDesc::INT8, AttrDesc::varlena(4)])
+    }
+
+    #[test]
+    fn killed_leaf_entries_keep_their_heap_tid() {
+        let d = TupleDesc::new(vec![AttrDesc::INT8]);
+        let mut t = form_index_tuple(&d, &[Some(&5i64.to_le_bytes())], ItemPointer::new(7, 3));
+        assert!(!IndexTuple::new(&t).unwrap().is_killed());
+        assert!(!mark_killed(&mut t, ItemPointer::new(7, 4)).unwrap(), "another tuple's entry");
+        assert!(mark_killed(&mut t, ItemPointer::new(7, 3)).unwrap());
+        assert!(!mark_killed(&mut t, ItemPointer::new(7, 3)).unwrap(), "already killed");
+        let killed = IndexTuple::new(&t).unwrap();
+        assert!(killed.is_killed());
+        assert_eq!(killed.tid(), ItemPointer::new(7, 3));
+        assert_eq!(killed.heap_tid(), Some(ItemPointer::new(7, 3)));
+        let mut pivot = killed.to_pivot(&d, None, 9).unwrap();
+        assert!(
+            !mark_killed(&mut pivot, ItemPointer::new(9, 0)).unwrap(),
+            "pivots are never killed"
+        );
+        assert_eq!(IndexTuple::new(&pivot).unwrap().heap_tid(), Some(ItemPointer::new(7, 3)));
     }
 
     #[test]

@@ -49,5 +49,5 @@ pub use htup::{
     HeapTupleHeader, HeapTupleHeaderMut, MAX_HEAP_ATTRIBUTE_NUMBER, MAX_HEAP_TUPLE_SIZE,
     SIZEOF_HEAP_TUPLE_HEADER,
 };
-pub use indextuple::{form_index_tuple, IndexTuple};
+pub use indextuple::{form_index_tuple, mark_killed, IndexTuple};
 pub use tupdesc::{AttrDesc, TupleDesc};

@@ -24,8 +24,8 @@ use super::hio::{get_page_for_tuple, page_has_room, reserved_space};
 use super::multixact::{new_xmax, plan, NewXmax, Plan};
 use super::pruneheap::{heap_page_prune_on_access, heap_page_prune_opt, HotChain};
 use super::visibility::{
-    cmin, satisfies_dirty, satisfies_mvcc, satisfies_update, DirtyStatus, UpdateStatus,
-    VisibilityContext,
+    cmin, satisfies_dirty, satisfies_mvcc, satisfies_update, satisfies_vacuum, DirtyStatus,
+    PruneHorizon, UpdateStatus, VacuumStatus, VisibilityContext,
 };
 use super::visibilitymap;
 use super::xlog::*;
@@ -596,12 +596,24 @@ pub struct HeapFetch<'e> {
     engine: &'e Engine,
     rel: HeapRelation,
     current: Option<Buffer<'e>>,
+    /// The horizon dead chains are judged against, taken at the first need:
+    /// an older horizon is only less precise, never wrong.
+    horizon: Option<PruneHorizon<'e>>,
+}
+
+/// What following one index entry found.
+pub enum HotSearch {
+    /// The visible version and its address.
+    Found(ItemPointer, Vec<u8>),
+    /// None visible; `all_dead` if every version the entry leads to is dead
+    /// to every snapshot (the index entry may be killed).
+    Missing { all_dead: bool },
 }
 
 impl<'e> HeapFetch<'e> {
     /// A fetcher for `rel` with no page pinned yet.
     pub fn new(engine: &'e Engine, rel: HeapRelation) -> HeapFetch<'e> {
-        HeapFetch { engine, rel, current: None }
+        HeapFetch { engine, rel, current: None, horizon: None }
     }
 
     /// hot_search -- the member of the HOT chain rooted at `tid` that `ctx`'s
@@ -611,17 +623,44 @@ impl<'e> HeapFetch<'e> {
         tid: ItemPointer,
         ctx: &VisibilityContext,
     ) -> Result<Option<(ItemPointer, Vec<u8>)>> {
+        Ok(match self.hot_search_judged(tid, ctx)? {
+            HotSearch::Found(at, tuple) => Some((at, tuple)),
+            HotSearch::Missing { .. } => None,
+        })
+    }
+
+    /// hot_search_judged -- like [`HeapFetch::hot_search`], saying when
+    /// nothing is visible whether the whole chain is dead to everyone
+    /// (PostgreSQL's heap_hot_search_buffer all_dead).
+    pub fn hot_search_judged(
+        &mut self,
+        tid: ItemPointer,
+        ctx: &VisibilityContext,
+    ) -> Result<HotSearch> {
         let engine = self.engine;
-        let Some(buffer) = self.pin(tid.block, ctx)? else { return Ok(None) };
-        let page = buffer.read();
+        if self.pin(tid.block, ctx)?.is_none() {
+            return Ok(HotSearch::Missing { all_dead: false });
+        }
+        let page = self.current.as_ref().expect("pinned above").read();
+        // An entry leading to a dead line pointer leads nowhere any more.
+        let root_dead = tid.offset <= page.max_offset() && page.item_id(tid.offset).is_dead();
+        let (mut members, mut all_dead) = (0, true);
         for off in HotChain::new(&page, tid.offset, engine.txns()) {
             let off = off?;
             let item = page.item(off).ok_or_else(|| corrupt_tid(tid))?;
             if satisfies_mvcc(item, ctx)?.0 {
-                return Ok(Some((ItemPointer::new(tid.block, off), item.to_vec())));
+                return Ok(HotSearch::Found(ItemPointer::new(tid.block, off), item.to_vec()));
+            }
+            members += 1;
+            if all_dead {
+                let horizon = self
+                    .horizon
+                    .get_or_insert_with(|| PruneHorizon::recent(engine.txns(), ctx.snapshot));
+                all_dead = satisfies_vacuum(item, horizon)?.0 == VacuumStatus::Dead;
             }
         }
-        Ok(None)
+        let all_dead = root_dead || (members > 0 && all_dead);
+        Ok(HotSearch::Missing { all_dead })
     }
 
     /// The pinned page `block`, pinning (and perhaps pruning) it first if

@@ -7,6 +7,14 @@
 //! caller visits the heap — and remembers where to go next. The copies of one
 //! page share one buffer, so following an entry allocates nothing.
 //!
+//! Killed entries are skipped. The caller kills the entry it just followed
+//! when every version behind it is dead to every snapshot
+//! ([`BTreeScan::kill_last`], PostgreSQL's kill_prior_tuple); the scan marks
+//! the page's killed entries when it leaves the page (or ends), if it can lock
+//! the page exclusively at once, and only entries still pointing where they
+//! did — a hint, not WAL-logged, so later scans of a queue's dead head skip
+//! it without a heap visit each.
+//!
 //! Forward, the next page is the right link as it was when the page was read:
 //! entries a later split moves off that page are ones already copied, so
 //! nothing is missed or seen twice. Backward, the left link may be stale (the
@@ -21,8 +29,10 @@ use super::compare::{first_not_less, ScanKey};
 use super::page::{tuple_at, Opaque, P_NONE};
 use super::search::{descend, next_page_for, pin, Target};
 use super::BTreeIndex;
+use crate::common::mark_killed;
 use crate::engine::Engine;
 use crate::error::{AccessError, Result};
+use crate::heap::hints::mark_dirty_hint;
 use sluice_common::ItemPointer;
 use sluice_storage::page::{OffsetNumber, Page};
 use std::collections::VecDeque;
@@ -35,10 +45,15 @@ pub struct BTreeScan<'e> {
     backward: bool,
     /// The entries copied from the current page, back to back.
     copied: Vec<u8>,
-    /// Each copied entry's heap TID and place in `copied`, in scan order.
-    items: VecDeque<(ItemPointer, Range<usize>)>,
+    /// Each copied entry's heap TID, place in `copied` and line pointer, in
+    /// scan order.
+    items: VecDeque<(ItemPointer, Range<usize>, OffsetNumber)>,
     /// The place of the entry `next_tid` returned last.
     last: Range<usize>,
+    /// Its heap TID and line pointer.
+    last_entry: Option<(ItemPointer, OffsetNumber)>,
+    /// Entries of the current page to mark killed when the scan leaves it.
+    killed: Vec<(OffsetNumber, ItemPointer)>,
     /// The page the copied entries came from.
     current: u32,
     /// Its right (forward) or left (backward) link when it was read.
@@ -62,6 +77,8 @@ impl<'e> BTreeScan<'e> {
             copied: Vec::new(),
             items: VecDeque::new(),
             last: 0..0,
+            last_entry: None,
+            killed: Vec::new(),
             current: P_NONE,
             link: P_NONE,
         };
@@ -96,10 +113,13 @@ impl<'e> BTreeScan<'e> {
     /// bytes.
     pub fn next_tid(&mut self) -> Result<Option<ItemPointer>> {
         loop {
-            if let Some((tid, place)) = self.items.pop_front() {
+            if let Some((tid, place, off)) = self.items.pop_front() {
                 self.last = place;
+                self.last_entry = Some((tid, off));
                 return Ok(Some(tid));
             }
+            self.last_entry = None;
+            self.flush_kills()?;
             if self.link == P_NONE {
                 return Ok(None);
             }
@@ -117,6 +137,35 @@ impl<'e> BTreeScan<'e> {
     /// entry -- the bytes of the entry [`BTreeScan::next_tid`] returned last.
     pub fn entry(&self) -> &[u8] {
         &self.copied[self.last.clone()]
+    }
+
+    /// kill_last -- notes that every version the entry returned last leads to
+    /// is dead to every snapshot (see the module doc).
+    pub fn kill_last(&mut self) {
+        if let Some((tid, off)) = self.last_entry {
+            self.killed.push((off, tid));
+        }
+    }
+
+    /// flush_kills -- marks the entries noted by `kill_last` on the current
+    /// page, if its exclusive lock is free now.
+    fn flush_kills(&mut self) -> Result<()> {
+        if self.killed.is_empty() {
+            return Ok(());
+        }
+        let killed = std::mem::take(&mut self.killed);
+        let buffer = pin(self.engine, &self.index, self.current)?;
+        let Some(mut page) = buffer.try_write() else { return Ok(()) };
+        let mut changed = false;
+        for (off, tid) in killed {
+            if let Some(item) = page.item_mut(off) {
+                changed |= mark_killed(item, tid)?;
+            }
+        }
+        if changed {
+            mark_dirty_hint(self.engine, buffer.tag(), &mut page)?;
+        }
+        Ok(())
     }
 
     /// read_page -- copies the entries of `page` (block `block`) in scan
@@ -139,9 +188,12 @@ impl<'e> BTreeScan<'e> {
         self.items.clear();
         for off in offsets {
             let tuple = tuple_at(page, off)?;
+            if tuple.is_killed() {
+                continue;
+            }
             let start = self.copied.len();
             self.copied.extend_from_slice(tuple.bytes());
-            self.items.push_back((tuple.tid(), start..self.copied.len()));
+            self.items.push_back((tuple.tid(), start..self.copied.len(), off));
         }
         Ok(())
     }
@@ -177,5 +229,13 @@ impl<'e> BTreeScan<'e> {
             drop(page);
             buffer = pin(self.engine, &self.index, opaque.next)?;
         }
+    }
+}
+
+impl Drop for BTreeScan<'_> {
+    /// A scan that stops on a page (a LIMIT, an error) still leaves its
+    /// kills behind; failing to is harmless, so errors are dropped.
+    fn drop(&mut self) {
+        let _ = self.flush_kills();
     }
 }

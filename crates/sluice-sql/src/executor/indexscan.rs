@@ -25,7 +25,7 @@ use crate::error::Result;
 use crate::expr::{eval, BoolOp, Builtin, Expr};
 use sluice_access::common::IndexTuple;
 use sluice_access::common::TupleDesc;
-use sluice_access::heap::heapam::HeapFetch;
+use sluice_access::heap::heapam::{HeapFetch, HotSearch};
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::heap::visibilitymap::VmReader;
 use sluice_access::nbtree::{BTreeIndex, BTreeScan, ScanKey};
@@ -429,8 +429,16 @@ impl<'e> IndexRows<'e> {
     /// next_tuple -- the next visible heap tuple in index order and its address.
     pub fn next_tuple(&mut self) -> Result<Option<(ItemPointer, Vec<u8>)>> {
         while let Some(tid) = self.next_entry()? {
-            if let Some(found) = self.fetch(tid)? {
-                return Ok(Some(found));
+            match self.heap.hot_search_judged(tid, &self.ctx)? {
+                HotSearch::Found(at, tuple) => return Ok(Some((at, tuple))),
+                // Nobody will ever see a version behind this entry again: the
+                // next scans may skip it (PostgreSQL's kill_prior_tuple).
+                HotSearch::Missing { all_dead: true } => {
+                    if let Some(scan) = self.scan.as_mut() {
+                        scan.kill_last();
+                    }
+                }
+                HotSearch::Missing { all_dead: false } => {}
             }
         }
         Ok(None)
