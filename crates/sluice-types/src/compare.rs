@@ -51,6 +51,7 @@ pub fn cmp(a: &Datum, b: &Datum) -> Ordering {
         (Uuid(x), Uuid(y)) => x.cmp(y),
         (PgLsn(x), PgLsn(y)) => x.cmp(y),
         (Array(x), Array(y)) => crate::array::cmp(x, y),
+        (Record(x), Record(y)) => crate::record::cmp(x, y),
         _ => cmp_numbers(a, b).unwrap_or_else(|| kind_rank(a).cmp(&kind_rank(b))),
     }
 }
@@ -137,6 +138,7 @@ fn kind_rank(d: &Datum) -> u8 {
         Datum::PgLsn(_) => 15,
         Datum::Xid(_) => 16,
         Datum::Xid8(_) => 17,
+        Datum::Record(_) => 18,
     }
 }
 
@@ -226,6 +228,7 @@ fn hash_into(d: &Datum, h: &mut Fnv) {
         Datum::Uuid(u) => h.write(u),
         Datum::PgLsn(l) => h.write(&l.to_le_bytes()),
         Datum::Array(a) => crate::array::hash_into(a, h),
+        Datum::Record(r) => crate::record::hash_into(r, h),
     }
 }
 

@@ -14,6 +14,10 @@
 //! storage slot) take the [`SqlType`] as a parameter, as PostgreSQL's functions
 //! are chosen by type too.
 //!
+//! `json` is [`Datum::Text`] too: its value is its text.
+//!
+//! A composite value is [`Datum::Record`] (see [`crate::record`]).
+//!
 //! An array is [`Datum::Array`]: its element type and its elements, each a
 //! `Datum` of that type or `Null` (see [`crate::array`]).
 
@@ -21,6 +25,7 @@ use crate::array::Array;
 use crate::datetime::Interval;
 use crate::jsonb::JsonbValue;
 use crate::numeric::Numeric;
+use crate::record::Record;
 use crate::types::{ElemType, SqlType};
 
 /// One SQL value. `Null` is SQL NULL of any type.
@@ -71,6 +76,8 @@ pub enum Datum {
     PgLsn(u64),
     /// Any array type (boxed: arrays are rare and `Datum` stays small).
     Array(Box<Array>),
+    /// A composite value (a row as a value), boxed like arrays.
+    Record(Box<Record>),
 }
 
 impl Datum {
@@ -105,6 +112,7 @@ impl Datum {
             Datum::Uuid(_) => SqlType::Uuid,
             Datum::PgLsn(_) => SqlType::PgLsn,
             Datum::Array(a) => SqlType::Array(a.elem_type()),
+            Datum::Record(r) => SqlType::Record(r.ty),
         };
         Some(t)
     }

@@ -38,6 +38,11 @@ pub fn parse(ty: SqlType, input: &str, typmod: i32, ctx: &Context) -> Result<Dat
             Datum::Interval(adjust_interval_typmod(interval::parse(input)?, typmod))
         }
         SqlType::Jsonb => Datum::Jsonb(Box::new(jsonb::parse(input)?)),
+        SqlType::Json => {
+            crate::json::validate(input)?;
+            Datum::Text(input.to_string())
+        }
+        SqlType::Record(_) => return Err(crate::record::input_not_implemented()),
         SqlType::Oid => Datum::Oid(oid::parse(input)?),
         SqlType::Uuid => Datum::Uuid(uuid::parse(input)?),
         SqlType::PgLsn => Datum::PgLsn(crate::pg_lsn::parse(input)?),
@@ -82,6 +87,7 @@ pub fn output(d: &Datum, ctx: &Context) -> Option<String> {
         Datum::Uuid(u) => uuid::output(u),
         Datum::PgLsn(l) => crate::pg_lsn::output(*l),
         Datum::Array(a) => array::output(a, ctx),
+        Datum::Record(r) => crate::record::output(r, ctx),
     })
 }
 
