@@ -19,9 +19,9 @@
 //! shorter row first. Binary output is `record_send`'s: the field count, then
 //! per field its type OID, its length (-1 for NULL) and its binary value.
 //!
-//! Table row types have no `pg_type` rows in sluice yet, so the type OID
-//! sent to clients is `record` (2249) for them too; their name (the table's)
-//! is kept for messages, as `format_type` would print it.
+//! Table row types have no `pg_type` rows in sluice yet, so a whole-row
+//! reference to a table is a `record` too: its OID on the wire is 2249 and
+//! messages call it `record` where PostgreSQL names the table's type.
 
 use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock};
@@ -46,11 +46,9 @@ pub struct RowField {
     pub typmod: i32,
 }
 
-/// A row type's descriptor: its name and fields.
+/// A row type's descriptor: its fields.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RowType {
-    /// The table whose row type this is, `None` for an anonymous record.
-    pub table: Option<String>,
     /// The fields in order.
     pub fields: Vec<RowField>,
 }
@@ -82,19 +80,14 @@ impl RecordType {
         RecordType(leaked)
     }
 
-    /// The descriptor.
-    pub fn row(self) -> &'static RowType {
-        self.0
-    }
-
     /// The fields.
     pub fn fields(self) -> &'static [RowField] {
         &self.0.fields
     }
 
-    /// The name `format_type` prints: the table's, or `record`.
+    /// The name `format_type` prints.
     pub fn name(self) -> &'static str {
-        self.0.table.as_deref().unwrap_or("record")
+        "record"
     }
 }
 
@@ -240,7 +233,6 @@ mod tests {
 
     fn pair() -> RecordType {
         RecordType::intern(RowType {
-            table: None,
             fields: vec![
                 RowField { name: "a".into(), ty: SqlType::Int4, typmod: -1 },
                 RowField { name: "b".into(), ty: SqlType::Text, typmod: -1 },
@@ -255,7 +247,7 @@ mod tests {
     #[test]
     fn interning_gives_one_type_per_shape() {
         assert_eq!(pair(), pair());
-        assert!(std::ptr::eq(pair().row(), pair().row()));
+        assert!(std::ptr::eq(pair().fields(), pair().fields()));
         assert_eq!(pair().name(), "record");
     }
 

@@ -33,7 +33,7 @@ use crate::commands::tablecmds::lock_relation_in;
 use crate::error::{Result, SqlError};
 use crate::expr::{
     analyze, check_boolean, column_name, expand_star, resolve_unknown_with, select_common_type,
-    Expr, Scope, ScopeColumn,
+    star_indirection, Expr, Scope, ScopeColumn,
 };
 use crate::session::ExecParts;
 use crate::sink::OutputColumn;
@@ -316,6 +316,13 @@ fn analyze_targets(list: &[Node], scope: &Scope, host: &mut PlanHost) -> Result<
         let Some(val) = rt.val.as_deref() else { continue };
         if let Some(table) = star_of(val) {
             for (name, expr) in expand_star(scope, table.as_deref())? {
+                let column = output_column(&name, &expr, scope);
+                targets.push(Target { expr, column });
+            }
+            continue;
+        }
+        if let Some(fields) = star_indirection(val, scope, host)? {
+            for (name, expr) in fields {
                 let column = output_column(&name, &expr, scope);
                 targets.push(Target { expr, column });
             }

@@ -381,13 +381,17 @@ fn strings(ops: &mut Vec<Operator>) {
     }
 }
 
-/// The jsonb operators.
+/// The jsonb operators, and the field and element access of json.
 fn jsonb(ops: &mut Vec<Operator>) {
     ops.push(binary("||", Jsonb, Jsonb, Jsonb, Builtin::JsonbConcat));
     ops.push(binary("->", Jsonb, Text, Jsonb, Builtin::JsonbField));
     ops.push(binary("->", Jsonb, Int4, Jsonb, Builtin::JsonbIndex));
     ops.push(binary("->>", Jsonb, Text, Text, Builtin::JsonbFieldText));
     ops.push(binary("->>", Jsonb, Int4, Text, Builtin::JsonbIndexText));
+    ops.push(binary("->", Json, Text, Json, Builtin::JsonField));
+    ops.push(binary("->", Json, Int4, Json, Builtin::JsonIndex));
+    ops.push(binary("->>", Json, Text, Text, Builtin::JsonFieldText));
+    ops.push(binary("->>", Json, Int4, Text, Builtin::JsonIndexText));
     ops.push(binary("-", Jsonb, Text, Jsonb, Builtin::JsonbDeleteKey));
     ops.push(binary("-", Jsonb, Int4, Jsonb, Builtin::JsonbDeleteIndex));
     ops.push(binary("?", Jsonb, Text, Bool, Builtin::JsonbExists));
