@@ -59,6 +59,15 @@ SELECT (SELECT p FROM pets p WHERE id = 3) AS found,
        (SELECT p FROM pets p WHERE id = 9) IS NULL AS missing;
 SELECT ((SELECT p FROM pets p WHERE id = 9)).name AS field_of_null;
 SELECT (p).* FROM pets p WHERE (p.id, p.name) > (1, 'Rex') ORDER BY id;
+EXPLAIN (COSTS OFF) SELECT * FROM pets WHERE (id, name) > (1, 'Rex');
+-- a row IS NULL when all its fields are, IS NOT NULL when none is
+SELECT ROW(NULL, NULL) IS NULL AS all_null, ROW(1, NULL) IS NULL AS some_null,
+       ROW(1, NULL) IS NOT NULL AS some_not_null, ROW(1, 2) IS NOT NULL AS none_null;
+SELECT id, p IS NULL AS is_null, p IS NOT NULL AS is_not_null FROM pets p ORDER BY id;
+-- json has no comparison operators
+SELECT tags FROM pets ORDER BY tags;
+SELECT tags, count(*) FROM pets GROUP BY tags;
+SELECT ROW(id, tags) FROM pets ORDER BY 1;
 
 -- the Que schema and its lock query
 CREATE TABLE que_jobs (

@@ -34,6 +34,16 @@ pub fn eval(expr: &Expr, row: &[Datum], host: &mut dyn EvalHost) -> Result<Datum
     Evaluator { row, host }.eval(expr, None)
 }
 
+/// `x IS [NOT] NULL`. A composite value IS NULL when all of its fields are
+/// and IS NOT NULL when none is, so a row with some NULL fields is neither
+/// (SQL's rule, PostgreSQL's `ExecEvalRowNull`).
+fn null_test(value: &Datum, negated: bool) -> bool {
+    match value {
+        Datum::Record(r) => r.values.iter().all(|v| v.is_null() != negated),
+        other => other.is_null() != negated,
+    }
+}
+
 /// eval_qual -- whether a condition holds for `row` (NULL and false do not).
 pub fn eval_qual(expr: &Expr, row: &[Datum], host: &mut dyn EvalHost) -> Result<bool> {
     Ok(matches!(eval(expr, row, host)?, Datum::Bool(true)))
@@ -100,7 +110,7 @@ impl Evaluator<'_> {
                 Ok(if equal { Datum::Null } else { l })
             }
             Expr::NullTest { arg, negated, .. } => {
-                Ok(Datum::Bool(self.eval(arg, case)?.is_null() != *negated))
+                Ok(Datum::Bool(null_test(&self.eval(arg, case)?, *negated)))
             }
             Expr::BoolTest { arg, test, .. } => {
                 Ok(Datum::Bool(bool_test(*test, &self.eval(arg, case)?)))
