@@ -145,10 +145,12 @@ fn convert(d: &Datum, from: SqlType, to: SqlType, ctx: &Context) -> Result<Datum
     if to.category() == TypeCategory::String {
         return Ok(Datum::Text(to_text(d, from, ctx)));
     }
-    if let (Datum::Jsonb(j), Json) = (d, to) {
-        return Ok(Datum::Text(crate::jsonb::output(j)));
+    match (d, to) {
+        (Datum::Jsonb(j), Json) => return Ok(Datum::Json(crate::jsonb::output(j))),
+        (Datum::Json(s), _) => return io::parse(to, s, -1, ctx),
+        _ => {}
     }
-    if matches!(from, Text | Varchar | Bpchar | Name | Unknown | Json) {
+    if matches!(from, Text | Varchar | Bpchar | Name | Unknown) {
         let s = d.as_str().unwrap_or_default();
         return io::parse(to, s, -1, ctx);
     }

@@ -33,7 +33,8 @@ pub fn cmp(a: &Datum, b: &Datum) -> Ordering {
         (Null, _) => Ordering::Greater,
         (_, Null) => Ordering::Less,
         (Bool(x), Bool(y)) => x.cmp(y),
-        (Text(x), Text(y)) => x.as_bytes().cmp(y.as_bytes()),
+        // json has no order in PostgreSQL; bytewise keeps `cmp` total.
+        (Text(x), Text(y)) | (Json(x), Json(y)) => x.as_bytes().cmp(y.as_bytes()),
         (Bytea(x), Bytea(y)) => x.cmp(y),
         (Numeric(x), Numeric(y)) => x.cmp_total(y),
         (Date(x), Date(y)) => x.cmp(y),
@@ -139,6 +140,7 @@ fn kind_rank(d: &Datum) -> u8 {
         Datum::Xid(_) => 16,
         Datum::Xid8(_) => 17,
         Datum::Record(_) => 18,
+        Datum::Json(_) => 19,
     }
 }
 
@@ -217,7 +219,7 @@ fn hash_into(d: &Datum, h: &mut Fnv) {
         Datum::Float4(v) => hash_f64(f64::from(*v), h),
         Datum::Float8(v) => hash_f64(*v, h),
         Datum::Numeric(n) => hash_numeric_into(n, h),
-        Datum::Text(s) => h.write(s.as_bytes()),
+        Datum::Text(s) | Datum::Json(s) => h.write(s.as_bytes()),
         Datum::Bytea(b) => h.write(b),
         Datum::Date(v) => h.write(&v.to_le_bytes()),
         Datum::Time(v) | Datum::Timestamp(v) | Datum::TimestampTz(v) => h.write(&v.to_le_bytes()),

@@ -14,8 +14,6 @@
 //! storage slot) take the [`SqlType`] as a parameter, as PostgreSQL's functions
 //! are chosen by type too.
 //!
-//! `json` is [`Datum::Text`] too: its value is its text.
-//!
 //! A composite value is [`Datum::Record`] (see [`crate::record`]).
 //!
 //! An array is [`Datum::Array`]: its element type and its elements, each a
@@ -64,6 +62,11 @@ pub enum Datum {
     Interval(Interval),
     /// `jsonb`.
     Jsonb(Box<JsonbValue>),
+    /// `json`: the JSON text as the client wrote it. A variant of its own,
+    /// not `Text`, because a value must tell its type (bound parameters
+    /// are typed by their values, and text does not convert to json
+    /// implicitly).
+    Json(String),
     /// `oid`.
     Oid(u32),
     /// `xid` (64-bit, see [`crate::xid`]).
@@ -106,6 +109,7 @@ impl Datum {
             Datum::TimestampTz(_) => SqlType::TimestampTz,
             Datum::Interval(_) => SqlType::Interval,
             Datum::Jsonb(_) => SqlType::Jsonb,
+            Datum::Json(_) => SqlType::Json,
             Datum::Oid(_) => SqlType::Oid,
             Datum::Xid(_) => SqlType::Xid,
             Datum::Xid8(_) => SqlType::Xid8,

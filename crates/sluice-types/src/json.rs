@@ -3,7 +3,7 @@
 //! PostgreSQL's `json` type checks its input against the JSON grammar and then
 //! stores the text unchanged — whitespace, key order and duplicate keys
 //! included — so output gives back the input byte for byte. sluice does the
-//! same: a `json` value is a [`Datum::Text`](crate::Datum) holding valid JSON
+//! same: a `json` value is a [`Datum::Json`](crate::Datum) holding valid JSON
 //! text, checked by the `jsonb` parser in syntax-only mode
 //! ([`crate::jsonb::parse::validate`]), so both types report the same errors
 //! (`invalid input syntax for type json` with PostgreSQL's DETAIL/CONTEXT).

@@ -45,7 +45,10 @@ pub(super) fn call(func: Builtin, args: &[Datum]) -> Result<Datum> {
 
 /// json_call -- computes a json built-in over non-null arguments.
 pub(super) fn json_call(func: Builtin, args: &[Datum]) -> Result<Datum> {
-    let doc = text(args, 0)?;
+    let doc = match arg(args, 0)? {
+        Datum::Json(doc) => doc,
+        other => return Err(unexpected(other)),
+    };
     let found = match func {
         Builtin::JsonField | Builtin::JsonFieldText => json::field(doc, text(args, 1)?),
         Builtin::JsonIndex | Builtin::JsonIndexText => json::element(doc, int(args, 1)?),
@@ -54,7 +57,7 @@ pub(super) fn json_call(func: Builtin, args: &[Datum]) -> Result<Datum> {
     let as_text = matches!(func, Builtin::JsonFieldText | Builtin::JsonIndexText);
     Ok(match found {
         Some(value) if as_text => json::as_text(value).map_or(Datum::Null, Datum::Text),
-        Some(value) => Datum::Text(value.to_string()),
+        Some(value) => Datum::Json(value.to_string()),
         None => Datum::Null,
     })
 }
