@@ -84,11 +84,6 @@ impl RecordType {
     pub fn fields(self) -> &'static [RowField] {
         &self.0.fields
     }
-
-    /// The name `format_type` prints.
-    pub fn name(self) -> &'static str {
-        "record"
-    }
 }
 
 /// A composite value: one value (or NULL) per field of its type.
@@ -248,7 +243,7 @@ mod tests {
     fn interning_gives_one_type_per_shape() {
         assert_eq!(pair(), pair());
         assert!(std::ptr::eq(pair().fields(), pair().fields()));
-        assert_eq!(pair().name(), "record");
+        assert_eq!(SqlType::Record(pair()).typname(), "record");
     }
 
     #[test]

@@ -338,7 +338,7 @@ impl SqlType {
             SqlType::Json => "json",
             SqlType::PgLsn => "pg_lsn",
             SqlType::Array(e) => e.0.typname,
-            SqlType::Record(r) => r.name(),
+            SqlType::Record(_) => "record",
         }
     }
 

@@ -17,6 +17,7 @@
 //! * `(x).*` in a select list is one column per field ([`expand_fields`]).
 
 use pg_query::protobuf::{Node, RowExpr};
+use sluice_types::ops::CmpOp;
 use sluice_types::record::{RecordType, RowField, RowType};
 use sluice_types::SqlType;
 
@@ -103,7 +104,6 @@ fn combine(name: &str, pairs: Vec<Expr>, location: Option<u32>) -> Result<Expr> 
     if ops.iter().any(|(o, _)| *o != op) {
         return Err(no_interpretation(name, location));
     }
-    use sluice_types::ops::CmpOp;
     Ok(match op {
         CmpOp::Eq => Expr::Bool { op: BoolOp::And, args: pairs, location },
         CmpOp::Ne => Expr::Bool { op: BoolOp::Or, args: pairs, location },

@@ -415,6 +415,8 @@ impl Expr {
             }
             Expr::Row { args, .. } => args.iter().collect(),
             Expr::FieldSelect { arg, .. } => vec![arg],
+            // All left fields, then all right ones (evaluation interleaves
+            // the pairs and may stop early).
             Expr::RowCompare { left, right, .. } => left.iter().chain(right.iter()).collect(),
         }
     }
