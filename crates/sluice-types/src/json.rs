@@ -208,6 +208,24 @@ mod tests {
     }
 
     #[test]
+    fn field_agrees_with_jsonb_on_tricky_documents() {
+        let docs = [
+            r#"{"\u0061": "é", "a\"b": {"]": "[{"}, "n": -1.5e3, "e": [], "o": {}}"#,
+            "{\n\t\"k\" :\r [ \"\\\\\", null , true ]\n}",
+            r#"{"a": {"a": {"a": 1}}, "b": "}}]]"}"#,
+        ];
+        for doc in docs {
+            validate(doc).unwrap();
+            let JsonbValue::Object(members) = jsonb::parse(doc).unwrap() else { panic!("{doc}") };
+            for (key, want) in &members {
+                let got = field(doc, key).unwrap_or_else(|| panic!("{key} in {doc}"));
+                let got = jsonb::parse(got).unwrap();
+                assert!(got.cmp_jsonb(want).is_eq(), "{key} in {doc}: {got:?}");
+            }
+        }
+    }
+
+    #[test]
     fn element_counts_from_either_end() {
         let doc = r#"[10, "x", null, {"k": [1]}]"#;
         assert_eq!(element(doc, 0), Some("10"));
