@@ -36,7 +36,11 @@ SELECT (1, NULL) < (2, 0) AS decided_first, (1, NULL) < (1, 0) AS null_next,
        (1, NULL) <> (2, 0) AS ne_true, (1, 2) <> (1, 2) AS ne_false;
 SELECT ROW(1) = ROW(1) AS one_column, (1, 'b') < (1, 'c') AS mixed_types,
        (1::smallint, 2::bigint) < (1, 3) AS cross_type;
+SELECT (1, 2) IN ((1, 2), (3, 4)) AS found, (1, 2) NOT IN ((1, 3), (3, 4)) AS not_found,
+       (1, NULL) IN ((1, 2), (1, 3)) AS unknown, (1, NULL) IN ((2, 2), (1, NULL)) AS still_unknown,
+       (1, NULL) NOT IN ((2, 2), (3, NULL)) AS not_in_decided;
 SELECT (1, 2) < (1, 2, 3);
+SELECT (1, 2) IN ((1, 2, 3));
 SELECT ROW() < ROW();
 SELECT (1, 'a') ~~ (1, 'a');
 SELECT ('a', 'b') ~~ ('a', 'b');
@@ -60,6 +64,7 @@ SELECT (SELECT p FROM pets p WHERE id = 3) AS found,
 SELECT ((SELECT p FROM pets p WHERE id = 9)).name AS field_of_null;
 SELECT (p).* FROM pets p WHERE (p.id, p.name) > (1, 'Rex') ORDER BY id;
 EXPLAIN (COSTS OFF) SELECT * FROM pets WHERE (id, name) > (1, 'Rex');
+SELECT id FROM pets WHERE (id, name) IN ((1, 'Rex'), (3, ''), (4, 'x')) ORDER BY id;
 -- a row IS NULL when all its fields are, IS NOT NULL when none is
 SELECT ROW(NULL, NULL) IS NULL AS all_null, ROW(1, NULL) IS NULL AS some_null,
        ROW(1, NULL) IS NOT NULL AS some_not_null, ROW(1, 2) IS NOT NULL AS none_null;
