@@ -2,7 +2,7 @@
 
 Run by crates/sluice/tests/python.rs, which starts the server. Covers what a
 Python application relies on: parameters (client- and server-side binding),
-binary results, transactions (commit, rollback, context manager), server errors
+binary results (records too), a Que job worker, transactions (commit, rollback, context manager), server errors
 mapped to psycopg's exception classes by SQLSTATE, and the session staying
 usable after each error.
 
@@ -77,6 +77,50 @@ class PsycopgTest(unittest.TestCase):
             for i in range(3):
                 row = conn.execute("SELECT %s::int + 1, %s::text || 'x'", (i, str(i))).fetchone()
                 self.assertEqual(row, (i + 1, f"{i}x"))
+
+    def test_que_workers(self):
+        # The Que gem's enqueue and lock query (seed 003) as a Ruby worker
+        # sends them: server-side binding, a json argument bound as unknown,
+        # a whole-row subquery, results in text and in binary (records too).
+        t = self.table
+        self.conn.execute(
+            f"CREATE TABLE {t} (priority smallint NOT NULL DEFAULT 100,"
+            " run_at timestamptz NOT NULL DEFAULT now(), job_id bigserial NOT NULL,"
+            " job_class text NOT NULL, args json NOT NULL DEFAULT '[]'::json,"
+            " error_count integer NOT NULL DEFAULT 0, last_error text, queue text NOT NULL DEFAULT '',"
+            " PRIMARY KEY (queue, priority, run_at, job_id))"
+        )
+        for job_class, args in [("First", '[1, "a"]'), ("Second", '{"x":  [1, 2]}')]:
+            self.conn.execute(
+                f"INSERT INTO {t} (job_class, args, run_at) VALUES (%s, %s, now() - interval '1 minute')",
+                (job_class, args),
+            )
+        lock = (
+            "WITH RECURSIVE job AS ("
+            " SELECT (j).*, pg_try_advisory_lock((j).job_id) AS locked"
+            f" FROM (SELECT j FROM {t} AS j WHERE queue = %s AND run_at <= now()"
+            " ORDER BY priority, run_at, job_id LIMIT 1) AS t1"
+            " UNION ALL (SELECT (j).*, pg_try_advisory_lock((j).job_id) AS locked"
+            f" FROM (SELECT (SELECT j FROM {t} AS j WHERE queue = %s AND run_at <= now()"
+            " AND (priority, run_at, job_id) > (job.priority, job.run_at, job.job_id)"
+            " ORDER BY priority, run_at, job_id LIMIT 1) AS j"
+            " FROM job WHERE NOT job.locked LIMIT 1) AS t1))"
+            " SELECT job_id, job_class, args FROM job WHERE locked LIMIT 1"
+        )
+        with connect(autocommit=True, prepare_threshold=0) as w1, connect(
+            autocommit=True, prepare_threshold=0
+        ) as w2:
+            self.assertEqual(w1.execute(lock, ("", "")).fetchone(), (1, "First", [1, "a"]))
+            with w2.cursor(binary=True) as cur:
+                cur.execute(lock, ("", ""))
+                self.assertEqual(cur.fetchone(), (2, "Second", {"x": [1, 2]}))
+                self.assertEqual(cur.execute(lock, ("", "")).fetchone()[0], 2)
+            w2.execute("SELECT pg_advisory_unlock_all()")
+            self.assertEqual(w2.execute(lock, ("", "")).fetchone()[0], 2)
+            with w1.cursor(binary=True) as cur:
+                sql = f"SELECT ROW(job_id, job_class, args, last_error), (j).args FROM {t} j WHERE job_id = 2"
+                row = cur.execute(sql).fetchone()
+            self.assertEqual(row, ((2, "Second", {"x": [1, 2]}, None), {"x": [1, 2]}))
 
     def test_transactions(self):
         t = self.table

@@ -51,7 +51,7 @@ pub fn send(d: &Datum) -> Vec<u8> {
         }
         Datum::Uuid(u) => u.to_vec(),
         Datum::PgLsn(l) => l.to_be_bytes().to_vec(),
-        Datum::Text(s) => s.as_bytes().to_vec(),
+        Datum::Text(s) | Datum::Json(s) => s.as_bytes().to_vec(),
         Datum::Bytea(b) => b.clone(),
         Datum::Numeric(n) => numeric_send(n),
         Datum::Jsonb(j) => {
@@ -60,6 +60,7 @@ pub fn send(d: &Datum) -> Vec<u8> {
             out
         }
         Datum::Array(a) => array::send(a),
+        Datum::Record(r) => crate::record::send(r),
     }
 }
 
@@ -127,6 +128,13 @@ pub fn recv(ty: SqlType, b: &[u8], typmod: i32) -> Result<Datum> {
         SqlType::Bytea => Datum::Bytea(b.to_vec()),
         SqlType::Numeric => Datum::Numeric(apply_typmod(numeric_recv(b)?, typmod)?),
         SqlType::Jsonb => Datum::Jsonb(Box::new(jsonb_recv(b)?)),
+        // json's binary form is its text (`json_recv`).
+        SqlType::Json => {
+            let text = text::verify_utf8(b)?;
+            crate::json::validate(&text)?;
+            Datum::Json(text)
+        }
+        SqlType::Record(_) => return Err(crate::record::input_not_implemented()),
         SqlType::Array(elem) => Datum::Array(Box::new(array::recv(elem, b, typmod)?)),
     })
 }

@@ -70,6 +70,7 @@ pub fn cast_context(from: SqlType, to: SqlType) -> Option<CastContext> {
             Assignment
         }
         (Jsonb, Bool | Numeric | Int2 | Int4 | Int8 | Float4 | Float8) => Explicit,
+        (Json, Jsonb) | (Jsonb, Json) => Assignment,
         (Text | Varchar | Bpchar | Name, Text | Varchar | Bpchar | Name) => Implicit,
         (Bool, Text | Varchar | Bpchar) => Assignment,
         _ if to_string => Assignment,
@@ -143,6 +144,11 @@ fn convert(d: &Datum, from: SqlType, to: SqlType, ctx: &Context) -> Result<Datum
     }
     if to.category() == TypeCategory::String {
         return Ok(Datum::Text(to_text(d, from, ctx)));
+    }
+    match (d, to) {
+        (Datum::Jsonb(j), Json) => return Ok(Datum::Json(crate::jsonb::output(j))),
+        (Datum::Json(s), _) => return io::parse(to, s, -1, ctx),
+        _ => {}
     }
     if matches!(from, Text | Varchar | Bpchar | Name | Unknown) {
         let s = d.as_str().unwrap_or_default();

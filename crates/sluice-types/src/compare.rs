@@ -33,7 +33,8 @@ pub fn cmp(a: &Datum, b: &Datum) -> Ordering {
         (Null, _) => Ordering::Greater,
         (_, Null) => Ordering::Less,
         (Bool(x), Bool(y)) => x.cmp(y),
-        (Text(x), Text(y)) => x.as_bytes().cmp(y.as_bytes()),
+        // json has no order in PostgreSQL; bytewise keeps `cmp` total.
+        (Text(x), Text(y)) | (Json(x), Json(y)) => x.as_bytes().cmp(y.as_bytes()),
         (Bytea(x), Bytea(y)) => x.cmp(y),
         (Numeric(x), Numeric(y)) => x.cmp_total(y),
         (Date(x), Date(y)) => x.cmp(y),
@@ -51,6 +52,7 @@ pub fn cmp(a: &Datum, b: &Datum) -> Ordering {
         (Uuid(x), Uuid(y)) => x.cmp(y),
         (PgLsn(x), PgLsn(y)) => x.cmp(y),
         (Array(x), Array(y)) => crate::array::cmp(x, y),
+        (Record(x), Record(y)) => crate::record::cmp(x, y),
         _ => cmp_numbers(a, b).unwrap_or_else(|| kind_rank(a).cmp(&kind_rank(b))),
     }
 }
@@ -137,6 +139,8 @@ fn kind_rank(d: &Datum) -> u8 {
         Datum::PgLsn(_) => 15,
         Datum::Xid(_) => 16,
         Datum::Xid8(_) => 17,
+        Datum::Record(_) => 18,
+        Datum::Json(_) => 19,
     }
 }
 
@@ -215,7 +219,7 @@ fn hash_into(d: &Datum, h: &mut Fnv) {
         Datum::Float4(v) => hash_f64(f64::from(*v), h),
         Datum::Float8(v) => hash_f64(*v, h),
         Datum::Numeric(n) => hash_numeric_into(n, h),
-        Datum::Text(s) => h.write(s.as_bytes()),
+        Datum::Text(s) | Datum::Json(s) => h.write(s.as_bytes()),
         Datum::Bytea(b) => h.write(b),
         Datum::Date(v) => h.write(&v.to_le_bytes()),
         Datum::Time(v) | Datum::Timestamp(v) | Datum::TimestampTz(v) => h.write(&v.to_le_bytes()),
@@ -226,6 +230,7 @@ fn hash_into(d: &Datum, h: &mut Fnv) {
         Datum::Uuid(u) => h.write(u),
         Datum::PgLsn(l) => h.write(&l.to_le_bytes()),
         Datum::Array(a) => crate::array::hash_into(a, h),
+        Datum::Record(r) => crate::record::hash_into(r, h),
     }
 }
 

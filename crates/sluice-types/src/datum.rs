@@ -14,6 +14,8 @@
 //! storage slot) take the [`SqlType`] as a parameter, as PostgreSQL's functions
 //! are chosen by type too.
 //!
+//! A composite value is [`Datum::Record`] (see [`crate::record`]).
+//!
 //! An array is [`Datum::Array`]: its element type and its elements, each a
 //! `Datum` of that type or `Null` (see [`crate::array`]).
 
@@ -21,6 +23,7 @@ use crate::array::Array;
 use crate::datetime::Interval;
 use crate::jsonb::JsonbValue;
 use crate::numeric::Numeric;
+use crate::record::Record;
 use crate::types::{ElemType, SqlType};
 
 /// One SQL value. `Null` is SQL NULL of any type.
@@ -59,6 +62,11 @@ pub enum Datum {
     Interval(Interval),
     /// `jsonb`.
     Jsonb(Box<JsonbValue>),
+    /// `json`: the JSON text as the client wrote it. A variant of its own,
+    /// not `Text`, because a value must tell its type (bound parameters
+    /// are typed by their values, and text does not convert to json
+    /// implicitly).
+    Json(String),
     /// `oid`.
     Oid(u32),
     /// `xid` (64-bit, see [`crate::xid`]).
@@ -71,6 +79,8 @@ pub enum Datum {
     PgLsn(u64),
     /// Any array type (boxed: arrays are rare and `Datum` stays small).
     Array(Box<Array>),
+    /// A composite value (a row as a value), boxed like arrays.
+    Record(Box<Record>),
 }
 
 impl Datum {
@@ -99,12 +109,14 @@ impl Datum {
             Datum::TimestampTz(_) => SqlType::TimestampTz,
             Datum::Interval(_) => SqlType::Interval,
             Datum::Jsonb(_) => SqlType::Jsonb,
+            Datum::Json(_) => SqlType::Json,
             Datum::Oid(_) => SqlType::Oid,
             Datum::Xid(_) => SqlType::Xid,
             Datum::Xid8(_) => SqlType::Xid8,
             Datum::Uuid(_) => SqlType::Uuid,
             Datum::PgLsn(_) => SqlType::PgLsn,
             Datum::Array(a) => SqlType::Array(a.elem_type()),
+            Datum::Record(r) => SqlType::Record(r.ty),
         };
         Some(t)
     }

@@ -38,6 +38,11 @@ pub fn parse(ty: SqlType, input: &str, typmod: i32, ctx: &Context) -> Result<Dat
             Datum::Interval(adjust_interval_typmod(interval::parse(input)?, typmod))
         }
         SqlType::Jsonb => Datum::Jsonb(Box::new(jsonb::parse(input)?)),
+        SqlType::Json => {
+            crate::json::validate(input)?;
+            Datum::Json(input.to_string())
+        }
+        SqlType::Record(_) => return Err(crate::record::input_not_implemented()),
         SqlType::Oid => Datum::Oid(oid::parse(input)?),
         SqlType::Uuid => Datum::Uuid(uuid::parse(input)?),
         SqlType::PgLsn => Datum::PgLsn(crate::pg_lsn::parse(input)?),
@@ -69,7 +74,7 @@ pub fn output(d: &Datum, ctx: &Context) -> Option<String> {
         Datum::Float4(v) => float::output_f32(*v),
         Datum::Float8(v) => float::output_f64(*v),
         Datum::Numeric(n) => n.to_string(),
-        Datum::Text(s) => s.clone(),
+        Datum::Text(s) | Datum::Json(s) => s.clone(),
         Datum::Bytea(b) => bytea::output(b),
         Datum::Date(v) => format::date_out(*v),
         Datum::Time(v) => format::time_out(*v),
@@ -82,6 +87,7 @@ pub fn output(d: &Datum, ctx: &Context) -> Option<String> {
         Datum::Uuid(u) => uuid::output(u),
         Datum::PgLsn(l) => crate::pg_lsn::output(*l),
         Datum::Array(a) => array::output(a, ctx),
+        Datum::Record(r) => crate::record::output(r, ctx),
     })
 }
 

@@ -45,11 +45,13 @@ pub mod float;
 pub mod funcs;
 pub mod int;
 pub mod io;
+pub mod json;
 pub mod jsonb;
 pub mod numeric;
 pub mod oid;
 pub mod ops;
 pub mod pg_lsn;
+pub mod record;
 mod scan;
 pub mod storage;
 pub mod text;
@@ -64,6 +66,7 @@ pub use context::Context;
 pub use datum::Datum;
 pub use error::{ErrorKind, Result, TypeError};
 pub use numeric::Numeric;
+pub use record::{Record, RecordType};
 pub use types::{format_type, ElemType, SqlType};
 
 #[cfg(test)]

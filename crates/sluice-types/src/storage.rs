@@ -67,11 +67,12 @@ pub fn to_storage(ty: SqlType, d: &Datum) -> Vec<u8> {
             out.resize(64, 0);
             out
         }
-        Datum::Text(s) => s.as_bytes().to_vec(),
+        Datum::Text(s) | Datum::Json(s) => s.as_bytes().to_vec(),
         Datum::Bytea(b) => b.clone(),
         Datum::Numeric(n) => numeric_to_storage(n),
         Datum::Jsonb(j) => crate::jsonb::encode(j),
         Datum::Array(a) => crate::array::to_storage(a),
+        Datum::Record(r) => crate::record::send(r),
     }
 }
 
@@ -122,6 +123,8 @@ pub fn from_storage(ty: SqlType, bytes: &[u8]) -> Result<Datum> {
         SqlType::Bytea => Datum::Bytea(bytes.to_vec()),
         SqlType::Numeric => Datum::Numeric(numeric_from_storage(bytes)?),
         SqlType::Jsonb => Datum::Jsonb(Box::new(crate::jsonb::decode(bytes)?)),
+        SqlType::Json => Datum::Json(utf8(bytes)?),
+        SqlType::Record(r) => Datum::Record(Box::new(crate::record::decode(r, bytes)?)),
         SqlType::Array(elem) => Datum::Array(Box::new(crate::array::from_storage(elem, bytes)?)),
     })
 }

@@ -25,6 +25,8 @@
 //! `unknown[]`. The typmod of an array column is its element's
 //! (`varchar(10)[]` stores 14), as in PostgreSQL.
 
+use crate::record::RecordType;
+
 /// Typmod value meaning "no modifier".
 pub const NO_TYPMOD: i32 = -1;
 
@@ -80,10 +82,15 @@ pub enum SqlType {
     Uuid,
     /// `jsonb`.
     Jsonb,
+    /// `json`: JSON text kept as written (see [`crate::json`]).
+    Json,
     /// `pg_lsn`, a position in the write-ahead log.
     PgLsn,
     /// An array of the element type (`_int4`, `integer[]`, ...).
     Array(ElemType),
+    /// A composite (row) type: `record` or a table's row type, with its
+    /// fields (see [`crate::record`]).
+    Record(RecordType),
 }
 
 /// The element type of an array type: a scalar type other than `unknown`.
@@ -119,7 +126,7 @@ const fn array_info(
 
 /// The array type of every scalar type but `unknown`, with PostgreSQL 15's
 /// OIDs (`pg_type.typarray` of the element).
-static ARRAY_TYPES: [ArrayInfo; 23] = [
+static ARRAY_TYPES: [ArrayInfo; 24] = [
     array_info(SqlType::Bool, 1000, "_bool", "boolean[]"),
     array_info(SqlType::Bytea, 1001, "_bytea", "bytea[]"),
     array_info(SqlType::Name, 1003, "_name", "name[]"),
@@ -143,6 +150,7 @@ static ARRAY_TYPES: [ArrayInfo; 23] = [
     array_info(SqlType::PgLsn, 3221, "_pg_lsn", "pg_lsn[]"),
     array_info(SqlType::Jsonb, 3807, "_jsonb", "jsonb[]"),
     array_info(SqlType::Xid8, 271, "_xid8", "xid8[]"),
+    array_info(SqlType::Json, 199, "_json", "json[]"),
 ];
 
 impl SqlType {
@@ -184,7 +192,7 @@ impl std::fmt::Debug for ElemType {
 
 /// Every supported scalar type, in OID order; handy for tables and tests
 /// (the array types are [`SqlType::array_types`]).
-pub const ALL_TYPES: [SqlType; 24] = [
+pub const ALL_TYPES: [SqlType; 25] = [
     SqlType::Bool,
     SqlType::Bytea,
     SqlType::Name,
@@ -209,6 +217,7 @@ pub const ALL_TYPES: [SqlType; 24] = [
     SqlType::PgLsn,
     SqlType::Jsonb,
     SqlType::Xid8,
+    SqlType::Json,
 ];
 
 /// PostgreSQL's type categories (`pg_type.typcategory`), used by the analyzer's
@@ -229,6 +238,8 @@ pub enum TypeCategory {
     User,
     /// `A`: array types.
     Array,
+    /// `C`: composite types.
+    Composite,
     /// `X`: the unknown pseudo-type.
     Unknown,
 }
@@ -260,8 +271,10 @@ impl SqlType {
             SqlType::Numeric => 1700,
             SqlType::Uuid => 2950,
             SqlType::Jsonb => 3802,
+            SqlType::Json => 114,
             SqlType::PgLsn => 3220,
             SqlType::Array(e) => e.0.oid,
+            SqlType::Record(_) => crate::record::RECORD_OID,
         }
     }
 
@@ -322,8 +335,10 @@ impl SqlType {
             SqlType::Numeric => "numeric",
             SqlType::Uuid => "uuid",
             SqlType::Jsonb => "jsonb",
+            SqlType::Json => "json",
             SqlType::PgLsn => "pg_lsn",
             SqlType::Array(e) => e.0.typname,
+            SqlType::Record(_) => "record",
         }
     }
 
@@ -365,6 +380,7 @@ impl SqlType {
             "numeric" | "decimal" => SqlType::Numeric,
             "uuid" => SqlType::Uuid,
             "jsonb" => SqlType::Jsonb,
+            "json" => SqlType::Json,
             "pg_lsn" => SqlType::PgLsn,
             _ => return None,
         };
@@ -394,7 +410,9 @@ impl SqlType {
             | SqlType::Varchar
             | SqlType::Numeric
             | SqlType::Jsonb
-            | SqlType::Array(_) => -1,
+            | SqlType::Json
+            | SqlType::Array(_)
+            | SqlType::Record(_) => -1,
         }
     }
 
@@ -418,7 +436,9 @@ impl SqlType {
             | SqlType::Bpchar
             | SqlType::Varchar
             | SqlType::Numeric
-            | SqlType::Jsonb => 4,
+            | SqlType::Jsonb
+            | SqlType::Json => 4,
+            SqlType::Record(_) => 8,
             // An array is aligned for its header's int4s or its elements,
             // whichever is stricter.
             SqlType::Array(e) => e.get().typalign().max(4),
@@ -467,9 +487,11 @@ impl SqlType {
             SqlType::Bytea
             | SqlType::Uuid
             | SqlType::Jsonb
+            | SqlType::Json
             | SqlType::PgLsn
             | SqlType::Xid
             | SqlType::Xid8 => TypeCategory::User,
+            SqlType::Record(_) => TypeCategory::Composite,
             SqlType::Unknown => TypeCategory::Unknown,
             SqlType::Array(_) => TypeCategory::Array,
         }

@@ -181,3 +181,8 @@ fn vacuum_truncate_skip() {
 fn horizon_diagnostics() {
     check_with("horizon_diagnostics", &["max_prepared_transactions=10"]);
 }
+
+#[test]
+fn que_lock() {
+    check("que_lock");
+}

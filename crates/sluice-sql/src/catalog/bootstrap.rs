@@ -231,6 +231,7 @@ fn type_row(ty: SqlType) -> Vec<Datum> {
         User => "U",
         Unknown => "X",
         Array => "A",
+        Composite => "C",
     };
     vec![
         Datum::Oid(ty.oid()),

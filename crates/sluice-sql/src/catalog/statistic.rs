@@ -153,6 +153,9 @@ pub fn sort_operators(ty: SqlType) -> (Oid, Oid) {
         SqlType::Xid => (352, 0),
         SqlType::Xid8 => (5068, 5073),
         SqlType::Array(_) => (1070, 1072),
+        // `json` has neither equality nor order in PostgreSQL.
+        SqlType::Json => (0, 0),
+        SqlType::Record(_) => (2988, 2990),
     }
 }
 

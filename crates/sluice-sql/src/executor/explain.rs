@@ -1028,8 +1028,25 @@ pub(crate) fn expr(e: &Expr, names: &[String]) -> String {
             let parts: Vec<String> = args.iter().map(|a| expr(a, names)).collect();
             format!("{}({})", format!("{func:?}").to_lowercase(), parts.join(", "))
         }
+        Expr::Row { args, .. } => row(args, names),
+        Expr::RowCompare { op, left, right, .. } => {
+            format!("({} {} {})", row(left, names), op.symbol(), row(right, names))
+        }
+        Expr::FieldSelect { arg, field, .. } => {
+            let name = match arg.ty() {
+                SqlType::Record(rt) => rt.fields().get(*field).map(|f| f.name.as_str()),
+                _ => None,
+            };
+            format!("({}).{}", expr(arg, names), name.unwrap_or("?"))
+        }
         _ => "?".into(),
     }
+}
+
+/// `ROW(a, b, ...)`, as PostgreSQL deparses a row constructor.
+fn row(args: &[Expr], names: &[String]) -> String {
+    let parts: Vec<String> = args.iter().map(|a| expr(a, names)).collect();
+    format!("ROW({})", parts.join(", "))
 }
 
 /// A constant as PostgreSQL's deparser writes it: numbers bare when their

@@ -34,7 +34,7 @@ use crate::commands::tablecmds::lock_relation_in;
 use crate::error::{Result, SqlError};
 use crate::expr::{
     analyze, check_boolean, column_name, expand_star, resolve_unknown_with, select_common_type,
-    Expr, Scope, ScopeColumn,
+    star_indirection, Expr, Scope, ScopeColumn,
 };
 use crate::session::ExecParts;
 use crate::sink::OutputColumn;
@@ -43,7 +43,7 @@ use pg_query::NodeEnum;
 use sluice_common::Oid;
 use sluice_txn::lmgr::LockMode;
 use sluice_txn::IsolationLevel;
-use sluice_types::SqlType;
+use sluice_types::{format_type, SqlType};
 
 /// A planned query: the plan and the columns it returns.
 #[derive(Debug)]
@@ -331,6 +331,13 @@ fn analyze_targets(list: &[Node], scope: &Scope, host: &mut PlanHost) -> Result<
             }
             continue;
         }
+        if let Some(fields) = star_indirection(val, scope, host)? {
+            for (name, expr) in fields {
+                let column = output_column(&name, &expr, scope);
+                targets.push(Target { expr, column });
+            }
+            continue;
+        }
         let expr = analyze(val, scope, host)?;
         let name = if rt.name.is_empty() { column_name(val) } else { rt.name.clone() };
         let column = output_column(&name, &expr, scope);
@@ -367,9 +374,17 @@ fn analyze_group_by(
     let columns = output_columns(targets);
     let keys = list
         .iter()
-        .map(|node| match output_reference(node, &columns, "GROUP BY")? {
-            Some(i) => Ok(targets[i].expr.clone()),
-            None => analyze(node, scope, host),
+        .map(|node| {
+            let (key, location) = match output_reference(node, &columns, "GROUP BY")? {
+                Some(i) => (targets[i].expr.clone(), reference_location(node)),
+                None => {
+                    let key = analyze(node, scope, host)?;
+                    let location = key.location();
+                    (key, location)
+                }
+            };
+            check_operator(key.ty(), "equality", location)?;
+            Ok(key)
         })
         .collect();
     host.agg_clause = None;
@@ -397,9 +412,44 @@ fn analyze_sort(
             Some(i) => SortTarget::Output(i),
             None => SortTarget::Hidden(analyze(inner, scope, host)?),
         };
+        let (ty, location) = match &target {
+            SortTarget::Output(i) => (targets[*i].expr.ty(), reference_location(inner)),
+            SortTarget::Hidden(e) => (e.ty(), e.location()),
+        };
+        check_operator(ty, "ordering", location)?;
         keys.push((target, sort_key(sort, 0)));
     }
     Ok(keys)
+}
+
+/// Where an output reference (`ORDER BY 1`, `ORDER BY name`) is written.
+fn reference_location(node: &Node) -> Option<u32> {
+    match node.node.as_ref()? {
+        NodeEnum::AConst(c) => position(c.location),
+        NodeEnum::ColumnRef(cr) => position(cr.location),
+        _ => None,
+    }
+}
+
+/// check_operator -- 42883 if `ty` has no default B-tree `kind` operator
+/// ("ordering" or "equality") for ORDER BY or GROUP BY: only `json`, which
+/// PostgreSQL leaves without comparison operators. (An anonymous `record`
+/// is comparable whatever its fields, as in PostgreSQL; a table's row type
+/// with a json column, which PostgreSQL refuses here, is such a record in
+/// sluice.)
+fn check_operator(ty: SqlType, kind: &str, location: Option<u32>) -> Result<()> {
+    if ty != SqlType::Json {
+        return Ok(());
+    }
+    let error = SqlError::new(
+        "42883",
+        format!("could not identify an {kind} operator for type {}", format_type(ty, -1)),
+    );
+    let error = match kind {
+        "ordering" => error.with_hint("Use an explicit ordering operator or modify the query."),
+        _ => error,
+    };
+    Err(error.at(location))
 }
 
 /// The sort key for `sort` on `column`: direction and NULLs placement.

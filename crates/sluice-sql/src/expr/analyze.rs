@@ -27,7 +27,9 @@ use super::column::column_ref;
 use super::oper::{make_array_op, make_op_in};
 use super::tree::{BoolOp, BoolTestKind, Expr};
 use super::typename::{position_of, string_of, type_from_name};
-use super::{conditional, func, regtypes, AnalyzeHost, Scope, SessionFunction, SubLinkKind};
+use super::{
+    conditional, func, regtypes, rowtypes, AnalyzeHost, Scope, SessionFunction, SubLinkKind,
+};
 use crate::{Result, SqlError};
 
 /// Largest parameter number (PostgreSQL's protocol limit).
@@ -40,6 +42,23 @@ const COLLATIONS: [&str; 4] = ["C", "default", "POSIX", "ucs_basic"];
 /// column references resolve in `scope`.
 pub fn analyze(node: &Node, scope: &Scope, host: &mut dyn AnalyzeHost) -> Result<Expr> {
     Analyzer { scope, host }.expr(node)
+}
+
+/// star_indirection -- `(x).*` in a select list: one (name, expression)
+/// per field of `x`'s composite type; `None` if `node` is not of that form.
+pub fn star_indirection(
+    node: &Node,
+    scope: &Scope,
+    host: &mut dyn AnalyzeHost,
+) -> Result<Option<Vec<(String, Expr)>>> {
+    let Some(NodeEnum::AIndirection(ind)) = node.node.as_ref() else { return Ok(None) };
+    let Some((last, steps)) = ind.indirection.split_last() else { return Ok(None) };
+    if !matches!(last.node, Some(NodeEnum::AStar(_))) {
+        return Ok(None);
+    }
+    let x = Analyzer { scope, host }.indirection_steps(ind, steps)?;
+    let location = x.location();
+    rowtypes::expand_fields(x, location).map(Some)
 }
 
 /// The state of one analysis: where names resolve and whom to ask.
@@ -74,7 +93,7 @@ impl Analyzer<'_> {
             NodeEnum::CollateClause(c) => self.collate(c),
             NodeEnum::AArrayExpr(a) => Err(unsupported("arrays", a.location)),
             NodeEnum::AIndirection(i) => self.indirection(i),
-            NodeEnum::RowExpr(r) => Err(unsupported("row expressions", r.location)),
+            NodeEnum::RowExpr(r) => rowtypes::row_expr(self, r),
             NodeEnum::SetToDefault(d) => {
                 Err(SqlError::syntax("DEFAULT is not allowed in this context")
                     .at(position_of(d.location)))
@@ -108,12 +127,27 @@ impl Analyzer<'_> {
         let mut levels_up = 1;
         while let Some(scope) = self.host.outer_scope(levels_up) {
             match column_ref(scope, c) {
-                Ok(column) => return self.host.outer_reference(levels_up, column),
+                Ok(column) => return self.outer_reference(levels_up, column),
                 Err(e) if may_be_outer(&e, c) => levels_up += 1,
                 Err(e) => return Err(e),
             }
         }
         Err(error)
+    }
+
+    /// A column (or a whole row's columns) of the query `levels_up` levels
+    /// out, as the host passes it in.
+    fn outer_reference(&mut self, levels_up: usize, column: Expr) -> Result<Expr> {
+        match column {
+            Expr::Row { args, ty, location } => {
+                let args = args
+                    .into_iter()
+                    .map(|a| self.host.outer_reference(levels_up, a))
+                    .collect::<Result<_>>()?;
+                Ok(Expr::Row { args, ty, location })
+            }
+            column => self.host.outer_reference(levels_up, column),
+        }
     }
 
     /// `$n`.
@@ -138,6 +172,12 @@ impl Analyzer<'_> {
             | AExprKind::AexprLike
             | AExprKind::AexprIlike
             | AExprKind::AexprSimilar => {
+                if let (Some(NodeEnum::RowExpr(l)), Some(NodeEnum::RowExpr(r))) = (
+                    a.lexpr.as_deref().and_then(|n| n.node.as_ref()),
+                    a.rexpr.as_deref().and_then(|n| n.node.as_ref()),
+                ) {
+                    return rowtypes::row_compare(self, &name, l, r, location);
+                }
                 let left = a.lexpr.as_deref().map(|l| self.expr(l)).transpose()?;
                 let right = self.child(a.rexpr.as_deref())?;
                 make_op_in(self.host, &name, left, right, location)
@@ -161,12 +201,18 @@ impl Analyzer<'_> {
     }
 
     /// `array[i]` (repeated subscripts index the same single dimension
-    /// again, as sluice's arrays have one). Slices are not supported, nor is
-    /// field selection except of one column of the `pgstattuple`
-    /// extension's functions (`func::stat_column`).
+    /// again, as sluice's arrays have one) and `(x).field`. Slices are not
+    /// supported; `(x).*` only in a select list ([`star_indirection`]).
     fn indirection(&mut self, ind: &AIndirection) -> Result<Expr> {
+        self.indirection_steps(ind, &ind.indirection)
+    }
+
+    /// `ind`'s argument with the indirection `steps` applied in order; a
+    /// field of a `pgstattuple` function's result is that function's column
+    /// (`func::stat_column`).
+    fn indirection_steps(&mut self, ind: &AIndirection, steps: &[Node]) -> Result<Expr> {
         if let (Some(NodeEnum::FuncCall(fc)), [step]) =
-            (ind.arg.as_deref().and_then(|n| n.node.as_ref()), ind.indirection.as_slice())
+            (ind.arg.as_deref().and_then(|n| n.node.as_ref()), steps)
         {
             if let Some(NodeEnum::String(field)) = step.node.as_ref() {
                 if let Some(expr) = func::stat_column(self, fc, &field.sval)? {
@@ -175,9 +221,20 @@ impl Analyzer<'_> {
             }
         }
         let mut expr = self.child(ind.arg.as_deref())?;
-        for step in &ind.indirection {
-            let Some(NodeEnum::AIndices(indices)) = step.node.as_ref() else {
-                return Err(SqlError::unsupported("field selection is not supported"));
+        for step in steps {
+            let indices = match step.node.as_ref() {
+                Some(NodeEnum::AIndices(indices)) => indices,
+                Some(NodeEnum::String(field)) => {
+                    let location = expr.location();
+                    expr = rowtypes::field_select(expr, &field.sval, location)?;
+                    continue;
+                }
+                _ => {
+                    return Err(SqlError::unsupported(
+                        "row expansion via \"*\" is not supported here",
+                    )
+                    .at(expr.location()))
+                }
             };
             if indices.is_slice {
                 return Err(SqlError::unsupported("array slices are not supported"));

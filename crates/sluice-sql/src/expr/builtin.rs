@@ -71,6 +71,14 @@ pub enum Builtin {
     JsonbFieldText,
     /// `jsonb ->> integer`.
     JsonbIndexText,
+    /// `json -> text`.
+    JsonField,
+    /// `json -> integer`.
+    JsonIndex,
+    /// `json ->> text`.
+    JsonFieldText,
+    /// `json ->> integer`.
+    JsonIndexText,
     /// `jsonb ? text`.
     JsonbExists,
     /// `jsonb @> jsonb`.
@@ -303,6 +311,7 @@ pub(super) fn call(func: Builtin, args: &[Datum], host: &mut dyn EvalHost) -> Re
         JsonbConcat | JsonbDeleteKey | JsonbDeleteIndex | JsonbField | JsonbIndex
         | JsonbFieldText | JsonbIndexText | JsonbExists | JsonbContains | JsonbContained
         | JsonbTypeof | JsonbArrayLength => jsonb::call(func, args)?,
+        JsonField | JsonIndex | JsonFieldText | JsonIndexText => jsonb::json_call(func, args)?,
         ArrayPosition => array_position(args)?,
         Subscript => arrays::subscript(args)?,
         AnyAll { op, all } => arrays::any_all(*op, all, args, host)?,
@@ -334,19 +343,32 @@ fn compare_values(
     host: &mut dyn EvalHost,
 ) -> Result<Datum> {
     let (a, b) = (arg(args, 0)?, arg(args, 1)?);
-    let ordering = match kind {
-        Comparison::Plain => return Ok(ops::compare(op, a, b)),
+    if kind == Comparison::Plain {
+        return Ok(ops::compare(op, a, b));
+    }
+    Ok(Datum::Bool(holds(op, three_way(kind, a, b, host)?)))
+}
+
+/// three_way -- how two non-null values order under comparison `kind`
+/// (the B-tree support function behind a comparison operator).
+pub(super) fn three_way(
+    kind: Comparison,
+    a: &Datum,
+    b: &Datum,
+    host: &mut dyn EvalHost,
+) -> Result<Ordering> {
+    Ok(match kind {
+        Comparison::Plain => compare::cmp(a, b),
         Comparison::Bpchar => compare::cmp_typed(SqlType::Bpchar, a, b),
         Comparison::Zoned => {
             let ctx = host.context();
             datetime::as_timestamptz(a, ctx)?.cmp(&datetime::as_timestamptz(b, ctx)?)
         }
-    };
-    Ok(Datum::Bool(holds(op, ordering)))
+    })
 }
 
 /// Whether comparison `op` holds for two values ordered `ordering`.
-fn holds(op: CmpOp, ordering: Ordering) -> bool {
+pub(super) fn holds(op: CmpOp, ordering: Ordering) -> bool {
     match op {
         CmpOp::Eq => ordering.is_eq(),
         CmpOp::Ne => ordering.is_ne(),

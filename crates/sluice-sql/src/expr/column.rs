@@ -6,10 +6,15 @@
 //! column of the scope (42703 if none, 42702 if several); `t.x` first
 //! requires some column to belong to `t` (42P01 otherwise), then `x` among
 //! them. A schema or database prefix (`s.t.x`) is accepted and ignored: the
-//! scope only knows table aliases.
+//! scope only knows table aliases. A lone name that is no column but names a
+//! FROM item, and `t.*` used as a value, are whole-row references: a
+//! [`Expr::Row`] of the item's columns (PostgreSQL's whole-row `Var`).
 
 use pg_query::protobuf::node::Node as NodeEnum;
 use pg_query::protobuf::ColumnRef;
+
+use sluice_types::record::{RecordType, RowField, RowType};
+use sluice_types::SqlType;
 
 use super::tree::Expr;
 use super::typename::position_of;
@@ -24,8 +29,15 @@ pub(super) fn column_ref(scope: &Scope, c: &ColumnRef) -> Result<Expr> {
         match field.node.as_ref() {
             Some(NodeEnum::String(s)) => parts.push(s.sval.as_str()),
             Some(NodeEnum::AStar(_)) => {
-                return Err(SqlError::unsupported("row expansion via \"*\" is not supported here")
-                    .at(location))
+                // `t.*` as a value is a whole-row reference to `t`.
+                return match parts.as_slice() {
+                    [.., table] => whole_row(scope, table, location)
+                        .ok_or_else(|| missing_table(table).at(location)),
+                    [] => {
+                        Err(SqlError::unsupported("row expansion via \"*\" is not supported here")
+                            .at(location))
+                    }
+                };
             }
             _ => return Err(SqlError::internal("unexpected column reference field")),
         }
@@ -41,8 +53,34 @@ pub(super) fn column_ref(scope: &Scope, c: &ColumnRef) -> Result<Expr> {
             .at(location))
         }
     };
-    let (index, col) = find(scope, table, name).map_err(|e| e.at(location))?;
-    Ok(Expr::Column { index, ty: col.ty, typmod: col.typmod, location })
+    match find(scope, table, name) {
+        Ok((index, col)) => Ok(Expr::Column { index, ty: col.ty, typmod: col.typmod, location }),
+        // A lone name that is no column but a FROM item is the whole row.
+        Err(e) if table.is_none() && e.code == "42703" => {
+            whole_row(scope, name, location).ok_or_else(|| e.at(location))
+        }
+        Err(e) => Err(e.at(location)),
+    }
+}
+
+/// whole_row -- the row of FROM item `table` as a composite value (a
+/// `record` whose fields are its columns), `None` if no item has that name.
+fn whole_row(scope: &Scope, table: &str, location: Option<u32>) -> Option<Expr> {
+    let (fields, args): (Vec<RowField>, Vec<Expr>) = scope
+        .columns
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.table.as_deref() == Some(table) && !c.name.starts_with('\0'))
+        .map(|(i, c)| {
+            let field = RowField { name: c.name.clone(), ty: c.ty, typmod: c.typmod };
+            (field, Expr::column(i, c.ty, c.typmod))
+        })
+        .unzip();
+    if args.is_empty() {
+        return None;
+    }
+    let ty = SqlType::Record(RecordType::intern(RowType { fields }));
+    Some(Expr::Row { args, ty, location })
 }
 
 /// The one column `table.name` (or unqualified `name`) denotes.
@@ -64,9 +102,6 @@ fn find<'s>(scope: &'s Scope, table: Option<&str>, name: &str) -> Result<(usize,
     match (first, table) {
         (Some(found), _) => Ok(found),
         (None, Some(t)) => Err(SqlError::new("42703", format!("column {t}.{name} does not exist"))),
-        (None, None) if scope.columns.iter().any(|c| c.table.as_deref() == Some(name)) => {
-            Err(SqlError::unsupported("whole-row references are not supported"))
-        }
         (None, None) => Err(SqlError::new("42703", format!("column \"{name}\" does not exist"))),
     }
 }

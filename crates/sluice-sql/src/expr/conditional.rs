@@ -9,10 +9,13 @@
 //! are built from the ordinary `=`, `<`, ... operators: `a BETWEEN b AND c`
 //! is `a >= b AND a <= c`; an IN list of constants becomes one
 //! `a = ANY(list)` over the list's common type, while list items that read
-//! columns get an `=` each, OR-ed together.
+//! columns get an `=` each, OR-ed together; a row on the left is compared
+//! with each row of the list as a row comparison.
 
 use pg_query::protobuf::node::Node as NodeEnum;
-use pg_query::protobuf::{AExpr, AExprKind, CaseExpr, CoalesceExpr, MinMaxExpr, MinMaxOp, Node};
+use pg_query::protobuf::{
+    AExpr, AExprKind, CaseExpr, CoalesceExpr, MinMaxExpr, MinMaxOp, Node, RowExpr,
+};
 use sluice_types::{Datum, SqlType};
 
 use super::analyze::{operator_name, Analyzer};
@@ -20,6 +23,7 @@ use super::coerce::{
     can_coerce, coerce_implicit, coerce_to_boolean, coerce_to_common, common_type, CoercionContext,
 };
 use super::oper::make_op_in;
+use super::rowtypes::{row_compare, row_expr};
 use super::tree::{BoolOp, CaseWhen, Expr};
 use super::typename::position_of;
 use crate::{Result, SqlError};
@@ -166,13 +170,14 @@ pub(super) fn in_list(a: &mut Analyzer, x: &AExpr) -> Result<Expr> {
     let location = position_of(x.location);
     let name = operator_name(&x.name);
     let use_or = name != "<>";
-    let left = a.child(x.lexpr.as_deref())?;
-    let items = match x.rexpr.as_deref().and_then(|n| n.node.as_ref()) {
-        Some(NodeEnum::List(list)) => {
-            list.items.iter().map(|n| a.expr(n)).collect::<Result<Vec<_>>>()?
-        }
-        _ => return Err(SqlError::internal("IN without a list")),
+    let Some(NodeEnum::List(list)) = x.rexpr.as_deref().and_then(|n| n.node.as_ref()) else {
+        return Err(SqlError::internal("IN without a list"));
     };
+    if let Some(NodeEnum::RowExpr(row)) = x.lexpr.as_deref().and_then(|n| n.node.as_ref()) {
+        return row_in_list(a, &name, use_or, row, &list.items, location);
+    }
+    let left = a.child(x.lexpr.as_deref())?;
+    let items = list.items.iter().map(|n| a.expr(n)).collect::<Result<Vec<_>>>()?;
     let constants: Vec<&Expr> = items.iter().filter(|e| !e.contains_column()).collect();
     let (mut result, rest): (Option<Expr>, Vec<Expr>) =
         match array_op(a, &name, use_or, &left, &constants, location)? {
@@ -191,6 +196,36 @@ pub(super) fn in_list(a: &mut Analyzer, x: &AExpr) -> Result<Expr> {
         });
     }
     result.ok_or_else(|| SqlError::internal("empty IN list"))
+}
+
+/// `ROW(...) [NOT] IN (ROW(...), ...)`: a row comparison per item, OR-ed
+/// (AND-ed for NOT IN), as PostgreSQL builds it when the left side is a row;
+/// an item that is not a row constructor is compared as a record value.
+fn row_in_list(
+    a: &mut Analyzer,
+    name: &str,
+    use_or: bool,
+    left: &RowExpr,
+    items: &[Node],
+    location: Option<u32>,
+) -> Result<Expr> {
+    let mut terms = Vec::with_capacity(items.len());
+    for item in items {
+        let cmp = match item.node.as_ref() {
+            Some(NodeEnum::RowExpr(right)) => row_compare(a, name, left, right, location)?,
+            _ => {
+                let l = row_expr(a, left)?;
+                let r = a.expr(item)?;
+                make_op_in(a.host, name, Some(l), r, location)?
+            }
+        };
+        terms.push(coerce_to_boolean(a.host, cmp, "IN")?);
+    }
+    let op = if use_or { BoolOp::Or } else { BoolOp::And };
+    Ok(match terms.len() {
+        1 => terms.remove(0),
+        _ => Expr::Bool { op, args: terms, location },
+    })
 }
 
 /// The `left op ANY/ALL (constants)` form, when there are at least two

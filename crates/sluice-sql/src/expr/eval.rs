@@ -20,7 +20,10 @@ use std::cmp::Ordering;
 
 use sluice_types::{cast, compare, Context, Datum, SqlType};
 
-use super::builtin::{self, Builtin};
+use sluice_types::ops::CmpOp;
+use sluice_types::Record;
+
+use super::builtin::{self, Builtin, Comparison};
 use super::datetime::{adjust_interval, parse_interval_literal};
 use super::tree::{BoolOp, BoolTestKind, Expr};
 use super::{EvalHost, SessionFunction};
@@ -29,6 +32,16 @@ use crate::{Result, SqlError};
 /// eval -- the value of `expr` for the input `row`.
 pub fn eval(expr: &Expr, row: &[Datum], host: &mut dyn EvalHost) -> Result<Datum> {
     Evaluator { row, host }.eval(expr, None)
+}
+
+/// `x IS [NOT] NULL`. A composite value IS NULL when all of its fields are
+/// and IS NOT NULL when none is, so a row with some NULL fields is neither
+/// (SQL's rule, PostgreSQL's `ExecEvalRowNull`).
+fn null_test(value: &Datum, negated: bool) -> bool {
+    match value {
+        Datum::Record(r) => r.values.iter().all(|v| v.is_null() != negated),
+        other => other.is_null() != negated,
+    }
 }
 
 /// eval_qual -- whether a condition holds for `row` (NULL and false do not).
@@ -97,7 +110,7 @@ impl Evaluator<'_> {
                 Ok(if equal { Datum::Null } else { l })
             }
             Expr::NullTest { arg, negated, .. } => {
-                Ok(Datum::Bool(self.eval(arg, case)?.is_null() != *negated))
+                Ok(Datum::Bool(null_test(&self.eval(arg, case)?, *negated)))
             }
             Expr::BoolTest { arg, test, .. } => {
                 Ok(Datum::Bool(bool_test(*test, &self.eval(arg, case)?)))
@@ -117,7 +130,51 @@ impl Evaluator<'_> {
             Expr::AggRef { index, .. } => Ok(self.host.aggregate_value(*index).clone()),
             Expr::ExecParam { slot, .. } => Ok(self.host.exec_param(*slot).clone()),
             Expr::SubLink { id, .. } => self.host.subquery(*id, self.row),
+            Expr::Row { args, ty, .. } => self.row_value(args, *ty, case),
+            Expr::FieldSelect { arg, field, .. } => match self.eval(arg, case)? {
+                Datum::Null => Ok(Datum::Null),
+                Datum::Record(r) => r.values.get(*field).cloned().ok_or_else(|| {
+                    SqlError::internal(format!("field {field} is not in the record"))
+                }),
+                other => Err(SqlError::internal(format!("field selection from {other:?}"))),
+            },
+            Expr::RowCompare { op, kinds, left, right, .. } => {
+                self.row_compare(*op, kinds, left, right, case)
+            }
         }
+    }
+
+    /// A row constructor's composite value.
+    fn row_value(&mut self, args: &[Expr], ty: SqlType, case: Option<&Datum>) -> Result<Datum> {
+        let SqlType::Record(rt) = ty else {
+            return Err(SqlError::internal(format!("row constructor of type {ty:?}")));
+        };
+        let values = args.iter().map(|a| self.eval(a, case)).collect::<Result<Vec<_>>>()?;
+        Ok(Datum::Record(Box::new(Record { ty: rt, values })))
+    }
+
+    /// `RowCompareExpr`: field pairs left to right; the first unequal pair
+    /// decides, a NULL met before one makes the answer NULL, and rows equal
+    /// throughout satisfy `<=`/`>=` only. Later fields are not evaluated.
+    fn row_compare(
+        &mut self,
+        op: CmpOp,
+        kinds: &[Comparison],
+        left: &[Expr],
+        right: &[Expr],
+        case: Option<&Datum>,
+    ) -> Result<Datum> {
+        for ((kind, l), r) in kinds.iter().zip(left).zip(right) {
+            let (l, r) = (self.eval(l, case)?, self.eval(r, case)?);
+            if l.is_null() || r.is_null() {
+                return Ok(Datum::Null);
+            }
+            let ordering = builtin::three_way(*kind, &l, &r, self.host)?;
+            if ordering.is_ne() {
+                return Ok(Datum::Bool(builtin::holds(op, ordering)));
+            }
+        }
+        Ok(Datum::Bool(builtin::holds(op, Ordering::Equal)))
     }
 
     /// A built-in call: arguments first, then NULL strictness, then the call.

@@ -1,5 +1,7 @@
 //! The jsonb operators and functions: `->`, `->>`, `?`, `@>`, `<@`, `||`,
-//! `-`, `jsonb_typeof`, `jsonb_array_length`.
+//! `-`, `jsonb_typeof`, `jsonb_array_length`; and `->`, `->>` of `json`,
+//! which work on its text (`sluice_types::json`) so that a value comes
+//! back as it was written.
 //!
 //! Field and element access return SQL NULL for a missing key, an index out
 //! of range or a value of the wrong kind, never an error, as in PostgreSQL.
@@ -7,6 +9,7 @@
 //! otherwise both sides become arrays (a scalar or an object counts as a
 //! one-element array) and are appended.
 
+use sluice_types::json;
 use sluice_types::jsonb::{self as ops, JsonbValue};
 use sluice_types::Datum;
 
@@ -37,6 +40,25 @@ pub(super) fn call(func: Builtin, args: &[Datum]) -> Result<Datum> {
             _ => return Err(invalid("cannot get array length of a scalar")),
         },
         other => return Err(SqlError::internal(format!("{other:?} is not a jsonb function"))),
+    })
+}
+
+/// json_call -- computes a json built-in over non-null arguments.
+pub(super) fn json_call(func: Builtin, args: &[Datum]) -> Result<Datum> {
+    let doc = match arg(args, 0)? {
+        Datum::Json(doc) => doc,
+        other => return Err(unexpected(other)),
+    };
+    let found = match func {
+        Builtin::JsonField | Builtin::JsonFieldText => json::field(doc, text(args, 1)?),
+        Builtin::JsonIndex | Builtin::JsonIndexText => json::element(doc, int(args, 1)?),
+        other => return Err(SqlError::internal(format!("{other:?} is not a json function"))),
+    };
+    let as_text = matches!(func, Builtin::JsonFieldText | Builtin::JsonIndexText);
+    Ok(match found {
+        Some(value) if as_text => json::as_text(value).map_or(Datum::Null, Datum::Text),
+        Some(value) => Datum::Json(value.to_string()),
+        None => Datum::Null,
     })
 }
 

@@ -62,14 +62,16 @@
 //! # What is not here
 //! `*` expansion is the target list's business ([`expand_star`] helps);
 //! set-returning functions in expressions, window functions, array
-//! constructors and slices, row values and user-defined functions are
-//! rejected with `0A000`.
+//! constructors and slices, and user-defined functions are rejected with
+//! `0A000`.
 //!
 //! # Files
 //! * `tree.rs` — the typed tree [`Expr`];
 //! * `analyze.rs`, `conditional.rs`, `column.rs`, `typename.rs` — analysis;
 //!   `array_sublink.rs` — `ARRAY(SELECT ...)`; `regtypes.rs` — casts to and
 //!   from `regclass`, `regtype` and `regnamespace`;
+//! * `rowtypes.rs` — row constructors, row comparison, field selection and
+//!   `(x).*`;
 //! * `candidates.rs`, `oper.rs`, `func.rs`, `proc.rs` — operator and function
 //!   resolution over the built-in catalogs;
 //! * `coerce.rs` — coercion and common types; `naming.rs` — output names;
@@ -99,6 +101,7 @@ mod polymorphic;
 mod proc;
 mod regex;
 mod regtypes;
+mod rowtypes;
 mod strings;
 mod tree;
 mod typeinfo;
@@ -110,7 +113,7 @@ mod tests;
 use pg_query::protobuf::Node;
 use sluice_types::{AggKind, Context, Datum, SqlType};
 
-pub use analyze::analyze;
+pub use analyze::{analyze, star_indirection};
 pub use builtin::{Builtin, Comparison};
 pub use coerce::{
     check_boolean, check_boolean_with, coerce, coerce_to_column, coerce_with, resolve_unknown,

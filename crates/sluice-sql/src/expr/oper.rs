@@ -252,7 +252,8 @@ fn comparisons(ops: &mut Vec<Operator>) {
         .iter()
         .flat_map(|l| INTS.iter().map(move |r| (*l, *r)))
         .chain(FLOATS.iter().flat_map(|l| FLOATS.iter().map(move |r| (*l, *r))));
-    let arrays = SqlType::array_types().map(|a| (a, a));
+    // `json` has no comparison operators, so neither has `json[]`.
+    let arrays = SqlType::array_types().filter(|a| a.element() != Some(Json)).map(|a| (a, a));
     let pairs: Vec<(SqlType, SqlType)> =
         COMPARABLE.iter().copied().chain(numeric_pairs).chain(arrays).collect();
     for (l, r) in pairs {
@@ -381,13 +382,17 @@ fn strings(ops: &mut Vec<Operator>) {
     }
 }
 
-/// The jsonb operators.
+/// The jsonb operators, and the field and element access of json.
 fn jsonb(ops: &mut Vec<Operator>) {
     ops.push(binary("||", Jsonb, Jsonb, Jsonb, Builtin::JsonbConcat));
     ops.push(binary("->", Jsonb, Text, Jsonb, Builtin::JsonbField));
     ops.push(binary("->", Jsonb, Int4, Jsonb, Builtin::JsonbIndex));
     ops.push(binary("->>", Jsonb, Text, Text, Builtin::JsonbFieldText));
     ops.push(binary("->>", Jsonb, Int4, Text, Builtin::JsonbIndexText));
+    ops.push(binary("->", Json, Text, Json, Builtin::JsonField));
+    ops.push(binary("->", Json, Int4, Json, Builtin::JsonIndex));
+    ops.push(binary("->>", Json, Text, Text, Builtin::JsonFieldText));
+    ops.push(binary("->>", Json, Int4, Text, Builtin::JsonIndexText));
     ops.push(binary("-", Jsonb, Text, Jsonb, Builtin::JsonbDeleteKey));
     ops.push(binary("-", Jsonb, Int4, Jsonb, Builtin::JsonbDeleteIndex));
     ops.push(binary("?", Jsonb, Text, Bool, Builtin::JsonbExists));

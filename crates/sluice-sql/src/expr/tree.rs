@@ -16,7 +16,9 @@
 
 use sluice_types::{Datum, SqlType};
 
-use super::builtin::Builtin;
+use sluice_types::ops::CmpOp;
+
+use super::builtin::{Builtin, Comparison};
 use super::SubLinkKind;
 
 /// A typed expression.
@@ -209,6 +211,43 @@ pub enum Expr {
         /// Source position.
         location: Option<u32>,
     },
+    /// `ROW(a, b)`, `(a, b)` or a whole-row reference: a composite value
+    /// built from its fields (PostgreSQL's `RowExpr`).
+    Row {
+        /// The field values, in order.
+        args: Vec<Expr>,
+        /// The row type (`SqlType::Record`).
+        ty: SqlType,
+        /// Source position.
+        location: Option<u32>,
+    },
+    /// `(x).field`: one field of a composite value, NULL when the value is
+    /// (PostgreSQL's `FieldSelect`).
+    FieldSelect {
+        /// The composite value.
+        arg: Box<Expr>,
+        /// The field's index in the row type.
+        field: usize,
+        /// The field's type.
+        ty: SqlType,
+        /// The field's type modifier.
+        typmod: i32,
+    },
+    /// `(a, b) < (c, d)` and the other ordering comparisons of rows
+    /// (PostgreSQL's `RowCompareExpr`): the first pair of fields that are
+    /// not equal decides; a NULL before that makes the result NULL.
+    RowCompare {
+        /// `<`, `<=`, `>` or `>=`.
+        op: CmpOp,
+        /// Per field pair, how its values compare (from the pair's operator).
+        kinds: Vec<Comparison>,
+        /// Left fields, coerced to their operators' input types.
+        left: Vec<Expr>,
+        /// Right fields, likewise.
+        right: Vec<Expr>,
+        /// Source position of the operator.
+        location: Option<u32>,
+    },
     /// A subquery planned by the host.
     SubLink {
         /// The host's subquery id.
@@ -285,8 +324,11 @@ impl Expr {
             | Expr::NullIf { ty, .. }
             | Expr::AggRef { ty, .. }
             | Expr::ExecParam { ty, .. }
+            | Expr::Row { ty, .. }
+            | Expr::FieldSelect { ty, .. }
             | Expr::SubLink { ty, .. } => *ty,
             Expr::Bool { .. }
+            | Expr::RowCompare { .. }
             | Expr::NullTest { .. }
             | Expr::BoolTest { .. }
             | Expr::Distinct { .. }
@@ -303,7 +345,8 @@ impl Expr {
             | Expr::ExecParam { typmod, .. }
             | Expr::Cast { typmod, .. }
             | Expr::Case { typmod, .. }
-            | Expr::Coalesce { typmod, .. } => *typmod,
+            | Expr::Coalesce { typmod, .. }
+            | Expr::FieldSelect { typmod, .. } => *typmod,
             Expr::NullIf { left, .. } => left.typmod(),
             _ => -1,
         }
@@ -323,7 +366,12 @@ impl Expr {
             | Expr::MinMax { location, .. }
             | Expr::AggRef { location, .. }
             | Expr::ExecParam { location, .. }
+            | Expr::Row { location, .. }
             | Expr::SubLink { location, .. } => *location,
+            Expr::FieldSelect { arg, .. } => arg.location(),
+            Expr::RowCompare { left, location, .. } => {
+                leftmost(*location, left.first().and_then(Expr::location))
+            }
             Expr::Call { args, location, .. } | Expr::Bool { args, location, .. } => {
                 leftmost(*location, args.first().and_then(Expr::location))
             }
@@ -365,6 +413,11 @@ impl Expr {
             Expr::ScalarArrayOp { left, items, .. } => {
                 std::iter::once(&**left).chain(items.iter()).collect()
             }
+            Expr::Row { args, .. } => args.iter().collect(),
+            Expr::FieldSelect { arg, .. } => vec![arg],
+            // All left fields, then all right ones (evaluation interleaves
+            // the pairs and may stop early).
+            Expr::RowCompare { left, right, .. } => left.iter().chain(right.iter()).collect(),
         }
     }
 
@@ -397,6 +450,11 @@ impl Expr {
             }
             Expr::ScalarArrayOp { left, items, .. } => {
                 std::iter::once(&mut **left).chain(items.iter_mut()).collect()
+            }
+            Expr::Row { args, .. } => args.iter_mut().collect(),
+            Expr::FieldSelect { arg, .. } => vec![arg],
+            Expr::RowCompare { left, right, .. } => {
+                left.iter_mut().chain(right.iter_mut()).collect()
             }
         }
     }

@@ -64,11 +64,34 @@ struct Parser<'a> {
     token_end: usize,
     line: usize,
     line_start: usize,
+    /// Checking `json` text rather than building `jsonb`: the value is
+    /// thrown away, so `\u0000` and numbers beyond `numeric` are fine, as
+    /// in PostgreSQL's `json_in`, which only runs the lexer and grammar.
+    syntax_only: bool,
 }
 
 /// Parse JSON text into a jsonb value.
 pub fn parse(input: &str) -> Result<JsonbValue> {
-    let mut p = Parser { src: input, pos: 0, token_start: 0, token_end: 0, line: 1, line_start: 0 };
+    run(input, false)
+}
+
+/// validate -- checks that `input` is JSON text (the `json` type's input
+/// function), with the same errors as [`parse`].
+pub fn validate(input: &str) -> Result<()> {
+    run(input, true).map(drop)
+}
+
+/// Parse `input`, building the value unless `syntax_only`.
+fn run(input: &str, syntax_only: bool) -> Result<JsonbValue> {
+    let mut p = Parser {
+        src: input,
+        pos: 0,
+        token_start: 0,
+        token_end: 0,
+        line: 1,
+        line_start: 0,
+        syntax_only,
+    };
     let result = p.value(0).and_then(|v| match p.next()? {
         Token::End => Ok(v),
         _ => Err(Fault::Expected("end of input")),
@@ -290,7 +313,7 @@ impl Parser<'_> {
                 let cp = 0x10000 + ((h - 0xD800) << 10) + (code - 0xDC00);
                 out.push(char::from_u32(cp).unwrap_or('\u{fffd}'));
             }
-            0 => return Err(Fault::CodePointZero),
+            0 if !self.syntax_only => return Err(Fault::CodePointZero),
             _ => {
                 if high.is_some() {
                     return Err(Fault::LowSurrogate);
@@ -313,6 +336,7 @@ impl Parser<'_> {
             Token::Punct(b'{') => self.object(depth + 1),
             Token::Punct(b'[') => self.array(depth + 1),
             Token::Str(s) => Ok(JsonbValue::String(s)),
+            Token::Num(_) if self.syntax_only => Ok(JsonbValue::Null),
             Token::Num(n) => {
                 numeric::parse(&n, -1).map(JsonbValue::Number).map_err(|_| Fault::InvalidToken)
             }

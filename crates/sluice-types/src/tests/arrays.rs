@@ -345,6 +345,7 @@ const PG_TYPE: &[&str] = &[
     "_pg_lsn|3221|8|pg_lsn[]",
     "_jsonb|3807|4|jsonb[]",
     "_xid8|271|8|xid8[]",
+    "_json|199|4|json[]",
 ];
 
 /// (type, left, right, PostgreSQL 15's `= <> < <= > >=` results).

@@ -105,6 +105,7 @@ fn random_value(ty: SqlType, r: &mut Prng) -> Datum {
             r.next() as i64 % 1_000_000_000_000_000,
         )),
         SqlType::Jsonb => Datum::Jsonb(Box::new(random_jsonb(r, 0))),
+        SqlType::Json => Datum::Json(crate::jsonb::output(&random_jsonb(r, 0))),
         SqlType::Oid => Datum::Oid(r.next() as u32),
         SqlType::Uuid => Datum::Uuid(std::array::from_fn(|_| r.next() as u8)),
         // `xid`'s binary form is PostgreSQL's four bytes (see xid.rs).
@@ -112,6 +113,10 @@ fn random_value(ty: SqlType, r: &mut Prng) -> Datum {
         SqlType::Xid8 => Datum::Xid8(r.next()),
         SqlType::PgLsn => Datum::PgLsn(r.next()),
         SqlType::Array(elem) => random_array(elem, r),
+        SqlType::Record(rt) => Datum::Record(Box::new(crate::Record {
+            ty: rt,
+            values: rt.fields().iter().map(|f| random_value(f.ty, r)).collect(),
+        })),
     }
 }
 

@@ -95,7 +95,15 @@ fn column_references_across_tables() {
     let e = resolve("t.y").unwrap_err();
     assert_eq!((e.code, e.message.as_str()), ("42703", "column t.y does not exist"));
     assert_eq!(resolve("a.b.c.d.e").unwrap_err().code, "42601");
-    assert_eq!(resolve("t2").unwrap_err().code, "0A000");
+    // A table name alone is its whole row.
+    let Expr::Row { args, ty: SqlType::Record(rt), .. } = resolve("t2").unwrap() else {
+        panic!("t2 is not a whole-row reference")
+    };
+    assert!(matches!(
+        args.as_slice(),
+        [Expr::Column { index: 2, .. }, Expr::Column { index: 3, .. }]
+    ));
+    assert_eq!(rt.fields().iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), ["i", "y"]);
 }
 
 #[test]

@@ -21,6 +21,7 @@
 
 mod api;
 mod golden;
+mod rows;
 mod units;
 
 use pg_query::protobuf::node::Node as NodeEnum;
