@@ -20,7 +20,7 @@ use sluice_access::nbtree::{BTreeIndex, ColumnOrder, KeyOrder, BTREE_DEFAULT_FIL
 use sluice_access::Engine;
 use sluice_common::{Oid, RelFileLocator};
 use sluice_types::compare::cmp_typed;
-use sluice_types::storage::from_storage;
+use sluice_types::storage::{from_storage, to_storage};
 use sluice_types::{Datum, SqlType};
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -65,6 +65,19 @@ impl IndexDesc {
     /// The key columns' types, from the table's columns.
     pub fn key_types(&self, table: &RelationDesc) -> Vec<SqlType> {
         self.keys.iter().map(|&k| table.columns[k as usize - 1].ty).collect()
+    }
+
+    /// The stored key values of the table row `row` (NULL as `None`);
+    /// `key_types` as [`IndexDesc::key_types`] gives them.
+    pub fn key_values(&self, key_types: &[SqlType], row: &[Datum]) -> Vec<Option<Vec<u8>>> {
+        self.keys
+            .iter()
+            .zip(key_types)
+            .map(|(&k, ty)| {
+                let v = &row[k as usize - 1];
+                (!v.is_null()).then(|| to_storage(*ty, v))
+            })
+            .collect()
     }
 
     /// The B-tree access method's view of the index.

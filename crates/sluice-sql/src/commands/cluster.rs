@@ -51,7 +51,7 @@
 
 use super::analyze::{analyze_relation, def_boolean, update_relstats, AnalyzeOptions, Target};
 use super::indexcmds::reindex::rebuild_table_indexes;
-use super::sequence::namespaces_for;
+use super::sequence::find_named;
 use super::tablecmds::{lock_relation, lock_relation_with, position};
 use super::truncate::set_new_relfilenode;
 use crate::activity::ClusterActivity;
@@ -74,7 +74,6 @@ use sluice_access::heap::HeapRelation;
 use sluice_access::nbtree::{sort_entries, BuildEntry};
 use sluice_common::{ForkNumber, ItemPointer, Oid};
 use sluice_txn::lmgr::LockMode;
-use sluice_types::storage::to_storage;
 use sluice_types::Datum;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -338,15 +337,7 @@ fn sort_survivors(
     let mut entries = Vec::with_capacity(survivors.len());
     for_each_survivor(&engine, &rel.heap(), survivors, |survivor, tuple| -> Result<()> {
         let row = deform_row(&desc, &types, tuple)?;
-        let values = index
-            .keys
-            .iter()
-            .zip(&key_types)
-            .map(|(&k, ty)| {
-                let v = &row[k as usize - 1];
-                (!v.is_null()).then(|| to_storage(*ty, v))
-            })
-            .collect();
+        let values = index.key_values(&key_types, &row);
         entries.push(BuildEntry { values, heap_tid: survivor.old, live: true });
         Ok(())
     })?;
@@ -413,12 +404,7 @@ fn parse_options(stmt: &ClusterStmt) -> Result<bool> {
 /// The table `rv` names: 42P01 if none, 42809 if not a table, 0A000 for a
 /// system catalog.
 fn find_table(session: &mut Session, rv: &RangeVar) -> Result<RelationId> {
-    let namespaces = namespaces_for(session, rv)?;
-    let engine = session.engine().clone();
-    let db = session.database();
-    let rel = relation::find(&engine, db, session.txn()?, &namespaces, &rv.relname)?.ok_or_else(
-        || SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname)),
-    )?;
+    let rel = find_named(session, rv)?;
     if rel.kind != RelKind::Table {
         return Err(SqlError::new(
             "42809",

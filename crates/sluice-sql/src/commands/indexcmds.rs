@@ -35,7 +35,6 @@ use sluice_access::nbtree::{btree_build, BuildEntry, ColumnOrder, BTREE_DEFAULT_
 use sluice_access::AccessError;
 use sluice_common::{ForkNumber, Oid, RelFileLocator, DEFAULTTABLESPACE_OID};
 use sluice_txn::lmgr::LockMode;
-use sluice_types::storage::to_storage;
 use sluice_types::types::ElemType;
 use sluice_types::{Datum, SqlType};
 
@@ -575,15 +574,7 @@ fn build_index_from(
                 return Ok(());
             }
         }
-        let values = index
-            .keys
-            .iter()
-            .zip(&key_types)
-            .map(|(&k, ty)| {
-                let v = &row[k as usize - 1];
-                (!v.is_null()).then(|| to_storage(*ty, v))
-            })
-            .collect();
+        let values = index.key_values(&key_types, &row);
         entries.push(BuildEntry { values, heap_tid: tid, live });
         Ok(())
     };

@@ -967,12 +967,7 @@ fn plan_backend_function(
     name: &str,
     params: &mut Vec<Option<SqlType>>,
 ) -> Result<FromItem> {
-    let empty = Scope { columns: Vec::new() };
-    let args = {
-        let mut host = PlanHost::with_planner(params, pl, &empty);
-        call.args.iter().map(|a| analyze(a, &empty, &mut host)).collect::<Result<Vec<_>>>()?
-    };
-    let args = args
+    let args = constant_args(pl, call, params)?
         .into_iter()
         .map(|a| crate::expr::coerce(a, SqlType::Int4, -1, crate::expr::CoercionContext::Implicit))
         .collect::<Result<Vec<_>>>()?;
@@ -983,6 +978,18 @@ fn plan_backend_function(
     }
     let scope = alias_scope(view.columns, rf.alias.as_ref(), name)?;
     Ok(FromItem { plan: Plan::Rows(view.rows), scope, lateral: LateralRefs::default() })
+}
+
+/// The arguments of a function in FROM that is computed at planning time,
+/// analyzed with no columns in scope (they must not depend on a row).
+fn constant_args(
+    pl: &mut Planner,
+    call: &protobuf::FuncCall,
+    params: &mut Vec<Option<SqlType>>,
+) -> Result<Vec<Expr>> {
+    let empty = Scope { columns: Vec::new() };
+    let mut host = PlanHost::with_planner(params, pl, &empty);
+    call.args.iter().map(|a| analyze(a, &empty, &mut host)).collect()
 }
 
 /// `pgstattuple(rel)` or `pgstatindex(rel)` in FROM (the `pgstattuple`
@@ -997,11 +1004,7 @@ fn plan_stat_function(
     params: &mut Vec<Option<SqlType>>,
 ) -> Result<FromItem> {
     use super::functions::pgstattuple;
-    let empty = Scope { columns: Vec::new() };
-    let args = {
-        let mut host = PlanHost::with_planner(params, pl, &empty);
-        call.args.iter().map(|a| analyze(a, &empty, &mut host)).collect::<Result<Vec<_>>>()?
-    };
+    let args = constant_args(pl, call, params)?;
     let types: Vec<String> = args.iter().map(|a| sluice_types::format_type(a.ty(), -1)).collect();
     let regclass = matches!(
         args.iter().map(|a| a.ty()).collect::<Vec<_>>().as_slice(),

@@ -46,7 +46,7 @@ use crate::catalog::schema::{RelKind, PG_ATTRIBUTE, PG_CATALOG_NAMESPACE, PG_CLA
 use crate::catalog::statistic::{latest_view, namespace_names};
 use crate::catalog::{delete, replace, scan};
 use crate::commands::analyze::{def_boolean, update_relstats};
-use crate::commands::sequence::namespaces_for;
+use crate::commands::sequence::find_named;
 use crate::commands::tablecmds::{lock_relation, position};
 use crate::commands::truncate::set_new_relfilenode;
 use crate::error::{Result, SqlError};
@@ -181,12 +181,7 @@ fn parse_options(stmt: &ReindexStmt) -> Result<ReindexOptions> {
 
 /// The relation `rv` names (42P01 if none), refusing system catalogs.
 fn find_relation(session: &mut Session, rv: &RangeVar) -> Result<RelationId> {
-    let namespaces = namespaces_for(session, rv)?;
-    let engine = session.engine().clone();
-    let db = session.database();
-    let rel = relation::find(&engine, db, session.txn()?, &namespaces, &rv.relname)?.ok_or_else(
-        || SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname)),
-    )?;
+    let rel = find_named(session, rv)?;
     if rel.namespace == PG_CATALOG_NAMESPACE {
         return Err(SqlError::unsupported(format!(
             "REINDEX of system catalog \"{}\" is not supported yet",

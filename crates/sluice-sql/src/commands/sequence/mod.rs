@@ -58,6 +58,17 @@ pub(crate) fn namespaces_for(session: &Session, rv: &RangeVar) -> Result<Vec<Oid
     }
 }
 
+/// find_named -- the relation `rv` names, looked up along its schema or
+/// the search path: 42P01 "relation ... does not exist" if there is none.
+pub(crate) fn find_named(session: &mut Session, rv: &RangeVar) -> Result<RelationId> {
+    let namespaces = namespaces_for(session, rv)?;
+    let engine = session.engine().clone();
+    let db = session.database();
+    relation::find(&engine, db, session.txn()?, &namespaces, &rv.relname)?.ok_or_else(|| {
+        SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname))
+    })
+}
+
 /// CREATE SEQUENCE.
 pub fn create_sequence(
     session: &mut Session,
@@ -282,12 +293,8 @@ fn owning_column(
             )))
         }
     };
-    let namespaces = namespaces_for(session, &rv)?;
-    let engine = session.engine().clone();
-    let db = session.database();
-    let table = relation::find(&engine, db, session.txn()?, &namespaces, &rv.relname)?.ok_or_else(
-        || SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname)),
-    )?;
+    let table = find_named(session, &rv)?;
+    let (engine, db) = (session.engine().clone(), session.database());
     lock_relation(session, table.oid, LockMode::AccessShare)?;
     if table.kind != RelKind::Table {
         return Err(SqlError::new(
