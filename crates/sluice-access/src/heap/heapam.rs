@@ -638,20 +638,21 @@ impl<'e> HeapFetch<'e> {
         ctx: &VisibilityContext,
     ) -> Result<HotSearch> {
         let engine = self.engine;
-        if self.pin(tid.block, ctx)?.is_none() {
+        if !self.pin(tid.block, ctx)? {
             return Ok(HotSearch::Missing { all_dead: false });
         }
+        // A field borrow, not `pin`'s, so that `self.horizon` stays usable.
         let page = self.current.as_ref().expect("pinned above").read();
         // An entry leading to a dead line pointer leads nowhere any more.
         let root_dead = tid.offset <= page.max_offset() && page.item_id(tid.offset).is_dead();
-        let (mut members, mut all_dead) = (0, true);
+        let (mut any_member, mut all_dead) = (false, true);
         for off in HotChain::new(&page, tid.offset, engine.txns()) {
             let off = off?;
             let item = page.item(off).ok_or_else(|| corrupt_tid(tid))?;
             if satisfies_mvcc(item, ctx)?.0 {
                 return Ok(HotSearch::Found(ItemPointer::new(tid.block, off), item.to_vec()));
             }
-            members += 1;
+            any_member = true;
             if all_dead {
                 let horizon = self
                     .horizon
@@ -659,24 +660,24 @@ impl<'e> HeapFetch<'e> {
                 all_dead = satisfies_vacuum(item, horizon)?.0 == VacuumStatus::Dead;
             }
         }
-        let all_dead = root_dead || (members > 0 && all_dead);
+        let all_dead = root_dead || (any_member && all_dead);
         Ok(HotSearch::Missing { all_dead })
     }
 
-    /// The pinned page `block`, pinning (and perhaps pruning) it first if
-    /// another page is pinned; `None` past the end of the relation.
-    fn pin(&mut self, block: BlockNumber, ctx: &VisibilityContext) -> Result<Option<&Buffer<'e>>> {
+    /// Pins page `block` as `current` (perhaps pruning it first) if another
+    /// page is pinned; false past the end of the relation.
+    fn pin(&mut self, block: BlockNumber, ctx: &VisibilityContext) -> Result<bool> {
         if self.current.as_ref().is_none_or(|b| b.block() != block) {
             self.current = None;
             let pool = self.engine.pool();
             if block >= pool.nblocks(self.rel.locator, ForkNumber::Main)? {
-                return Ok(None);
+                return Ok(false);
             }
             let buffer = pool.read_buffer(tag_of(&self.rel, block))?;
             heap_page_prune_on_access(self.engine, &self.rel, &buffer, ctx.snapshot)?;
             self.current = Some(buffer);
         }
-        Ok(self.current.as_ref())
+        Ok(true)
     }
 }
 

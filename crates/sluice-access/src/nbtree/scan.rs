@@ -38,6 +38,16 @@ use sluice_storage::page::{OffsetNumber, Page};
 use std::collections::VecDeque;
 use std::ops::Range;
 
+/// One entry copied from the current page.
+struct Copied {
+    /// The heap tuple it points at.
+    heap_tid: ItemPointer,
+    /// Its bytes' place in `BTreeScan::copied`.
+    place: Range<usize>,
+    /// Its line pointer on the page (for killing it).
+    offset: OffsetNumber,
+}
+
 /// A scan in progress.
 pub struct BTreeScan<'e> {
     engine: &'e Engine,
@@ -45,13 +55,10 @@ pub struct BTreeScan<'e> {
     backward: bool,
     /// The entries copied from the current page, back to back.
     copied: Vec<u8>,
-    /// Each copied entry's heap TID, place in `copied` and line pointer, in
-    /// scan order.
-    items: VecDeque<(ItemPointer, Range<usize>, OffsetNumber)>,
-    /// The place of the entry `next_tid` returned last.
-    last: Range<usize>,
-    /// Its heap TID and line pointer.
-    last_entry: Option<(ItemPointer, OffsetNumber)>,
+    /// Each copied entry, in scan order.
+    items: VecDeque<Copied>,
+    /// The entry `next_tid` returned last, while the scan is on its page.
+    last: Option<Copied>,
     /// Entries of the current page to mark killed when the scan leaves it.
     killed: Vec<(OffsetNumber, ItemPointer)>,
     /// The page the copied entries came from.
@@ -76,8 +83,7 @@ impl<'e> BTreeScan<'e> {
             backward,
             copied: Vec::new(),
             items: VecDeque::new(),
-            last: 0..0,
-            last_entry: None,
+            last: None,
             killed: Vec::new(),
             current: P_NONE,
             link: P_NONE,
@@ -113,12 +119,10 @@ impl<'e> BTreeScan<'e> {
     /// bytes.
     pub fn next_tid(&mut self) -> Result<Option<ItemPointer>> {
         loop {
-            if let Some((tid, place, off)) = self.items.pop_front() {
-                self.last = place;
-                self.last_entry = Some((tid, off));
-                return Ok(Some(tid));
+            self.last = self.items.pop_front();
+            if let Some(entry) = &self.last {
+                return Ok(Some(entry.heap_tid));
             }
-            self.last_entry = None;
             self.flush_kills()?;
             if self.link == P_NONE {
                 return Ok(None);
@@ -136,14 +140,14 @@ impl<'e> BTreeScan<'e> {
 
     /// entry -- the bytes of the entry [`BTreeScan::next_tid`] returned last.
     pub fn entry(&self) -> &[u8] {
-        &self.copied[self.last.clone()]
+        self.last.as_ref().map_or(&[], |entry| &self.copied[entry.place.clone()])
     }
 
     /// kill_last -- notes that every version the entry returned last leads to
     /// is dead to every snapshot (see the module doc).
     pub fn kill_last(&mut self) {
-        if let Some((tid, off)) = self.last_entry {
-            self.killed.push((off, tid));
+        if let Some(entry) = &self.last {
+            self.killed.push((entry.offset, entry.heap_tid));
         }
     }
 
@@ -193,7 +197,8 @@ impl<'e> BTreeScan<'e> {
             }
             let start = self.copied.len();
             self.copied.extend_from_slice(tuple.bytes());
-            self.items.push_back((tuple.tid(), start..self.copied.len(), off));
+            let place = start..self.copied.len();
+            self.items.push_back(Copied { heap_tid: tuple.tid(), place, offset: off });
         }
         Ok(())
     }

@@ -245,7 +245,7 @@ pub struct IndexRows<'e> {
     backward: bool,
     /// Where the current range ends, in its direction: the bound's stored
     /// value, and whether an entry equal to it is still inside.
-    stop: Option<(Vec<u8>, bool)>,
+    stop: Bound,
     /// Whether entries with a NULL key can qualify (only when nothing bounds
     /// the scan: every comparison rejects NULL).
     nulls_qualify: bool,
@@ -253,10 +253,10 @@ pub struct IndexRows<'e> {
 
 /// One stretch of the index to read: where it starts and where it stops, in
 /// the scan's direction (stored key and whether an equal key is inside).
-#[derive(Clone, Debug, Default)]
+#[derive(Debug)]
 struct KeyRange {
-    start: Option<(Vec<u8>, bool)>,
-    stop: Option<(Vec<u8>, bool)>,
+    start: Bound,
+    stop: Bound,
 }
 
 /// A bound: the stored key and whether a key equal to it is inside.
