@@ -974,6 +974,14 @@ fn parenthesised(text: &str) -> String {
     }
 }
 
+/// The operator PostgreSQL prints for a LIKE (`~~`) or regex (`~`) match:
+/// `*` after it for the case-insensitive form, `!` before it for NOT.
+fn pattern_operator(base: &str, case_insensitive: bool, negated: bool) -> String {
+    let not = if negated { "!" } else { "" };
+    let ci = if case_insensitive { "*" } else { "" };
+    format!("{not}{base}{ci}")
+}
+
 /// expr -- `e` in PostgreSQL's deparsed form, columns named from `names`
 /// (also how a partial index's predicate is stored).
 pub(crate) fn expr(e: &Expr, names: &[String]) -> String {
@@ -993,23 +1001,13 @@ pub(crate) fn expr(e: &Expr, names: &[String]) -> String {
         Expr::Call { func: Builtin::Like { case_insensitive, negated }, args, .. }
             if args.len() == 2 =>
         {
-            let op = match (case_insensitive, negated) {
-                (false, false) => "~~",
-                (false, true) => "!~~",
-                (true, false) => "~~*",
-                (true, true) => "!~~*",
-            };
+            let op = pattern_operator("~~", *case_insensitive, *negated);
             format!("({} {op} {})", expr(&args[0], names), expr(&args[1], names))
         }
         Expr::Call { func: Builtin::Regex { case_insensitive, negated }, args, .. }
             if args.len() == 2 =>
         {
-            let op = match (case_insensitive, negated) {
-                (false, false) => "~",
-                (false, true) => "!~",
-                (true, false) => "~*",
-                (true, true) => "!~*",
-            };
+            let op = pattern_operator("~", *case_insensitive, *negated);
             format!("({} {op} {})", expr(&args[0], names), expr(&args[1], names))
         }
         Expr::NullTest { arg, negated, .. } => {
@@ -1060,5 +1058,21 @@ fn constant(value: &Datum, ty: SqlType) -> String {
         (_, Datum::Bool(b)) => b.to_string(),
         (SqlType::Int4 | SqlType::Numeric, _) if !text.starts_with('-') => text,
         _ => format!("'{}'::{}", text.replace('\'', "''"), format_type(ty, -1)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pattern_operator;
+
+    #[test]
+    fn pattern_operators_are_postgres_names() {
+        let like: Vec<String> = [(false, false), (false, true), (true, false), (true, true)]
+            .iter()
+            .map(|&(ci, not)| pattern_operator("~~", ci, not))
+            .collect();
+        assert_eq!(like, ["~~", "!~~", "~~*", "!~~*"]);
+        assert_eq!(pattern_operator("~", false, false), "~");
+        assert_eq!(pattern_operator("~", true, true), "!~*");
     }
 }
