@@ -5,12 +5,16 @@
 
 mod support;
 
-use sluice_access::heap::epq::{delete_row, update_row};
+use sluice_access::common::htup::HeapTupleHeader;
+use sluice_access::heap::epq::{delete_row, update_row, RowDeleted};
 use sluice_access::heap::heapam::{heap_delete, heap_insert};
+use sluice_access::heap::multixact::{plan, Plan};
+use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::heap::HeapRelation;
 use sluice_access::{AccessError, Engine};
-use sluice_common::ItemPointer;
-use sluice_txn::{IsolationLevel, Transaction};
+use sluice_common::{ForkNumber, ItemPointer};
+use sluice_storage::buffer::BufferTag;
+use sluice_txn::{IsolationLevel, MultiXactStatus, Transaction};
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
@@ -252,8 +256,9 @@ fn read_committed_delete_of_a_deleted_row_is_skipped() {
     let b1 = backend(&engine);
     let mut t1 = b1.begin(RC);
     let (tid, _) = tid_of(&engine, &rel, &mut t1, 2);
-    assert!(delete_row(&engine, &rel, &mut t1, tid, |_| sluice_access::Result::Ok(true), NEVER)
-        .unwrap());
+    let deleted =
+        delete_row(&engine, &rel, &mut t1, tid, |_| sluice_access::Result::Ok(true), NEVER);
+    assert_eq!(deleted.unwrap(), RowDeleted::AsFound);
     let e2 = engine.clone();
     let t2 = spawn(move || {
         let b2 = backend(&e2);
@@ -262,7 +267,49 @@ fn read_committed_delete_of_a_deleted_row_is_skipped() {
     });
     assert_blocked(&t2);
     t1.commit().unwrap();
-    assert!(!t2.recv().unwrap(), "nothing left to delete");
+    assert_eq!(t2.recv().unwrap(), RowDeleted::Nothing, "nothing left to delete");
+}
+
+#[test]
+fn a_read_committed_delete_returns_the_version_it_deleted() {
+    let (_dir, engine, rel) = setup();
+    let b1 = backend(&engine);
+    let mut t1 = b1.begin(RC);
+    let mut t2 = backend(&engine).begin(RC);
+    let (tid, _) = tid_of(&engine, &rel, &mut t2, 1);
+    assert!(update(&engine, &rel, &mut t1, 1, |v| v + 5).unwrap());
+    let e2 = engine.clone();
+    let t2 = spawn(move || {
+        delete_row(&e2, &rel, &mut t2, tid, |_| sluice_access::Result::Ok(true), NEVER).unwrap()
+    });
+    assert_blocked(&t2);
+    t1.commit().unwrap();
+    let RowDeleted::Newer(version) = t2.recv().unwrap() else {
+        panic!("deleted the newer version")
+    };
+    assert_eq!(decode(&version).1, "15", "RETURNING shows the version deleted, not the one found");
+}
+
+/// The race of two updaters: the second looked at the version while the
+/// first was still running, and asks who holds it after the first
+/// committed. The committed updater left a successor; dropping it as an
+/// ended holder would let the second stamp its xmax over the first's.
+#[test]
+fn an_updater_that_committed_since_the_check_makes_the_writer_look_again() {
+    let (_dir, engine, rel) = setup();
+    let mut t2 = backend(&engine).begin(RC);
+    let (tid, _) = tid_of(&engine, &rel, &mut t2, 1);
+    let mut t1 = backend(&engine).begin(RC);
+    assert!(update(&engine, &rel, &mut t1, 1, |v| v + 1).unwrap());
+    t1.commit().unwrap();
+    let tag = BufferTag::new(rel.locator, ForkNumber::Main, tid.block);
+    let version = engine.pool().read_buffer(tag).unwrap().read().item(tid.offset).unwrap().to_vec();
+    let xid = t2.assign_xid();
+    let ctx = VisibilityContext::for_transaction(&mut t2, engine.txns());
+    let hdr = HeapTupleHeader::new(&version[..]).unwrap();
+    for want in [MultiXactStatus::NoKeyUpdate, MultiXactStatus::Update, MultiXactStatus::ForShare] {
+        assert_eq!(plan(&hdr, &ctx, xid, want).unwrap(), Plan::Recheck, "{want:?}");
+    }
 }
 
 #[test]

@@ -186,3 +186,18 @@ fn horizon_diagnostics() {
 fn que_lock() {
     check("que_lock");
 }
+
+#[test]
+fn keyshare_survives_update() {
+    check("keyshare_survives_update");
+}
+
+#[test]
+fn keyshare_follows_update() {
+    check("keyshare_follows_update");
+}
+
+#[test]
+fn delete_returning_epq() {
+    check("delete_returning_epq");
+}

@@ -125,9 +125,21 @@ pub fn update_row<E: From<AccessError>>(
     }
 }
 
+/// What [`delete_row`] deleted.
+#[derive(Debug, PartialEq, Eq)]
+pub enum RowDeleted {
+    /// Nothing: the row was gone or no longer qualified.
+    Nothing,
+    /// The version the statement found.
+    AsFound,
+    /// A newer version EvalPlanQual followed the chain to (RETURNING must
+    /// show this one, not the one the statement found).
+    Newer(Vec<u8>),
+}
+
 /// delete_row -- deletes the row whose version the statement found at `tid`;
 /// `still_qualifies` re-checks the statement's condition on newer versions.
-/// Returns whether a version was deleted.
+/// Returns which version was deleted, if any.
 pub fn delete_row<E: From<AccessError>>(
     engine: &Engine,
     rel: &HeapRelation,
@@ -135,18 +147,20 @@ pub fn delete_row<E: From<AccessError>>(
     mut tid: ItemPointer,
     mut still_qualifies: impl FnMut(&[u8]) -> std::result::Result<bool, E>,
     interrupted: &dyn Fn() -> bool,
-) -> std::result::Result<bool, E> {
+) -> std::result::Result<RowDeleted, E> {
+    let mut newer = None;
     loop {
         match heap_delete(engine, rel, txn, tid, interrupted)? {
-            Ok(()) => return Ok(true),
+            Ok(()) => return Ok(newer.map_or(RowDeleted::AsFound, RowDeleted::Newer)),
             Err(failure) => {
                 let Some((next, tuple)) = next_target(engine, rel, txn, failure)? else {
-                    return Ok(false);
+                    return Ok(RowDeleted::Nothing);
                 };
                 if !still_qualifies(&tuple)? {
-                    return Ok(false);
+                    return Ok(RowDeleted::Nothing);
                 }
                 tid = next;
+                newer = Some(tuple);
             }
         }
     }

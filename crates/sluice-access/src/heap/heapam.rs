@@ -21,7 +21,7 @@
 
 use super::hints::{set_hints, TupleHint};
 use super::hio::{get_page_for_tuple, page_has_room, reserved_space};
-use super::multixact::{new_xmax, plan, NewXmax, Plan};
+use super::multixact::{carried_xmax, new_xmax, plan, NewXmax, Plan};
 use super::pruneheap::{heap_page_prune_on_access, heap_page_prune_opt, HotChain};
 use super::visibility::{
     cmin, satisfies_dirty, satisfies_mvcc, satisfies_update, satisfies_vacuum, DirtyStatus,
@@ -38,7 +38,7 @@ use sluice_common::{BlockNumber, ForkNumber, ItemPointer, RmgrId, Xid};
 use sluice_storage::buffer::{Buffer, BufferTag, BufferWriteGuard};
 use sluice_storage::page::PD_PAGE_FULL;
 use sluice_txn::lmgr::LockError;
-use sluice_txn::{MultiXactStatus, Transaction};
+use sluice_txn::{MultiXactMember, MultiXactStatus, Transaction};
 use sluice_wal::{BlockRef, RecordBuilder, BLOCK_WILL_INIT};
 
 /// Why a delete, update or lock did not happen (PostgreSQL's TM_Result other
@@ -93,6 +93,32 @@ fn stamp_new_tuple(tuple: &mut [u8], xid: Xid, cid: u32, updated: bool) -> Resul
     }
     hdr.set_infomask(infomask);
     hdr.clear_infomask2_bits(HEAP2_XACT_MASK);
+    Ok(())
+}
+
+/// stamp_carried_lockers -- gives an update's new version the lockers of
+/// the old one that survive the update (`keep`; see
+/// `multixact::carried_xmax`), or no xmax when none does.
+fn stamp_carried_lockers(
+    engine: &Engine,
+    xid: Xid,
+    tuple: &mut [u8],
+    keep: &[MultiXactMember],
+) -> Result<()> {
+    let mut hdr = HeapTupleHeader::new(tuple)?;
+    hdr.set_infomask(hdr.infomask() & !HEAP_XMAX_BITS);
+    hdr.clear_infomask2_bits(HEAP_KEYS_UPDATED);
+    match carried_xmax(engine.txns(), xid, keep)? {
+        None => {
+            hdr.set_xmax(Xid::INVALID);
+            hdr.set_infomask(hdr.infomask() | HEAP_XMAX_INVALID);
+        }
+        Some(lockers) => {
+            hdr.set_xmax(lockers.xmax);
+            hdr.set_infomask(hdr.infomask() | lockers.infomask);
+            hdr.set_infomask2_bits(lockers.infomask2);
+        }
+    }
     Ok(())
 }
 
@@ -239,8 +265,9 @@ fn old_tuple_block<'p>(
 
 /// What a delete/update of a version it may change must do next.
 enum Target {
-    /// Go ahead, stamping this xmax.
-    Go(NewXmax),
+    /// Go ahead, stamping this xmax; these lockers (FOR KEY SHARE under a
+    /// no-key update) keep holding the row and go on to the new version.
+    Go(NewXmax, Vec<MultiXactMember>),
     /// Wait for this holder first.
     Wait(Xid),
 }
@@ -249,6 +276,10 @@ enum Target {
 /// `want` (`Update` or `NoKeyUpdate`): whether it must wait for a holder,
 /// and otherwise the xmax to stamp — a multi when lockers that do not
 /// conflict (FOR KEY SHARE under a no-key update) keep holding the row.
+/// An updater that commits while we look makes us look again (see
+/// [`Plan::Recheck`]): the page lock keeps the header still, and a
+/// committed status stays committed, so the second look reports the
+/// version as updated or deleted.
 fn check_target(
     engine: &Engine,
     tag: BufferTag,
@@ -258,31 +289,35 @@ fn check_target(
     (xid, want): (Xid, MultiXactStatus),
 ) -> Result<TmResult<Target>> {
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());
-    let item = page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
-    let ctid = HeapTupleHeader::new(item)?.ctid();
-    let (status, hints) = satisfies_update(item, tid, &ctx)?;
-    if hints != 0 {
-        let hint = TupleHint::new(tid.offset, item, hints)?;
-        set_hints(engine, tag, page, &[hint])?;
-    }
-    Ok(match status {
-        UpdateStatus::Ok | UpdateStatus::BeingModified(_) => {
-            let item = page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
-            match plan(&HeapTupleHeader::new(item)?, &ctx, xid, want)? {
-                Plan::Wait(holders) => Ok(Target::Wait(holders[0])),
-                Plan::Proceed(keep, status) => {
-                    Ok(Target::Go(new_xmax(engine.txns(), xid, status, &keep)?))
-                }
-                Plan::Held => {
-                    return Err(AccessError::Internal("an update found its row held".into()))
+    loop {
+        let item = page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
+        let ctid = HeapTupleHeader::new(item)?.ctid();
+        let (status, hints) = satisfies_update(item, tid, &ctx)?;
+        if hints != 0 {
+            let hint = TupleHint::new(tid.offset, item, hints)?;
+            set_hints(engine, tag, page, &[hint])?;
+        }
+        let item = page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
+        return Ok(match status {
+            UpdateStatus::Ok | UpdateStatus::BeingModified(_) => {
+                match plan(&HeapTupleHeader::new(item)?, &ctx, xid, want)? {
+                    Plan::Wait(holders) => Ok(Target::Wait(holders[0])),
+                    Plan::Proceed(keep, status) => {
+                        let new = new_xmax(engine.txns(), xid, status, &keep)?;
+                        Ok(Target::Go(new, keep))
+                    }
+                    Plan::Recheck => continue,
+                    Plan::Held => {
+                        return Err(AccessError::Internal("an update found its row held".into()))
+                    }
                 }
             }
-        }
-        UpdateStatus::Invisible => Err(TmFailure::Invisible),
-        UpdateStatus::SelfModified => Err(TmFailure::SelfModified),
-        UpdateStatus::Updated => Err(TmFailure::Updated(ctid)),
-        UpdateStatus::Deleted => Err(TmFailure::Deleted),
-    })
+            UpdateStatus::Invisible => Err(TmFailure::Invisible),
+            UpdateStatus::SelfModified => Err(TmFailure::SelfModified),
+            UpdateStatus::Updated => Err(TmFailure::Updated(ctid)),
+            UpdateStatus::Deleted => Err(TmFailure::Deleted),
+        });
+    }
 }
 
 /// wait_for -- sleeps until transaction `xid` ends, as `txn`'s backend, so the
@@ -356,7 +391,7 @@ fn with_changeable_version<T>(
                 drop(buffer);
                 wait_for(txn, holder, interrupted)?;
             }
-            Ok(Target::Go(new)) => return change(txn, &mut page, new).map(Ok),
+            Ok(Target::Go(new, _)) => return change(txn, &mut page, new).map(Ok),
         }
     }
 }
@@ -433,7 +468,10 @@ pub fn heap_update(
                 wait_for(txn, holder, interrupted)?;
                 continue;
             }
-            Ok(Target::Go(new)) => new,
+            Ok(Target::Go(new, keep)) => {
+                stamp_carried_lockers(engine, xid, &mut tuple, &keep)?;
+                new
+            }
         };
         let needed = sluice_common::maxalign(tuple.len());
         if opage.heap_free_space() < needed {
@@ -451,7 +489,8 @@ pub fn heap_update(
         opage.set_flag(PD_PAGE_FULL);
         drop(opage);
         mark_heap_only(&mut tuple, false)?;
-        if let Some(new_tid) = update_across_pages(engine, rel, txn, &obuf, otid, &tuple, want)? {
+        if let Some(new_tid) = update_across_pages(engine, rel, txn, &obuf, otid, &mut tuple, want)?
+        {
             return Ok(Ok(UpdatedVersion { tid: new_tid, heap_only: false }));
         }
         // The old version changed or the new page filled while unlocked: retry.
@@ -528,7 +567,7 @@ fn update_across_pages(
     txn: &mut Transaction,
     obuf: &Buffer<'_>,
     otid: ItemPointer,
-    tuple: &[u8],
+    tuple: &mut [u8],
     (xid, want): (Xid, MultiXactStatus),
 ) -> Result<Option<ItemPointer>> {
     let nbuf = get_page_for_tuple(engine, rel, tuple.len(), reserved_space(rel), Some(otid.block))?;
@@ -540,7 +579,10 @@ fn update_across_pages(
         (o, nbuf.write())
     };
     let new = match check_target(engine, obuf.tag(), &mut opage, otid, txn, (xid, want))? {
-        Ok(Target::Go(new)) if page_has_room(&npage, tuple.len(), 0) => new,
+        Ok(Target::Go(new, keep)) if page_has_room(&npage, tuple.len(), 0) => {
+            stamp_carried_lockers(engine, xid, tuple, &keep)?;
+            new
+        }
         _ => {
             engine.set_target_block(rel.locator, None);
             return Ok(None);

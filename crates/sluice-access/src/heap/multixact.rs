@@ -112,18 +112,49 @@ fn running(mgr: &TransactionManager, xid: Xid) -> Result<bool> {
     Ok(matches!(mgr.xid_status(xid)?, XidStatus::InProgress | XidStatus::SubCommitted))
 }
 
-/// holders -- the live members of the version's xmax (see the module doc).
+/// What the members of a version's xmax say, each member's status read
+/// once (see [`holders`]).
+pub enum Holders {
+    /// The members still live (and a committed updater the request does
+    /// not conflict with); every other one has ended holding nothing.
+    Live(Vec<MultiXactMember>),
+    /// A member of another transaction that updated or deleted the version
+    /// in a way the request conflicts with has committed (perhaps since
+    /// the caller's visibility check): the version is outdated and must be
+    /// looked at again, never joined.
+    Outdated,
+}
+
+/// holders -- the live members of the version's xmax (see the module doc)
+/// for a request of strength `mode` (`None`: any committed updater makes
+/// the version outdated), or [`Holders::Outdated`]. The check and the
+/// decision use the same reading of each member's status: a member read
+/// as ended is never re-read as running, and an ended updater is never a
+/// holder to drop, because it left a successor behind. A committed no-key
+/// updater stays a member under a FOR KEY SHARE request: the lock may
+/// join it (PostgreSQL locks such a version without following it).
 pub fn holders<B: AsRef<[u8]>>(
     hdr: &HeapTupleHeader<B>,
     ctx: &VisibilityContext,
-) -> Result<Vec<MultiXactMember>> {
+    mode: Option<TupleLockMode>,
+) -> Result<Holders> {
     let mut live = Vec::new();
     for m in all_members(hdr, ctx.mgr)? {
-        if ctx.is_own(m.xid) || running(ctx.mgr, m.xid)? {
+        if ctx.is_own(m.xid) {
             live.push(m);
+            continue;
+        }
+        match ctx.mgr.xid_status(m.xid)? {
+            XidStatus::InProgress | XidStatus::SubCommitted => live.push(m),
+            XidStatus::Committed if m.status.is_update() => match mode {
+                Some(mode) if !status_mode(m.status).conflicts(mode) => live.push(m),
+                _ => return Ok(Holders::Outdated),
+            },
+            // A finished locker and an aborted updater hold nothing.
+            _ => {}
         }
     }
-    Ok(live)
+    Ok(Holders::Live(live))
 }
 
 /// any_running -- whether any member of the multi xmax other than the
@@ -151,6 +182,10 @@ pub enum Plan {
     /// Go ahead; these holders stay beside the requester, whose status (its
     /// request merged with its own earlier lock) is the second field.
     Proceed(Vec<MultiXactMember>, MultiXactStatus),
+    /// The version's updater committed (after the caller's visibility
+    /// check, or in a way the request conflicts with): check the version
+    /// again (it is updated or deleted).
+    Recheck,
 }
 
 /// plan -- what a request by `xid` with status `want` must do about the
@@ -162,8 +197,11 @@ pub fn plan<B: AsRef<[u8]>>(
     xid: Xid,
     want: MultiXactStatus,
 ) -> Result<Plan> {
-    let live = holders(hdr, ctx)?;
     let mode = status_mode(want);
+    let live = match holders(hdr, ctx, Some(mode))? {
+        Holders::Live(live) => live,
+        Holders::Outdated => return Ok(Plan::Recheck),
+    };
     let own = |m: &MultiXactMember| ctx.is_own(m.xid);
     if !want.is_update()
         && live.iter().any(|m| own(m) && !m.status.is_update() && status_mode(m.status) >= mode)
@@ -210,6 +248,28 @@ pub fn new_xmax(
     }
     let multi = mgr.create_multixact(xid, &members)?;
     Ok(NewXmax { xmax: Xid(multi.0), infomask: infomask | HEAP_XMAX_IS_MULTI, infomask2 })
+}
+
+/// carried_xmax -- the xmax an update's new version starts with when
+/// lockers of the old one survive the update (`keep`, FOR KEY SHARE
+/// lockers under a no-key update): the same lockers, so a later DELETE or
+/// key update of the new version still waits for them (PostgreSQL's
+/// heap_update gives the new tuple the old raw xmax for the same reason).
+/// `None` when no locker survives.
+pub fn carried_xmax(
+    mgr: &TransactionManager,
+    xid: Xid,
+    keep: &[MultiXactMember],
+) -> Result<Option<NewXmax>> {
+    let (infomask, infomask2) = hint_bits(keep);
+    Ok(match keep {
+        [] => None,
+        [one] => Some(NewXmax { xmax: one.xid, infomask, infomask2 }),
+        _ => {
+            let multi = mgr.create_multixact(xid, keep)?;
+            Some(NewXmax { xmax: Xid(multi.0), infomask: infomask | HEAP_XMAX_IS_MULTI, infomask2 })
+        }
+    })
 }
 
 /// merged_status -- `want`, raised to the asker's existing lock of the same

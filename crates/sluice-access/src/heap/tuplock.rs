@@ -66,7 +66,7 @@ use super::heapam::{
     corrupt_tid, log_header_change, tag_of, wait_for, LockWaitPolicy, TmFailure, TmResult,
 };
 use super::hints::{set_hints, TupleHint};
-use super::multixact::{new_xmax, plan, request_status, Plan};
+use super::multixact::{new_xmax, plan, request_status, update_xid, Plan};
 use super::visibility::{satisfies_update, UpdateStatus, VisibilityContext};
 use super::xlog::{HeaderChange, XLOG_HEAP_LOCK};
 use super::HeapRelation;
@@ -76,7 +76,7 @@ use crate::error::{AccessError, Result};
 use sluice_common::{ItemPointer, Oid, Xid};
 use sluice_storage::buffer::BufferWriteGuard;
 use sluice_txn::lmgr::{LockError, LockMode, LockTag};
-use sluice_txn::{MultiXactMember, MultiXactStatus, Transaction};
+use sluice_txn::{MultiXactMember, MultiXactStatus, Transaction, XidStatus};
 
 /// The strength of a row lock (PostgreSQL's LockTupleMode), weakest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -191,6 +191,12 @@ enum Verdict {
 
 /// examine -- checks the version at `tid` on the locked `page` for a lock of
 /// strength `mode` by `xid`, setting whatever hint bits the check earned.
+/// As in `heapam.rs`'s `check_target`, an updater that commits while we
+/// look makes us look again rather than be dropped as a finished holder.
+/// A version updated by a committed transaction can still be locked FOR
+/// KEY SHARE when the update kept the key (PostgreSQL locks it where it
+/// stands: the lock joins the committed updater in a multi, and the newer
+/// versions are locked too, see [`lock_newer_versions`]).
 fn examine(
     engine: &Engine,
     rel: &HeapRelation,
@@ -200,28 +206,36 @@ fn examine(
     (xid, mode): (Xid, TupleLockMode),
 ) -> Result<Verdict> {
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());
-    let item = page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
-    let ctid = HeapTupleHeader::new(item)?.ctid();
-    let (status, hints) = satisfies_update(item, tid, &ctx)?;
-    if hints != 0 {
-        let hint = TupleHint::new(tid.offset, item, hints)?;
-        set_hints(engine, tag_of(rel, tid.block), page, &[hint])?;
-    }
-    Ok(match status {
-        UpdateStatus::Ok | UpdateStatus::BeingModified(_) => {
-            let item = page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
-            let hdr = HeapTupleHeader::new(item)?;
-            match plan(&hdr, &ctx, xid, request_status(mode, false))? {
-                Plan::Held => Verdict::Held,
-                Plan::Wait(holders) => Verdict::WaitFor(holders[0]),
-                Plan::Proceed(keep, status) => Verdict::Take(keep, status),
-            }
+    loop {
+        let item = page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
+        let ctid = HeapTupleHeader::new(item)?.ctid();
+        let (status, hints) = satisfies_update(item, tid, &ctx)?;
+        if hints != 0 {
+            let hint = TupleHint::new(tid.offset, item, hints)?;
+            set_hints(engine, tag_of(rel, tid.block), page, &[hint])?;
         }
-        UpdateStatus::Invisible => Verdict::Fail(TmFailure::Invisible),
-        UpdateStatus::SelfModified => Verdict::Fail(TmFailure::SelfModified),
-        UpdateStatus::Updated => Verdict::Fail(TmFailure::Updated(ctid)),
-        UpdateStatus::Deleted => Verdict::Fail(TmFailure::Deleted),
-    })
+        let item = page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
+        let past_update = match status {
+            UpdateStatus::Ok | UpdateStatus::BeingModified(_) => None,
+            UpdateStatus::Updated if mode == TupleLockMode::KeyShare => {
+                Some(TmFailure::Updated(ctid))
+            }
+            UpdateStatus::Invisible => return Ok(Verdict::Fail(TmFailure::Invisible)),
+            UpdateStatus::SelfModified => return Ok(Verdict::Fail(TmFailure::SelfModified)),
+            UpdateStatus::Updated => return Ok(Verdict::Fail(TmFailure::Updated(ctid))),
+            UpdateStatus::Deleted => return Ok(Verdict::Fail(TmFailure::Deleted)),
+        };
+        let hdr = HeapTupleHeader::new(item)?;
+        return Ok(match plan(&hdr, &ctx, xid, request_status(mode, false))? {
+            Plan::Held => Verdict::Held,
+            Plan::Wait(holders) => Verdict::WaitFor(holders[0]),
+            Plan::Proceed(keep, status) => Verdict::Take(keep, status),
+            Plan::Recheck => match past_update {
+                Some(failure) => Verdict::Fail(failure),
+                None => continue,
+            },
+        });
+    }
 }
 
 /// set_lock -- stamps the version at `tid` as locked by `xid` at `status`
@@ -290,7 +304,19 @@ fn lock_loop(
         let holder = match examine(engine, rel, &mut page, tid, txn, request)? {
             Verdict::Held => return Ok(Ok(())),
             Verdict::Take(keep, status) => {
-                return set_lock(engine, rel, &mut page, tid, request.0, (keep, status)).map(Ok)
+                let updater = keep.iter().find(|m| m.status.is_update()).map(|m| m.xid);
+                let next =
+                    HeapTupleHeader::new(page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?)?
+                        .ctid();
+                set_lock(engine, rel, &mut page, tid, request.0, (keep, status))?;
+                drop(page);
+                drop(buffer);
+                return match updater {
+                    Some(updater) => {
+                        lock_newer_versions(engine, rel, txn, (next, updater), request, interrupted)
+                    }
+                    None => Ok(Ok(())),
+                };
             }
             Verdict::Fail(failure) => return Ok(Err(failure)),
             Verdict::WaitFor(_) if policy != LockWaitPolicy::Block => {
@@ -305,6 +331,63 @@ fn lock_loop(
             *queued = true;
         }
         wait_for(txn, holder, interrupted)?;
+    }
+}
+
+/// lock_newer_versions -- after locking a version that `updater` (running,
+/// or committed without touching the key) updated, locks the versions that
+/// came after it too, from `next` on (PostgreSQL's
+/// heap_lock_updated_tuple): the lock is there to keep the key from going
+/// away, and a DELETE of the newer version must wait for it as much as one
+/// of the version locked. Each newer version is locked whatever the
+/// snapshot sees; a conflicting holder is waited for, and a committed
+/// transaction that deleted the row or changed its key fails the lock as
+/// that version's [`TmFailure`]. The walk stops at the end of the chain,
+/// at a version whose inserter aborted, or where the chain was broken by
+/// pruning.
+fn lock_newer_versions(
+    engine: &Engine,
+    rel: &HeapRelation,
+    txn: &mut Transaction,
+    (mut tid, mut prior_xmax): (ItemPointer, Xid),
+    (xid, mode): (Xid, TupleLockMode),
+    interrupted: &dyn Fn() -> bool,
+) -> Result<TmResult<()>> {
+    loop {
+        let buffer = engine.pool().read_buffer(tag_of(rel, tid.block))?;
+        let mut page = buffer.write();
+        let (ctid, updater, plan) = {
+            let Some(item) = page.item(tid.offset) else { return Ok(Ok(())) };
+            let hdr = HeapTupleHeader::new(item)?;
+            let mgr = engine.txns();
+            if hdr.xmin() != prior_xmax || mgr.xid_status(hdr.xmin())? == XidStatus::Aborted {
+                return Ok(Ok(()));
+            }
+            let ctx = VisibilityContext::for_transaction(txn, mgr);
+            (
+                hdr.ctid(),
+                update_xid(&hdr, mgr)?,
+                plan(&hdr, &ctx, xid, request_status(mode, false))?,
+            )
+        };
+        match plan {
+            Plan::Held => {}
+            Plan::Recheck if ctid == tid => return Ok(Err(TmFailure::Deleted)),
+            Plan::Recheck => return Ok(Err(TmFailure::Updated(ctid))),
+            Plan::Wait(holders) => {
+                drop(page);
+                drop(buffer);
+                wait_for(txn, holders[0], interrupted)?;
+                continue;
+            }
+            Plan::Proceed(keep, status) => {
+                set_lock(engine, rel, &mut page, tid, xid, (keep, status))?
+            }
+        }
+        if ctid == tid || !updater.is_valid() {
+            return Ok(Ok(()));
+        }
+        (tid, prior_xmax) = (ctid, updater);
     }
 }
 

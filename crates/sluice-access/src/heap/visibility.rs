@@ -41,7 +41,7 @@
 //! committed xid never changes either — so the cache is never stale; it lives
 //! as long as the one snapshot it answers for.
 
-use super::multixact::{any_running, holders, update_xid};
+use super::multixact::{any_running, holders, update_xid, Holders};
 use crate::common::htup::*;
 use crate::error::{AccessError, Result};
 use sluice_common::{ItemPointer, Xid};
@@ -351,7 +351,10 @@ fn multi_update_status<B: AsRef<[u8]>>(
             return Ok(gone);
         }
     }
-    let live = holders(hdr, ctx)?;
+    let Holders::Live(live) = holders(hdr, ctx, None)? else {
+        // The updater committed since we asked above.
+        return Ok(gone);
+    };
     if live.iter().any(|m| !ctx.is_own(m.xid)) {
         return Ok(UpdateStatus::BeingModified(hdr.xmax()));
     }

@@ -34,7 +34,7 @@
 //! full-page image or changed only if its LSN shows the change is missing.
 
 use super::visibilitymap;
-use crate::common::htup::{HeapTupleHeader, SIZEOF_HEAP_TUPLE_HEADER};
+use crate::common::htup::{HeapTupleHeader, HEAP_XMAX_INVALID, SIZEOF_HEAP_TUPLE_HEADER};
 use crate::error::{AccessError, Result};
 use crate::recovery::redo_block;
 use sluice_common::{ItemPointer, Xid};
@@ -256,9 +256,11 @@ impl HeaderChange {
 
 /// Block data of a new tuple (PostgreSQL's xl_heap_header idea): the line
 /// pointer number and the header fields redo cannot derive (cid, infomask2,
-/// infomask, hoff), then the tuple from its null bitmap on. xmin is the
-/// record's xid, xmax is zero and ctid is the tuple's own address, so they are
-/// not logged — 22 bytes less WAL per row.
+/// infomask, hoff), the xmax only when there is one (an update's new
+/// version that carries the old one's FOR KEY SHARE lockers), then the
+/// tuple from its null bitmap on. xmin is the record's xid, xmax is almost
+/// always zero and ctid is the tuple's own address, so they are not
+/// logged — 22 bytes less WAL per row.
 pub fn encode_new_tuple(offset: u16, tuple: &[u8]) -> Result<Vec<u8>> {
     let hdr = HeapTupleHeader::new(tuple)?;
     let mut out = Vec::with_capacity(NEW_TUPLE_PREFIX + tuple.len() - SIZEOF_HEAP_TUPLE_HEADER);
@@ -267,8 +269,31 @@ pub fn encode_new_tuple(offset: u16, tuple: &[u8]) -> Result<Vec<u8>> {
     out.extend_from_slice(&hdr.infomask2().to_le_bytes());
     out.extend_from_slice(&hdr.infomask().to_le_bytes());
     out.push(hdr.hoff() as u8);
+    if carries_xmax(hdr.infomask()) {
+        out.extend_from_slice(&hdr.xmax().0.to_le_bytes());
+    }
     out.extend_from_slice(&tuple[SIZEOF_HEAP_TUPLE_HEADER..]);
     Ok(out)
+}
+
+/// Whether a new tuple with this infomask has an xmax, logged after the
+/// fixed fields.
+fn carries_xmax(infomask: u16) -> bool {
+    infomask & HEAP_XMAX_INVALID == 0
+}
+
+/// Where the tuple body starts in a new-tuple block `data`: after the
+/// fixed fields and, if the infomask says so, the xmax.
+fn new_tuple_prefix(data: &[u8]) -> Result<usize> {
+    if data.len() < NEW_TUPLE_PREFIX {
+        return Err(AccessError::Corrupt("heap WAL record too short".into()));
+    }
+    let infomask = u16::from_le_bytes([data[8], data[9]]);
+    let len = NEW_TUPLE_PREFIX + if carries_xmax(infomask) { 8 } else { 0 };
+    if data.len() < len {
+        return Err(AccessError::Corrupt("heap WAL record too short".into()));
+    }
+    Ok(len)
 }
 
 /// Bytes before the tuple body in a new-tuple block: offset, cid, infomask2,
@@ -313,16 +338,17 @@ fn common_len<'a>(a: impl Iterator<Item = &'a u8>, b: impl Iterator<Item = &'a u
 /// that of `encode_new_tuple`, taking the shared bytes from `old`.
 fn expand_delta(data: &[u8], old: &[u8]) -> Result<Vec<u8>> {
     let short = || AccessError::Corrupt("heap update delta too short".into());
-    let lengths = data.get(NEW_TUPLE_PREFIX..NEW_TUPLE_PREFIX + DELTA_LENGTHS).ok_or_else(short)?;
+    let start = new_tuple_prefix(data)?;
+    let lengths = data.get(start..start + DELTA_LENGTHS).ok_or_else(short)?;
     let prefix = u16::from_le_bytes([lengths[0], lengths[1]]) as usize;
     let suffix = u16::from_le_bytes([lengths[2], lengths[3]]) as usize;
     let old_body = body(old)?;
     if prefix + suffix > old_body.len() {
         return Err(AccessError::Corrupt("heap update delta longer than the old version".into()));
     }
-    let mut out = data[..NEW_TUPLE_PREFIX].to_vec();
+    let mut out = data[..start].to_vec();
     out.extend_from_slice(&old_body[..prefix]);
-    out.extend_from_slice(&data[NEW_TUPLE_PREFIX + DELTA_LENGTHS..]);
+    out.extend_from_slice(&data[start + DELTA_LENGTHS..]);
     out.extend_from_slice(&old_body[old_body.len() - suffix..]);
     Ok(out)
 }
@@ -330,13 +356,11 @@ fn expand_delta(data: &[u8], old: &[u8]) -> Result<Vec<u8>> {
 /// Rebuilds the tuple logged by `encode_new_tuple` and puts it back at its line
 /// pointer on `page` (block `block`), inserted by `xid`.
 fn apply_new_tuple(page: &mut Page, block: u32, xid: Xid, data: &[u8]) -> Result<()> {
-    if data.len() < NEW_TUPLE_PREFIX {
-        return Err(AccessError::Corrupt("heap WAL record too short".into()));
-    }
+    let start = new_tuple_prefix(data)?;
     let u16_at = |i: usize| u16::from_le_bytes([data[i], data[i + 1]]);
     let offset = u16_at(0);
     let mut tuple = vec![0u8; SIZEOF_HEAP_TUPLE_HEADER];
-    tuple.extend_from_slice(&data[NEW_TUPLE_PREFIX..]);
+    tuple.extend_from_slice(&data[start..]);
     {
         let mut hdr = HeapTupleHeader::new(&mut tuple[..])?;
         hdr.set_xmin(xid);
@@ -345,6 +369,10 @@ fn apply_new_tuple(page: &mut Page, block: u32, xid: Xid, data: &[u8]) -> Result
         hdr.set_infomask(u16_at(8));
         hdr.set_hoff(data[10]);
         hdr.set_ctid(ItemPointer::new(block, offset));
+        if start > NEW_TUPLE_PREFIX {
+            let xmax = &data[NEW_TUPLE_PREFIX..start];
+            hdr.set_xmax(Xid(u64::from_le_bytes(xmax.try_into().expect("8 bytes"))));
+        }
     }
     if !page.add_item_at(offset, &tuple) {
         return Err(AccessError::Corrupt(format!(
@@ -434,6 +462,7 @@ fn redo_visible(pool: &BufferPool, record: &DecodedRecord) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::common::htup::{HEAP_UPDATED, HEAP_XMAX_KEYSHR_LOCK, HEAP_XMAX_LOCK_ONLY};
 
     #[test]
     fn prune_and_vacuum_redo_free_space_then_line_pointers() {
@@ -478,7 +507,8 @@ mod tests {
 
     #[test]
     fn update_delta_logs_only_the_changed_middle() {
-        let header = [0u8; SIZEOF_HEAP_TUPLE_HEADER];
+        let mut header = [0u8; SIZEOF_HEAP_TUPLE_HEADER];
+        HeapTupleHeader::new(&mut header[..]).unwrap().set_infomask(HEAP_XMAX_INVALID);
         let tuple = |body: &[u8]| [&header[..], body].concat();
         let old = tuple(b"id=42|name=alpha|seen=2025-01-01|memo=xxxxxxxx");
         let new = tuple(b"id=42|name=alpha|seen=2026-12-01|memo=xxxxxxxx");
@@ -499,6 +529,36 @@ mod tests {
         assert!(encode_new_tuple_delta(1, &tuple(b"abc"), &tuple(b"xyz")).unwrap().is_none());
         assert!(expand_delta(&delta, &tuple(b"short")).is_err(), "old version too short");
         assert!(expand_delta(&delta[..NEW_TUPLE_PREFIX + 1], &old).is_err(), "truncated");
+    }
+
+    #[test]
+    fn a_new_version_carrying_lockers_keeps_its_xmax_through_redo() {
+        let mut tuple = vec![0u8; SIZEOF_HEAP_TUPLE_HEADER + 16];
+        tuple[SIZEOF_HEAP_TUPLE_HEADER..].copy_from_slice(b"carried-lockers!");
+        {
+            let mut hdr = HeapTupleHeader::new(&mut tuple[..]).unwrap();
+            hdr.set_hoff(SIZEOF_HEAP_TUPLE_HEADER as u8);
+            hdr.set_infomask(HEAP_XMAX_KEYSHR_LOCK | HEAP_XMAX_LOCK_ONLY | HEAP_UPDATED);
+            hdr.set_xmax(Xid(1 << 33));
+        }
+        let mut old = tuple.clone();
+        old[SIZEOF_HEAP_TUPLE_HEADER] = b'C';
+        let mut page = Page::new_zeroed();
+        page.init(0);
+        for data in [
+            encode_new_tuple(1, &tuple).unwrap(),
+            expand_delta(&encode_new_tuple_delta(1, &tuple, &old).unwrap().unwrap(), &old).unwrap(),
+        ] {
+            let mut page = page.clone();
+            apply_new_tuple(&mut page, 5, Xid(77), &data).unwrap();
+            let hdr = HeapTupleHeader::new(page.item(1).unwrap()).unwrap();
+            assert_eq!((hdr.xmin(), hdr.xmax()), (Xid(77), Xid(1 << 33)));
+            assert!(hdr.xmax_is_locked_only());
+            assert_eq!(&page.item(1).unwrap()[SIZEOF_HEAP_TUPLE_HEADER..], b"carried-lockers!");
+        }
+        page.init(0);
+        let data = encode_new_tuple(1, &tuple).unwrap();
+        assert!(apply_new_tuple(&mut page, 5, Xid(77), &data[..NEW_TUPLE_PREFIX + 3]).is_err());
     }
 
     #[test]

@@ -30,7 +30,7 @@ use crate::session::ExecParts;
 use crate::sink::{OutputColumn, QuerySink};
 use pg_query::protobuf::{DeleteStmt, InsertStmt, Node, RangeVar, UpdateStmt};
 use pg_query::NodeEnum;
-use sluice_access::heap::epq::{delete_row, update_row};
+use sluice_access::heap::epq::{delete_row, update_row, RowDeleted};
 use sluice_access::heap::heapam::heap_insert;
 use sluice_access::heap::scan::HeapScan;
 use sluice_access::heap::visibility::VisibilityContext;
@@ -785,11 +785,20 @@ fn execute_delete(
             let row = deform_row(&desc, &types, version)?;
             qual.as_ref().map_or(Ok(true), |q| eval_qual(q, &row, host))
         };
-        if delete_row::<SqlError>(engine, &heap, txn, *tid, still_qualifies, interrupted)? {
-            host.env().stats.count_delete(rel.oid, txn.savepoint_depth());
-            count += 1;
-            emit_returning(returning, row, host, sink)?;
-        }
+        let deleted =
+            delete_row::<SqlError>(engine, &heap, txn, *tid, still_qualifies, interrupted)?;
+        let newer;
+        let row = match deleted {
+            RowDeleted::Nothing => return Ok(()),
+            RowDeleted::AsFound => row,
+            RowDeleted::Newer(version) => {
+                newer = deform_row(&desc, &types, &version)?;
+                &newer
+            }
+        };
+        host.env().stats.count_delete(rel.oid, txn.savepoint_depth());
+        count += 1;
+        emit_returning(returning, row, host, sink)?;
         Ok(())
     })?;
     sink.complete(&format!("DELETE {count}"))
