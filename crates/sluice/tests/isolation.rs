@@ -201,3 +201,8 @@ fn keyshare_follows_update() {
 fn delete_returning_epq() {
     check("delete_returning_epq");
 }
+
+#[test]
+fn upsert_wait() {
+    check("upsert_wait");
+}

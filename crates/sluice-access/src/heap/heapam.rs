@@ -324,7 +324,7 @@ fn check_target(
 /// wait takes part in deadlock detection (XactLockTableWait). `interrupted`
 /// ends the wait with [`AccessError::Interrupted`]; a deadlock fails it with
 /// [`AccessError::Lock`].
-pub(crate) fn wait_for(txn: &Transaction, xid: Xid, interrupted: &dyn Fn() -> bool) -> Result<()> {
+pub fn wait_for(txn: &Transaction, xid: Xid, interrupted: &dyn Fn() -> bool) -> Result<()> {
     match txn.wait_for_xid(xid, &txn.row_wait_params(interrupted)) {
         Ok(()) => Ok(()),
         Err(LockError::Interrupted) => Err(AccessError::Interrupted),
@@ -733,8 +733,19 @@ pub fn heap_dirty_status(
     tid: ItemPointer,
     ctx: &VisibilityContext,
 ) -> Result<DirtyStatus> {
+    Ok(heap_dirty_version(engine, rel, tid, ctx)?.0)
+}
+
+/// heap_dirty_version -- [`heap_dirty_status`], with the address of the
+/// chain member that decided (an ON CONFLICT DO UPDATE locks that one).
+pub fn heap_dirty_version(
+    engine: &Engine,
+    rel: &HeapRelation,
+    tid: ItemPointer,
+    ctx: &VisibilityContext,
+) -> Result<(DirtyStatus, ItemPointer)> {
     if tid.block >= engine.pool().nblocks(rel.locator, ForkNumber::Main)? {
-        return Ok(DirtyStatus::Dead);
+        return Ok((DirtyStatus::Dead, tid));
     }
     let buffer = engine.pool().read_buffer(tag_of(rel, tid.block))?;
     let page = buffer.read();
@@ -743,8 +754,37 @@ pub fn heap_dirty_status(
         let item = page.item(off).ok_or_else(|| corrupt_tid(tid))?;
         let status = satisfies_dirty(item, ctx)?;
         if status != DirtyStatus::Dead {
-            return Ok(status);
+            return Ok((status, ItemPointer::new(tid.block, off)));
         }
     }
-    Ok(DirtyStatus::Dead)
+    Ok((DirtyStatus::Dead, tid))
+}
+
+/// heap_abort_speculative -- kills the version `txn` inserted at `tid` in
+/// this very command, because its speculative insertion met a conflict
+/// (INSERT ... ON CONFLICT; PostgreSQL's heap_abort_speculative). The
+/// version is stamped deleted by the xid that inserted it: nobody can see
+/// it, now or after either outcome of the transaction, and a concurrent
+/// unique check judges it dead at once (`satisfies_dirty`), so another
+/// inserter of the key never waits for the rest of this transaction.
+pub fn heap_abort_speculative(
+    engine: &Engine,
+    rel: &HeapRelation,
+    txn: &mut Transaction,
+    tid: ItemPointer,
+) -> Result<()> {
+    let xid = txn.assign_xid();
+    let buffer = engine.pool().read_buffer(tag_of(rel, tid.block))?;
+    let mut page = buffer.write();
+    let item = page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
+    if HeapTupleHeader::new(item)?.xmin() != xid {
+        return Err(AccessError::Internal("aborting a speculative insertion of another".into()));
+    }
+    let cid = cid_for_delete(txn, item, xid)?;
+    let new = NewXmax { xmax: xid, infomask: 0, infomask2: HEAP_KEYS_UPDATED };
+    let item = page.item_mut(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
+    stamp_xmax(item, new, cid, tid)?;
+    let change = HeaderChange::capture(tid.offset, item)?;
+    note_prunable(&mut page, xid);
+    log_header_change(engine, rel, &mut page, tid, xid, XLOG_HEAP_DELETE, change)
 }

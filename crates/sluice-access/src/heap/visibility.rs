@@ -392,6 +392,9 @@ pub fn satisfies_dirty(tuple: &[u8], ctx: &VisibilityContext) -> Result<DirtySta
             match xids.lookup(ctx, xmin)?.0 {
                 XidStatus::Committed => {}
                 XidStatus::Aborted => return Ok(DirtyStatus::Dead),
+                // Deleted by the very xid that inserted it (an aborted
+                // speculative insertion): it can never become live.
+                _ if self_deleted(&hdr) => return Ok(DirtyStatus::Dead),
                 _ => return Ok(DirtyStatus::InProgress(xmin)),
             }
         }
@@ -411,6 +414,15 @@ pub fn satisfies_dirty(tuple: &[u8], ctx: &VisibilityContext) -> Result<DirtySta
         XidStatus::Aborted => DirtyStatus::Live,
         _ => DirtyStatus::InProgress(xmax),
     })
+}
+
+/// Whether the version's plain xmax is the xid that inserted it, as a
+/// delete (not a lock): whatever that xid's fate, the version is dead.
+fn self_deleted<B: AsRef<[u8]>>(hdr: &HeapTupleHeader<B>) -> bool {
+    !hdr.xmax_invalid()
+        && !hdr.xmax_is_multi()
+        && !hdr.xmax_is_locked_only()
+        && hdr.xmax() == hdr.xmin()
 }
 
 /// What an index build does with a tuple (PostgreSQL's

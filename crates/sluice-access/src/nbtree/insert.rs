@@ -89,6 +89,38 @@ pub fn btree_insert(
     }
 }
 
+/// btree_probe_unique -- looks for an entry equal to `values` without
+/// inserting (the pre-check of a speculative insertion, PostgreSQL's
+/// ExecCheckIndexConstraints): `Ok(None)` when there is none that is live
+/// or may become live, `Ok(Some(xid))` when a duplicate's fate depends on
+/// running transaction `xid`, and [`AccessError::UniqueViolation`] for a
+/// live duplicate (the last TID `check.heap_status` was asked about is
+/// its heap tuple). A key with a NULL never conflicts.
+pub fn btree_probe_unique(
+    engine: &Engine,
+    index: &BTreeIndex,
+    values: &[Option<&[u8]>],
+    check: &mut UniqueCheck<'_>,
+) -> Result<Option<Xid>> {
+    if values.iter().any(Option::is_none) {
+        return Ok(None);
+    }
+    let search = ScanKey::for_entry(values, ItemPointer::new(0, 0)).without_tid();
+    let Some((mut buffer, _)) = descend(engine, index, Target::Key(&search))? else {
+        return Ok(None);
+    };
+    loop {
+        let page = buffer.read();
+        if must_move_right(index, &search, &page)? {
+            let next = Opaque::of(&page).next;
+            drop(page);
+            buffer = pin(engine, index, next)?;
+            continue;
+        }
+        return check_unique(engine, index, &search, &page, check);
+    }
+}
+
 fn try_insert(
     engine: &Engine,
     index: &BTreeIndex,

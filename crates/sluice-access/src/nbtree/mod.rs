@@ -79,7 +79,7 @@ pub mod xlog;
 
 pub use build::{btree_build, sort_entries, BuildEntry};
 pub use compare::ScanKey;
-pub use insert::{btree_insert, UniqueCheck};
+pub use insert::{btree_insert, btree_probe_unique, UniqueCheck};
 pub use scan::BTreeScan;
 pub use vacuum::{btree_bulk_delete, btree_vacuum_cleanup, BulkDeleteResult};
 

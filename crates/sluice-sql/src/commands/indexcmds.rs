@@ -369,7 +369,7 @@ fn require_not_null(session: &mut Session, table: &RelationDesc, keys: &[i16]) -
 /// condition written back as PostgreSQL's deparser writes it (every operator
 /// parenthesised, constants with their types: `((b > 0) AND (c = 'x'::text))`),
 /// so `pg_get_expr` and `pg_get_indexdef` show what PostgreSQL shows.
-fn predicate_text(table: &RelationDesc, node: &Node) -> Result<String> {
+pub(crate) fn predicate_text(table: &RelationDesc, node: &Node) -> Result<String> {
     let text = super::tablecmds::deparse_expr(node)?;
     let analysed = analyze_predicate(table, &text)?;
     let names: Vec<String> = table.columns.iter().map(|c| c.name.clone()).collect();

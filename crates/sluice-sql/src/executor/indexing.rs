@@ -19,10 +19,11 @@ use crate::catalog::relation::RelationDesc;
 use crate::error::{Result, SqlError};
 use crate::expr::{analyze, coerce, eval_qual, CoercionContext, EvalHost, Expr};
 use sluice_access::common::{deform_tuple, TupleDesc};
-use sluice_access::heap::heapam::heap_dirty_status;
-use sluice_access::nbtree::{btree_insert, BTreeIndex, UniqueCheck};
+use sluice_access::heap::heapam::{heap_dirty_status, heap_dirty_version};
+use sluice_access::heap::visibility::{DirtyStatus, VisibilityContext};
+use sluice_access::nbtree::{btree_insert, btree_probe_unique, BTreeIndex, UniqueCheck};
 use sluice_access::AccessError;
-use sluice_common::{ItemPointer, Oid};
+use sluice_common::{ItemPointer, Oid, Xid};
 use sluice_txn::Transaction;
 use sluice_types::storage::to_storage;
 use sluice_types::{Datum, SqlType};
@@ -79,6 +80,36 @@ fn collect_columns(expr: &Expr, out: &mut Vec<usize>) {
     for child in expr.children() {
         collect_columns(child, out);
     }
+}
+
+/// How an insert treats an equal key in a unique index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum UniqueMode {
+    /// Wait for an undecided duplicate, fail on a live one (23505).
+    Check,
+    /// Fail on either at once (ON CONFLICT's arbiters).
+    Speculative,
+}
+
+/// What an ON CONFLICT pre-check found in an arbiter index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Conflict {
+    /// A live row with the key, at this version.
+    Live(ItemPointer),
+    /// A row whose fate depends on this running transaction.
+    InProgress(Xid),
+}
+
+/// The key of `row` in `index`: the values, and their stored forms (NULL
+/// as `None`).
+fn key_of(index: &OpenIndex, row: &[Datum]) -> (Vec<Datum>, Vec<Option<Vec<u8>>>) {
+    let keys: Vec<Datum> = index.desc.keys.iter().map(|&k| row[k as usize - 1].clone()).collect();
+    let stored = keys
+        .iter()
+        .zip(&index.key_types)
+        .map(|(v, ty)| (!v.is_null()).then(|| to_storage(*ty, v)))
+        .collect();
+    (keys, stored)
 }
 
 /// One index, ready for inserts.
@@ -164,14 +195,112 @@ impl IndexSet {
         tid: ItemPointer,
     ) -> Result<()> {
         for index in self.indexes.iter().filter(|i| i.desc.ready) {
-            if let Some(p) = &index.predicate {
-                if !eval_qual(p, row, host)? {
-                    continue;
-                }
+            if self.covers(index, host, row)? {
+                self.insert_one(index, txn, host, row, tid, UniqueMode::Check)?;
             }
-            self.insert_one(index, txn, host, row, tid)?;
         }
         Ok(())
+    }
+
+    /// The OIDs of the unique indexes ready for inserts (the arbiters of an
+    /// ON CONFLICT without a conflict target).
+    pub fn unique_oids(&self) -> Vec<Oid> {
+        self.indexes.iter().filter(|i| i.desc.unique && i.desc.ready).map(|i| i.desc.oid).collect()
+    }
+
+    /// probe -- the first of the `arbiters` that already holds `row`'s key
+    /// in a row that is live or may become live (the pre-check of an
+    /// INSERT ... ON CONFLICT, PostgreSQL's ExecCheckIndexConstraints).
+    pub fn probe(
+        &self,
+        txn: &Transaction,
+        host: &mut ExecHost,
+        row: &[Datum],
+        arbiters: &[Oid],
+    ) -> Result<Option<Conflict>> {
+        for index in self.arbiters(arbiters) {
+            if !self.covers(index, host, row)? {
+                continue;
+            }
+            let (_, stored) = key_of(index, row);
+            let values: Vec<Option<&[u8]>> = stored.iter().map(Option::as_deref).collect();
+            let engine = host.engine();
+            let heap = self.table.heap();
+            let ctx = self.dirty_view(host, txn);
+            let interrupts = host.interrupts();
+            let interrupted = move || interrupts().is_err();
+            let mut last = None;
+            let mut status = |t: ItemPointer| {
+                let (status, version) = heap_dirty_version(engine, &heap, t, &ctx)?;
+                last = Some(version);
+                Ok(status)
+            };
+            let mut check =
+                UniqueCheck { txn, interrupted: &interrupted, heap_status: &mut status };
+            match btree_probe_unique(engine, &index.btree, &values, &mut check) {
+                Ok(None) => {}
+                Ok(Some(xid)) => return Ok(Some(Conflict::InProgress(xid))),
+                Err(AccessError::UniqueViolation) => {
+                    let tid = last.ok_or_else(|| SqlError::internal("conflict without a row"))?;
+                    return Ok(Some(Conflict::Live(tid)));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(None)
+    }
+
+    /// insert_speculative -- adds `row`'s entries to the `arbiters` first,
+    /// without waiting: false (and nothing more inserted) when one of them
+    /// already holds the key in a live or undecided row, which the caller
+    /// settles by killing its heap version and starting over. Then the
+    /// other indexes get their entries as [`IndexSet::insert`] gives them.
+    pub fn insert_speculative(
+        &self,
+        txn: &Transaction,
+        host: &mut ExecHost,
+        (row, tid): (&[Datum], ItemPointer),
+        arbiters: &[Oid],
+    ) -> Result<bool> {
+        for index in self.arbiters(arbiters) {
+            if !self.covers(index, host, row)? {
+                continue;
+            }
+            match self.insert_one(index, txn, host, row, tid, UniqueMode::Speculative) {
+                Ok(()) => {}
+                Err(e) if e.code == "23505" => return Ok(false),
+                Err(e) => return Err(e),
+            }
+        }
+        for index in self.indexes.iter().filter(|i| i.desc.ready && !arbiters.contains(&i.desc.oid))
+        {
+            if self.covers(index, host, row)? {
+                self.insert_one(index, txn, host, row, tid, UniqueMode::Check)?;
+            }
+        }
+        Ok(true)
+    }
+
+    /// The open indexes among `oids` that take inserts.
+    fn arbiters<'s>(&'s self, oids: &'s [Oid]) -> impl Iterator<Item = &'s OpenIndex> {
+        self.indexes.iter().filter(move |i| i.desc.ready && oids.contains(&i.desc.oid))
+    }
+
+    /// Whether `row` belongs in `index` (a partial index's predicate holds).
+    fn covers(&self, index: &OpenIndex, host: &mut ExecHost, row: &[Datum]) -> Result<bool> {
+        match &index.predicate {
+            Some(p) => eval_qual(p, row, host),
+            None => Ok(true),
+        }
+    }
+
+    /// The visibility a unique check judges rows by: the statement's, but
+    /// with the transaction's xid as its own (the snapshot may predate the
+    /// xid its first write took; our own rows must still count as ours).
+    fn dirty_view<'v>(&self, host: &ExecHost<'v, '_>, txn: &Transaction) -> VisibilityContext<'v> {
+        let mut ctx = host.visibility().clone();
+        ctx.snapshot.own_xid = txn.xid();
+        ctx
     }
 
     fn insert_one(
@@ -181,24 +310,24 @@ impl IndexSet {
         host: &mut ExecHost,
         row: &[Datum],
         tid: ItemPointer,
+        mode: UniqueMode,
     ) -> Result<()> {
-        let keys: Vec<Datum> =
-            index.desc.keys.iter().map(|&k| row[k as usize - 1].clone()).collect();
-        let stored: Vec<Option<Vec<u8>>> = keys
-            .iter()
-            .zip(&index.key_types)
-            .map(|(v, ty)| (!v.is_null()).then(|| to_storage(*ty, v)))
-            .collect();
+        let (keys, stored) = key_of(index, row);
         let values: Vec<Option<&[u8]>> = stored.iter().map(Option::as_deref).collect();
         let engine = host.engine();
         let heap = self.table.heap();
-        let mut ctx = host.visibility().clone();
-        // The statement's snapshot may predate the xid its first write took;
-        // our own rows must still count as ours.
-        ctx.snapshot.own_xid = txn.xid();
+        let ctx = self.dirty_view(host, txn);
         let interrupts = host.interrupts();
         let interrupted = move || interrupts().is_err();
-        let mut probe = |t: ItemPointer| heap_dirty_status(engine, &heap, t, &ctx);
+        let mut probe = |t: ItemPointer| {
+            let status = heap_dirty_status(engine, &heap, t, &ctx)?;
+            Ok(match (status, mode) {
+                // A speculative insertion waits for nobody: an undecided
+                // duplicate is a conflict to settle from the start.
+                (DirtyStatus::InProgress(_), UniqueMode::Speculative) => DirtyStatus::Live,
+                (status, _) => status,
+            })
+        };
         let unique = index.desc.unique.then_some(UniqueCheck {
             txn,
             interrupted: &interrupted,

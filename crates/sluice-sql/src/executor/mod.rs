@@ -11,6 +11,7 @@ pub mod indexing;
 pub mod indexonlyscan;
 pub mod indexscan;
 pub mod modify;
+mod onconflict;
 mod pgstat_views;
 pub mod plan;
 pub(crate) mod scanstats;

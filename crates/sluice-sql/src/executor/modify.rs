@@ -11,6 +11,7 @@ use super::bitmapscan::BitmapRows;
 use super::host::{ExecHost, PlanHost};
 use super::indexing::IndexSet;
 use super::indexscan::{IndexPath, IndexRows, ScanMethod};
+use super::onconflict::{OnConflict, Proposed, Speculation};
 use super::plan::instrument;
 use super::plan::subplan::Registry;
 use super::plan::Plan;
@@ -152,8 +153,15 @@ pub struct ModifyPlan {
 /// What a [`ModifyPlan`] does to its table.
 enum Action {
     /// Rows from `source` (VALUES or a query), one value per `targets`
-    /// column converted by `conversions`; other columns get `defaults`.
-    Insert { targets: Vec<usize>, defaults: Vec<Expr>, source: Plan, conversions: Vec<Expr> },
+    /// column converted by `conversions`; other columns get `defaults`;
+    /// conflicts resolved as `on_conflict` says (see `onconflict.rs`).
+    Insert {
+        targets: Vec<usize>,
+        defaults: Vec<Expr>,
+        source: Plan,
+        conversions: Vec<Expr>,
+        on_conflict: Option<OnConflict>,
+    },
     /// New values for the `targets` columns of the rows `scan` finds.
     Update { targets: Vec<(usize, Expr)>, scan: TargetScan },
     /// The rows `scan` finds.
@@ -221,8 +229,9 @@ pub fn execute(
         sink.columns(columns)?;
     }
     match &plan.action {
-        Action::Insert { targets, defaults, source, conversions } => {
-            let insert = InsertParts { targets, defaults, source, conversions };
+        Action::Insert { targets, defaults, source, conversions, on_conflict } => {
+            let on_conflict = on_conflict.as_ref();
+            let insert = InsertParts { targets, defaults, source, conversions, on_conflict };
             execute_insert(parts, plan, &insert, params, sink)
         }
         Action::Update { targets, scan } => {
@@ -241,6 +250,7 @@ fn plan_insert(
 ) -> Result<ModifyPlan> {
     let rv = stmt.relation.as_ref().ok_or_else(|| SqlError::internal("INSERT without a table"))?;
     let rel = open_relation(parts, rv, LockMode::RowExclusive)?;
+    let alias = rv.alias.as_ref().map_or_else(|| rel.name.clone(), |a| a.aliasname.clone());
     let targets = insert_columns(&rel, &stmt.cols)?;
     let defaults = column_defaults(&rel, param_types)?;
     let source = stmt.select_stmt.as_deref().and_then(|n| n.node.as_ref());
@@ -261,13 +271,17 @@ fn plan_insert(
     } else {
         plan_insert_values(parts, &rel, &targets, &stmt.cols, select, param_types)?
     };
-    let scope = relation_scope(&rel, &rel.name);
+    let on_conflict = match stmt.on_conflict_clause.as_deref() {
+        Some(clause) => Some(super::onconflict::plan(parts, &rel, &alias, clause, param_types)?),
+        None => None,
+    };
+    let scope = relation_scope(&rel, &alias);
     let returning = analyze_returning(
         stmt.returning_clause.as_ref().map_or(&[][..], |r| &r.exprs[..]),
         &scope,
         &mut PlanHost::new(param_types),
     )?;
-    let action = Action::Insert { targets, defaults, source, conversions };
+    let action = Action::Insert { targets, defaults, source, conversions, on_conflict };
     Ok(ModifyPlan { rel, action, returning })
 }
 
@@ -277,6 +291,7 @@ struct InsertParts<'p> {
     defaults: &'p [Expr],
     source: &'p Plan,
     conversions: &'p [Expr],
+    on_conflict: Option<&'p OnConflict>,
 }
 
 /// INSERT: forms each source row into the table's layout and inserts it
@@ -288,7 +303,7 @@ fn execute_insert(
     params: Vec<Datum>,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
-    let InsertParts { targets, defaults, source, conversions } = *insert;
+    let InsertParts { targets, defaults, source, conversions, on_conflict } = *insert;
     let (rel, returning) = (&plan.rel, &plan.returning);
     let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
     let ExecParts { engine, txn, env, .. } = parts;
@@ -311,11 +326,25 @@ fn execute_insert(
             row.push(value);
         }
         check_not_null(rel, &row, &host)?;
-        let tid = heap_insert(engine, &heap, txn, &form_row(&desc, &types, &row))?;
-        host.env().stats.count_insert(rel.oid, txn.savepoint_depth(), 1);
-        indexes.insert(txn, &mut host, &row, tid)?;
+        let stored = match on_conflict {
+            None => {
+                let tid = heap_insert(engine, &heap, txn, &form_row(&desc, &types, &row))?;
+                host.env().stats.count_insert(rel.oid, txn.savepoint_depth(), 1);
+                indexes.insert(txn, &mut host, &row, tid)?;
+                row
+            }
+            Some(clause) => {
+                let speculation =
+                    Speculation { engine, rel, heap: &heap, indexes: &indexes, ctx: &ctx };
+                match speculation.insert(clause, txn, &mut host, &row)? {
+                    Proposed::Inserted => row,
+                    Proposed::Updated(new) => new,
+                    Proposed::Skipped => continue,
+                }
+            }
+        };
         count += 1;
-        emit_returning(returning, &row, &mut host, sink)?;
+        emit_returning(returning, &stored, &mut host, sink)?;
     }
     sink.complete(&format!("INSERT 0 {count}"))
 }
@@ -432,7 +461,7 @@ fn source_conversions(
 }
 
 /// The SET list of an UPDATE: (column index, new value expression).
-fn update_targets(
+pub(super) fn update_targets(
     rel: &RelationDesc,
     list: &[Node],
     scope: &Scope,

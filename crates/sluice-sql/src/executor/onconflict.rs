@@ -1,0 +1,457 @@
+//! INSERT ... ON CONFLICT (PostgreSQL's `transformOnConflictClause`,
+//! `infer_arbiter_indexes`, and the speculative insertion of
+//! `nodeModifyTable.c`).
+//!
+//! # Arbiters
+//!
+//! The conflict target names the unique indexes that decide what a
+//! conflict is, the *arbiters*: a list of columns (with an optional WHERE
+//! that a partial index's predicate must match) picks every valid unique
+//! index keyed on exactly those columns; `ON CONSTRAINT name` picks that
+//! constraint's index; no target (DO NOTHING only) makes every unique index
+//! an arbiter. A target no index matches is 42P10.
+//!
+//! # Speculative insertion
+//!
+//! Each proposed row goes through a loop that never raises a unique
+//! violation for a conflict the clause covers, however the row's
+//! competitors interleave:
+//!
+//! ```text
+//!  pre-check: probe every arbiter for the key (nothing is inserted)
+//!     live row        → DO NOTHING: skip; DO UPDATE: lock it, update it
+//!     undecided row   → wait for its transaction, start over
+//!     none            → insert the heap tuple, then the arbiter entries
+//!                       without waiting (`IndexSet::insert_speculative`):
+//!                         inserted  → the other indexes, done
+//!                         conflict  → kill our tuple, start over
+//! ```
+//!
+//! A competitor that got its arbiter entry in first wins; we kill our heap
+//! tuple (`heap_abort_speculative`: stamped deleted by its own inserter,
+//! dead to every unique check at once) and the next pre-check finds the
+//! competitor's row, waiting for its transaction if it is still running.
+//! PostgreSQL waits on a speculative-insertion token instead, so a waiter
+//! is released as soon as the competitor's insertion is settled; here the
+//! waiter waits for the competitor's whole transaction, which is correct
+//! but holds it a little longer.
+//!
+//! # DO UPDATE
+//!
+//! The conflicting row is locked FOR UPDATE (waiting for its holders).
+//! If it was updated or deleted meanwhile, READ COMMITTED starts the row
+//! over and REPEATABLE READ fails with 40001; a row this very command
+//! inserted or updated fails with 21000, as a second change of one row
+//! would be ambiguous. Once locked, the WHERE and the SET list are
+//! evaluated over the existing row followed by the proposed one
+//! (`EXCLUDED`), and the new version replaces the locked one.
+
+use super::host::{ExecHost, PlanHost};
+use super::indexing::{Conflict, IndexSet};
+use super::modify::{check_not_null, update_targets};
+use super::select::relation_scope;
+use crate::catalog::index::{indexes_of, IndexDesc};
+use crate::catalog::relation::RelationDesc;
+use crate::catalog::rows::{deform_row, form_row};
+use crate::commands::indexcmds::predicate_text;
+use crate::error::{Result, SqlError};
+use crate::expr::{analyze, check_boolean, eval, eval_qual, Expr, Scope};
+use crate::session::ExecParts;
+use pg_query::protobuf::{InferClause, Node, OnConflictAction, OnConflictClause};
+use pg_query::NodeEnum;
+use sluice_access::heap::heapam::{
+    heap_abort_speculative, heap_insert, heap_update, wait_for, LockWaitPolicy, TmFailure,
+};
+use sluice_access::heap::tuplock::{heap_lock_tuple, RowLockTarget, TupleLockMode};
+use sluice_access::heap::visibility::{satisfies_mvcc, VisibilityContext};
+use sluice_access::heap::HeapRelation;
+use sluice_access::{AccessError, Engine};
+use sluice_common::{ForkNumber, ItemPointer, Oid};
+use sluice_storage::buffer::BufferTag;
+use sluice_txn::{IsolationLevel, Transaction};
+use sluice_types::{Datum, SqlType};
+
+/// An analysed ON CONFLICT clause.
+#[derive(Debug)]
+pub struct OnConflict {
+    /// The arbiter indexes; empty means every unique index.
+    arbiters: Vec<Oid>,
+    action: ConflictAction,
+}
+
+/// What a conflict leads to.
+#[derive(Debug)]
+enum ConflictAction {
+    /// DO NOTHING: the proposed row is dropped.
+    Nothing,
+    /// DO UPDATE SET ... [WHERE ...], both over the existing row followed
+    /// by the proposed one.
+    Update { targets: Vec<(usize, Expr)>, qual: Option<Expr> },
+}
+
+/// What became of one proposed row.
+pub enum Proposed {
+    /// Inserted as proposed.
+    Inserted,
+    /// The conflicting row was updated to these values.
+    Updated(Vec<Datum>),
+    /// Dropped: DO NOTHING, or DO UPDATE whose WHERE was false.
+    Skipped,
+}
+
+fn position(location: i32) -> Option<u32> {
+    (location >= 0).then_some(location as u32 + 1)
+}
+
+/// plan -- analyses `clause` for an INSERT into `rel` (named `alias` in
+/// the statement).
+pub(super) fn plan(
+    parts: &mut ExecParts,
+    rel: &RelationDesc,
+    alias: &str,
+    clause: &OnConflictClause,
+    param_types: &mut Vec<Option<SqlType>>,
+) -> Result<OnConflict> {
+    let update = clause.action == OnConflictAction::OnconflictUpdate as i32;
+    let arbiters = match clause.infer.as_deref() {
+        Some(infer) => infer_arbiters(parts, rel, infer, param_types)?,
+        None if update => {
+            return Err(SqlError::syntax(
+                "ON CONFLICT DO UPDATE requires inference specification or constraint name",
+            )
+            .with_hint("For example, ON CONFLICT (column_name).")
+            .at(position(clause.location)))
+        }
+        None => Vec::new(),
+    };
+    let action = if update {
+        let scope = conflict_scope(rel, alias);
+        let mut host = PlanHost::new(param_types);
+        let targets = update_targets(rel, &clause.target_list, &scope, &mut host)?;
+        let qual = clause
+            .where_clause
+            .as_deref()
+            .map(|w| analyze(w, &scope, &mut host).and_then(|e| check_boolean(e, "WHERE")))
+            .transpose()?;
+        ConflictAction::Update { targets, qual }
+    } else {
+        ConflictAction::Nothing
+    };
+    Ok(OnConflict { arbiters, action })
+}
+
+/// infer_arbiters -- the indexes the conflict target names (see the
+/// module doc).
+fn infer_arbiters(
+    parts: &mut ExecParts,
+    rel: &RelationDesc,
+    infer: &InferClause,
+    param_types: &mut Vec<Option<SqlType>>,
+) -> Result<Vec<Oid>> {
+    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
+    let indexes = indexes_of(parts.engine, parts.env.database, &ctx, rel.oid)?;
+    if !infer.conname.is_empty() {
+        return constraint_index(rel, &indexes, &infer.conname);
+    }
+    let Some(columns) = inference_columns(rel, &infer.index_elems)? else {
+        return Err(no_arbiter());
+    };
+    let predicate = match infer.where_clause.as_deref() {
+        Some(node) => {
+            let scope = relation_scope(rel, &rel.name);
+            analyze(node, &scope, &mut PlanHost::new(param_types))
+                .and_then(|e| check_boolean(e, "WHERE"))?;
+            Some(predicate_text(rel, node)?)
+        }
+        None => None,
+    };
+    let arbiters: Vec<Oid> = indexes
+        .iter()
+        .filter(|i| i.unique && i.valid && same_columns(i, &columns))
+        .filter(|i| predicate_implied(i, predicate.as_deref()))
+        .map(|i| i.oid)
+        .collect();
+    if arbiters.is_empty() {
+        return Err(no_arbiter());
+    }
+    Ok(arbiters)
+}
+
+fn no_arbiter() -> SqlError {
+    SqlError::new(
+        "42P10",
+        "there is no unique or exclusion constraint matching the ON CONFLICT specification",
+    )
+}
+
+/// The index of constraint `name` on `rel` (sluice's PRIMARY KEY and UNIQUE
+/// constraints are named after their index, as PostgreSQL's are).
+fn constraint_index(rel: &RelationDesc, indexes: &[IndexDesc], name: &str) -> Result<Vec<Oid>> {
+    match indexes.iter().find(|i| i.unique && i.name == name) {
+        Some(index) => Ok(vec![index.oid]),
+        None => Err(SqlError::new(
+            "42704",
+            format!("constraint \"{name}\" for table \"{}\" does not exist", rel.name),
+        )),
+    }
+}
+
+/// The 1-based column numbers of the inference list, or `None` when it
+/// holds an expression (sluice has no expression indexes, so nothing can
+/// match it).
+fn inference_columns(rel: &RelationDesc, elems: &[Node]) -> Result<Option<Vec<i16>>> {
+    let mut columns = Vec::new();
+    for node in elems {
+        let Some(NodeEnum::IndexElem(elem)) = node.node.as_ref() else {
+            return Err(SqlError::internal("unexpected node in ON CONFLICT target"));
+        };
+        if !elem.collation.is_empty() || !elem.opclass.is_empty() {
+            return Err(SqlError::unsupported(
+                "ON CONFLICT targets with a collation or operator class are not supported yet",
+            ));
+        }
+        if elem.expr.is_some() {
+            return Ok(None);
+        }
+        let index = rel.column_index(&elem.name).ok_or_else(|| {
+            SqlError::new("42703", format!("column \"{}\" does not exist", elem.name))
+        })?;
+        columns.push(index as i16 + 1);
+    }
+    Ok(Some(columns))
+}
+
+/// Whether `index` keys on exactly the set `columns` (order does not
+/// matter, as in PostgreSQL).
+fn same_columns(index: &IndexDesc, columns: &[i16]) -> bool {
+    let mut keys = index.keys.clone();
+    let mut wanted = columns.to_vec();
+    keys.sort_unstable();
+    keys.dedup();
+    wanted.sort_unstable();
+    wanted.dedup();
+    keys == wanted
+}
+
+/// Whether the inference WHERE (`given`, deparsed as index predicates are
+/// stored) implies `index`'s predicate: a non-partial index is implied by
+/// anything; a partial one needs the same predicate, alone or as one of
+/// the conjuncts of an AND (PostgreSQL proves implication in general; the
+/// forms applications write are these).
+fn predicate_implied(index: &IndexDesc, given: Option<&str>) -> bool {
+    let Some(needed) = index.predicate.as_deref() else { return true };
+    let Some(given) = given else { return false };
+    given == needed
+        || given
+            .split(" AND ")
+            .any(|conjunct| conjunct.trim_matches(['(', ')']) == needed.trim_matches(['(', ')']))
+}
+
+/// Everything one proposed row's insertion works with.
+pub(super) struct Speculation<'a, 'e> {
+    pub engine: &'e Engine,
+    pub rel: &'a RelationDesc,
+    pub heap: &'a HeapRelation,
+    pub indexes: &'a IndexSet,
+    pub ctx: &'a VisibilityContext<'e>,
+}
+
+impl Speculation<'_, '_> {
+    /// insert -- runs the speculative insertion loop of the module doc for
+    /// the proposed `row`.
+    pub fn insert(
+        &self,
+        clause: &OnConflict,
+        txn: &mut Transaction,
+        host: &mut ExecHost,
+        row: &[Datum],
+    ) -> Result<Proposed> {
+        let arbiters = match clause.arbiters.is_empty() {
+            true => self.indexes.unique_oids(),
+            false => clause.arbiters.clone(),
+        };
+        let interrupts = host.interrupts();
+        let interrupted = move || interrupts().is_err();
+        loop {
+            host.interrupts()()?;
+            match self.indexes.probe(txn, host, row, &arbiters)? {
+                Some(Conflict::InProgress(xid)) => {
+                    wait_for(txn, xid, &interrupted).map_err(|e| self.interrupted(e, host))?;
+                    continue;
+                }
+                Some(Conflict::Live(tid)) => match &clause.action {
+                    ConflictAction::Nothing => {
+                        self.check_visible(txn, tid)?;
+                        return Ok(Proposed::Skipped);
+                    }
+                    ConflictAction::Update { targets, qual } => {
+                        let update = (targets.as_slice(), qual.as_ref());
+                        match self.update_existing(txn, host, tid, row, update)? {
+                            Some(outcome) => return Ok(outcome),
+                            None => continue,
+                        }
+                    }
+                },
+                None => {}
+            }
+            let (desc, types) = (self.rel.tuple_desc(), self.rel.types());
+            let tid = heap_insert(self.engine, self.heap, txn, &form_row(&desc, &types, row))?;
+            if self.indexes.insert_speculative(txn, host, (row, tid), &arbiters)? {
+                host.env().stats.count_insert(self.rel.oid, txn.savepoint_depth(), 1);
+                return Ok(Proposed::Inserted);
+            }
+            heap_abort_speculative(self.engine, self.heap, txn, tid)?;
+        }
+    }
+
+    /// update_existing -- DO UPDATE of the conflicting version at `tid`;
+    /// `None` when it changed before we could lock it and READ COMMITTED
+    /// starts the row over.
+    fn update_existing(
+        &self,
+        txn: &mut Transaction,
+        host: &mut ExecHost,
+        tid: ItemPointer,
+        proposed: &[Datum],
+        (targets, qual): (&[(usize, Expr)], Option<&Expr>),
+    ) -> Result<Option<Proposed>> {
+        if !self.lock(txn, host, tid)? {
+            return Ok(None);
+        }
+        let tuple = self.version(tid)?;
+        self.check_visible_tuple(txn, &tuple)?;
+        let (desc, types) = (self.rel.tuple_desc(), self.rel.types());
+        let existing = deform_row(&desc, &types, &tuple)?;
+        let mut both = existing.clone();
+        both.extend_from_slice(proposed);
+        if !qual.map_or(Ok(true), |q| eval_qual(q, &both, host))? {
+            return Ok(Some(Proposed::Skipped));
+        }
+        let mut new = existing;
+        for (index, expr) in targets {
+            new[*index] = eval(expr, &both, host)?;
+        }
+        check_not_null(self.rel, &new, host)?;
+        let interrupts = host.interrupts();
+        let interrupted = move || interrupts().is_err();
+        let unchanged = |old: &[u8], new: &[u8]| self.indexes.indexed_unchanged(old, new);
+        let formed = form_row(&desc, &types, &new);
+        let version =
+            match heap_update(self.engine, self.heap, txn, tid, &formed, &unchanged, &interrupted)
+                .map_err(|e| self.interrupted(e, host))?
+            {
+                Ok(version) => version,
+                Err(_) => return Err(SqlError::internal("tuple concurrently updated")),
+            };
+        host.env().stats.count_update(self.rel.oid, txn.savepoint_depth(), version.heap_only);
+        if !version.heap_only {
+            self.indexes.insert(txn, host, &new, version.tid)?;
+        }
+        Ok(Some(Proposed::Updated(new)))
+    }
+
+    /// lock -- locks the conflicting version FOR UPDATE; false when it was
+    /// updated or deleted first (READ COMMITTED starts over).
+    fn lock(&self, txn: &mut Transaction, host: &mut ExecHost, tid: ItemPointer) -> Result<bool> {
+        let target = RowLockTarget { database: host.database(), relation: self.rel.oid, tid };
+        let interrupts = host.interrupts();
+        let interrupted = move || interrupts().is_err();
+        let outcome = heap_lock_tuple(
+            self.engine,
+            self.heap,
+            txn,
+            target,
+            TupleLockMode::Update,
+            LockWaitPolicy::Block,
+            &interrupted,
+        )
+        .map_err(|e| self.interrupted(e, host))?;
+        match outcome {
+            Ok(()) => Ok(true),
+            Err(TmFailure::Invisible | TmFailure::SelfModified)
+                if self.inserted_or_updated_by_us(txn, tid)? =>
+            {
+                Err(affect_row_twice())
+            }
+            Err(TmFailure::Updated(_) | TmFailure::Deleted | TmFailure::Invisible)
+                if txn.isolation() == IsolationLevel::RepeatableRead =>
+            {
+                Err(serialization_failure())
+            }
+            Err(TmFailure::Updated(_) | TmFailure::Deleted | TmFailure::Invisible) => Ok(false),
+            Err(TmFailure::SelfModified | TmFailure::WouldBlock) => {
+                Err(SqlError::internal("unexpected result locking an ON CONFLICT row"))
+            }
+        }
+    }
+
+    /// Whether the version at `tid` was written by this transaction (this
+    /// very command, since a lock found it not yet visible to itself).
+    fn inserted_or_updated_by_us(&self, txn: &Transaction, tid: ItemPointer) -> Result<bool> {
+        let tuple = self.version(tid)?;
+        let hdr = sluice_access::common::htup::HeapTupleHeader::new(&tuple[..])
+            .map_err(AccessError::from)?;
+        Ok(txn.is_current_xid(hdr.xmin()) || txn.is_current_xid(hdr.xmax()))
+    }
+
+    /// The version's bytes as they are now.
+    fn version(&self, tid: ItemPointer) -> Result<Vec<u8>> {
+        let tag = BufferTag::new(self.heap.locator, ForkNumber::Main, tid.block);
+        let buffer = self.engine.pool().read_buffer(tag).map_err(AccessError::from)?;
+        let page = buffer.read();
+        let item =
+            page.item(tid.offset).ok_or_else(|| SqlError::internal("ON CONFLICT row vanished"))?;
+        Ok(item.to_vec())
+    }
+
+    /// Under REPEATABLE READ the conflicting row must be one the
+    /// transaction's snapshot sees (PostgreSQL's ExecCheckTIDVisible): a
+    /// row committed after it would be acted on unseen.
+    fn check_visible(&self, txn: &Transaction, tid: ItemPointer) -> Result<()> {
+        if txn.isolation() != IsolationLevel::RepeatableRead {
+            return Ok(());
+        }
+        self.check_visible_tuple(txn, &self.version(tid)?)
+    }
+
+    fn check_visible_tuple(&self, txn: &Transaction, tuple: &[u8]) -> Result<()> {
+        if txn.isolation() != IsolationLevel::RepeatableRead {
+            return Ok(());
+        }
+        let mut ctx = self.ctx.clone();
+        ctx.snapshot.own_xid = txn.xid();
+        let hdr =
+            sluice_access::common::htup::HeapTupleHeader::new(tuple).map_err(AccessError::from)?;
+        if satisfies_mvcc(tuple, &ctx)?.0 || txn.is_current_xid(hdr.xmin()) {
+            return Ok(());
+        }
+        Err(serialization_failure())
+    }
+
+    /// The error a wait ended with, as the session reports it (cancel and
+    /// timeouts say which).
+    fn interrupted(&self, e: AccessError, host: &ExecHost) -> SqlError {
+        match e {
+            AccessError::Interrupted => host.interrupts()().err().unwrap_or_else(|| e.into()),
+            other => other.into(),
+        }
+    }
+}
+
+fn affect_row_twice() -> SqlError {
+    SqlError::new("21000", "ON CONFLICT DO UPDATE command cannot affect row a second time").with_hint(
+        "Ensure that no rows proposed for insertion within the same command have duplicate constrained values.",
+    )
+}
+
+fn serialization_failure() -> SqlError {
+    SqlError::new("40001", "could not serialize access due to concurrent update")
+}
+
+/// The scope an ON CONFLICT clause's expressions see: the target table,
+/// then the proposed row as `excluded`.
+fn conflict_scope(rel: &RelationDesc, alias: &str) -> Scope {
+    let mut scope = relation_scope(rel, alias);
+    scope.columns.extend(relation_scope(rel, "excluded").columns);
+    scope
+}
