@@ -47,7 +47,9 @@ def source_tree():
 
 def client_env(port, appname):
     """client_env -- the environment pg_regress gives psql and isolationtester."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PG") and k not in ("LANGUAGE", "LC_ALL")}
+    # Drop libpq's PG* variables (not PG_ABS_SRCDIR and friends, which scripts read).
+    env = {k: v for k, v in os.environ.items()
+           if not (k.startswith("PG") and not k.startswith("PG_")) and k not in ("LANGUAGE", "LC_ALL")}
     env.update(
         PGHOST="127.0.0.1",
         PGPORT=str(port),
@@ -121,11 +123,14 @@ class Server:
         self.port = None
         self.restarts = 0
 
-    def start(self):
-        """start -- starts the binary on a new data directory and waits until it
-        answers a query."""
+    def start(self, fresh=True):
+        """start -- (re)starts the binary, on a new data directory unless `fresh`
+        is false, and waits until it answers a query; returns whether it does."""
+        old_dir = self.dir
+        if not fresh and old_dir:
+            self.dir = None  # keep it from stop()
         self.stop()
-        self.dir = tempfile.mkdtemp(prefix="sluice-pg-")
+        self.dir = old_dir if not fresh and old_dir else tempfile.mkdtemp(prefix="sluice-pg-")
         self.port = free_port()
         log = open(self.log_path, "ab")
         log.write(f"=== sluice starting on port {self.port}, data {self.dir}\n".encode())
@@ -138,34 +143,52 @@ class Server:
         deadline = time.time() + 60
         while time.time() < deadline:
             if self.proc.poll() is not None:
-                break
-            ok, _ = psql(self.port, "SELECT 1", timeout=10)
-            if ok:
-                return
+                return False
+            if psql(self.port, "SELECT 1", timeout=10)[0]:
+                return True
             time.sleep(0.2)
-        raise RuntimeError(f"sluice did not start; see {self.log_path}")
+        return False
 
-    def alive(self):
-        """alive -- whether the server process runs and answers SELECT 1 soon."""
+    def healthy(self):
+        """healthy -- whether the server process runs and answers SELECT 1 soon."""
         return self.proc is not None and self.proc.poll() is None and psql(self.port, "SELECT 1", timeout=10)[0]
 
+    def diagnose(self):
+        """diagnose -- why the server needs a restart, or None when it is fine."""
+        if self.proc is None:
+            return "not started"
+        if self.proc.poll() is not None:
+            return f"server had exited (status {self.proc.returncode})"
+        if not self.healthy():
+            return "server did not answer SELECT 1"
+        return None
+
+    def restart(self, keep_data):
+        """restart -- kills the server and starts it again, on the same data
+        directory when `keep_data` (through crash recovery); returns whether it
+        answers."""
+        self.restarts += 1
+        if keep_data and self.dir and self.proc is not None and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.wait()
+        return self.start(fresh=not keep_data)
+
     def ensure(self, force=False):
-        """ensure -- restarts the server if it is dead or wedged (or `force`);
-        returns why it restarted, or None."""
-        why = None
-        if force:
-            why = "restarted after a timeout"
-        elif self.proc is None:
-            why = "started"
-        elif self.proc.poll() is not None:
-            why = f"server had exited (status {self.proc.returncode}); restarted"
-        elif not self.alive():
-            why = "server did not answer SELECT 1; restarted"
-        if why:
-            if self.proc is not None:
-                self.restarts += 1
-            self.start()
-        return why
+        """ensure -- restarts the server on a fresh data directory if it is dead
+        or wedged (or `force`); returns why it restarted, or None."""
+        why = "restarted after a timeout" if force else self.diagnose()
+        if why is None:
+            return None
+        if self.proc is None:
+            ok = self.start()
+        else:
+            ok = self.restart(keep_data=False)
+        if not ok:
+            raise RuntimeError(f"sluice did not start; see {self.log_path}")
+        return why if why != "not started" else None
 
     def stop(self):
         """stop -- SIGTERM, then SIGKILL if it does not exit within 20 s; removes
@@ -202,9 +225,15 @@ class ExternalServer:
         self.restarts = 0
 
     def ensure(self, force=False):
-        if not psql(self.port, "SELECT 1", timeout=10)[0]:
+        if self.diagnose():
             sys.exit(f"the server on port {self.port} does not answer")
         return None
+
+    def diagnose(self):
+        return None if psql(self.port, "SELECT 1", timeout=10)[0] else "server did not answer SELECT 1"
+
+    def restart(self, keep_data):
+        sys.exit(f"the server on port {self.port} stopped answering and cannot be restarted from here")
 
     def stop(self):
         pass
