@@ -45,6 +45,11 @@ def source_tree():
     return Path(out.stdout.strip().splitlines()[-1])
 
 
+# More `-c name=value` options for every client session (the regression suite sets
+# statement_timeout; see tests/pg/regress).
+EXTRA_PGOPTIONS = ""
+
+
 def client_env(port, appname):
     """client_env -- the environment pg_regress gives psql and isolationtester."""
     # Drop libpq's PG* variables (not PG_ABS_SRCDIR and friends, which scripts read).
@@ -57,7 +62,7 @@ def client_env(port, appname):
         PGAPPNAME=appname,
         PGTZ="America/Los_Angeles",
         PGDATESTYLE="Postgres, MDY",
-        PGOPTIONS=" -c intervalstyle=postgres_verbose",
+        PGOPTIONS=" -c intervalstyle=postgres_verbose" + EXTRA_PGOPTIONS,
         LC_MESSAGES="C",
     )
     return env
@@ -255,11 +260,20 @@ def panics(log):
     return found
 
 
+def stop_on_sigterm():
+    """stop_on_sigterm -- SIGTERM (a test runner's timeout, kill PID) unwinds like
+    an exception, so the `finally` that stops the server runs."""
+    def handler(signum, frame):
+        raise SystemExit(f"terminated by signal {signum}")
+    signal.signal(signal.SIGTERM, handler)
+
+
 def make_server(args, settings, log_path):
     """make_server -- the server the command line asks for: `--port` (external)
     or `--sluice BIN` (default: target/debug/sluice of this repository)."""
     if args.port:
         return ExternalServer(args.port)
+    stop_on_sigterm()
     binary = args.sluice or os.environ.get("SLUICE_BIN") or str(REPO / "target/debug/sluice")
     if not os.access(binary, os.X_OK):
         sys.exit(f"no sluice binary at {binary} (cargo build -p sluice, or --sluice BIN)")
