@@ -619,6 +619,7 @@ impl Session {
     /// fail -- applies an error to the transaction state (an explicit block
     /// becomes failed, an implicit transaction rolls back) and returns it.
     pub fn fail(&mut self, error: SqlError) -> SqlError {
+        let error = self.name_the_interrupt(error);
         match std::mem::replace(&mut self.block, Block::Idle) {
             Block::Explicit(mut txn) if txn.savepoint_depth() > 0 => {
                 self.stats.end_savepoints(txn.savepoint_depth(), false);
@@ -632,6 +633,20 @@ impl Session {
             Block::Implicit(txn) => self.finish(txn, false),
             failed @ Block::Failed(_) => self.block = failed,
             Block::Idle => {}
+        }
+        error
+    }
+
+    /// name_the_interrupt -- a wait that an interrupt ended (a row or lock
+    /// wait in the access layer) reports a cancel "due to user request":
+    /// below the SQL layer a cancel and a timeout look alike. The statement
+    /// deadline tells them apart, so the client reads what PostgreSQL says.
+    fn name_the_interrupt(&self, error: SqlError) -> SqlError {
+        if error.code == "57014" && self.deadlines.passed(&self.deadlines.statement) {
+            return SqlError {
+                message: "canceling statement due to statement timeout".into(),
+                ..error
+            };
         }
         error
     }

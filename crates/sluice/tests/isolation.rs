@@ -206,3 +206,13 @@ fn delete_returning_epq() {
 fn upsert_wait() {
     check("upsert_wait");
 }
+
+#[test]
+fn soft_deadlock() {
+    check("soft_deadlock");
+}
+
+#[test]
+fn lock_upgrade_wait() {
+    check("lock_upgrade_wait");
+}

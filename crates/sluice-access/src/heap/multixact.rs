@@ -172,6 +172,15 @@ pub fn any_running<B: AsRef<[u8]>>(
     Ok(false)
 }
 
+/// holds -- whether the asking transaction is among the version's live
+/// holders (a lock it took earlier, in this or another subtransaction).
+pub fn holds<B: AsRef<[u8]>>(hdr: &HeapTupleHeader<B>, ctx: &VisibilityContext) -> Result<bool> {
+    Ok(match holders(hdr, ctx, None)? {
+        Holders::Live(live) => live.iter().any(|m| ctx.is_own(m.xid)),
+        Holders::Outdated => false,
+    })
+}
+
 /// What a request must do about the row's holders.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Plan {

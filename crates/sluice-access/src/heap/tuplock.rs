@@ -66,7 +66,7 @@ use super::heapam::{
     corrupt_tid, log_header_change, tag_of, wait_for, LockWaitPolicy, TmFailure, TmResult,
 };
 use super::hints::{set_hints, TupleHint};
-use super::multixact::{new_xmax, plan, request_status, update_xid, Plan};
+use super::multixact::{holds, new_xmax, plan, request_status, update_xid, Plan};
 use super::visibility::{satisfies_update, UpdateStatus, VisibilityContext};
 use super::xlog::{HeaderChange, XLOG_HEAP_LOCK};
 use super::HeapRelation;
@@ -183,8 +183,9 @@ enum Verdict {
     Take(Vec<MultiXactMember>, MultiXactStatus),
     /// This transaction already holds the row at least as strongly.
     Held,
-    /// A running transaction holds it in a conflicting strength.
-    WaitFor(Xid),
+    /// A running transaction holds it in a conflicting strength; the flag
+    /// says whether the requester is one of the row's holders already.
+    WaitFor(Xid, bool),
     /// The request fails (updated, deleted, invisible, ...).
     Fail(TmFailure),
 }
@@ -228,7 +229,7 @@ fn examine(
         let hdr = HeapTupleHeader::new(item)?;
         return Ok(match plan(&hdr, &ctx, xid, request_status(mode, false))? {
             Plan::Held => Verdict::Held,
-            Plan::Wait(holders) => Verdict::WaitFor(holders[0]),
+            Plan::Wait(holders) => Verdict::WaitFor(holders[0], holds(&hdr, &ctx)?),
             Plan::Proceed(keep, status) => Verdict::Take(keep, status),
             Plan::Recheck => match past_update {
                 Some(failure) => Verdict::Fail(failure),
@@ -319,14 +320,19 @@ fn lock_loop(
                 };
             }
             Verdict::Fail(failure) => return Ok(Err(failure)),
-            Verdict::WaitFor(_) if policy != LockWaitPolicy::Block => {
+            Verdict::WaitFor(..) if policy != LockWaitPolicy::Block => {
                 return Ok(Err(TmFailure::WouldBlock))
             }
-            Verdict::WaitFor(holder) => holder,
+            Verdict::WaitFor(holder, holds) => (holder, holds),
         };
+        let (holder, already_holder) = holder;
         drop(page);
         drop(buffer);
-        if !*queued {
+        // A holder upgrading its lock waits for the conflicting holders
+        // only: queueing behind the waiters for the row would deadlock
+        // with them, since they wait for the lock we hold (PostgreSQL
+        // skips the tuple lock the same way).
+        if !*queued && !already_holder {
             queue_for_row(txn, target, request.1, interrupted)?;
             *queued = true;
         }

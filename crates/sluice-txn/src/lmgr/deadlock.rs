@@ -24,19 +24,21 @@
 //! with every partition locked, two checkers never see half of each other's
 //! changes.
 //!
-//! # The simplification, and why
+//! # Soft deadlocks
 //!
-//! PostgreSQL's detector treats soft edges specially: when a cycle contains
-//! one, it tries to *reorder* the wait queues (a topological sort of the
-//! constrained waiters) so that nobody has to be aborted. That is most of
-//! `deadlock.c`'s thousand lines and matters only for rare three-party
-//! arrangements of queued requests. sluice searches the whole graph for a plain
-//! cycle instead, soft edges counting like hard ones: where PostgreSQL would
-//! quietly reorder a queue, sluice aborts the detecting transaction. The common
-//! cases — two or more transactions each holding what the next one wants, with
-//! table locks, row locks or both — behave as in PostgreSQL. The queue-jumping
-//! rule for owners that already hold the lock (see `lock.rs`), which removes
-//! the most frequent soft cycles, is implemented.
+//! A cycle with a soft edge may be no deadlock at all: the queue order is
+//! ours to change. As PostgreSQL's detector does, before choosing a victim
+//! the checker tries reversing each soft edge of the cycle in turn, the one
+//! found deepest in the search first (PostgreSQL's order): the waiter moves
+//! to just before the waiter it was queued behind. If no member of the
+//! cycle is then on a cycle, the new order stands and whoever it lets go is
+//! granted at once; otherwise the queue goes back as it was. PostgreSQL
+//! goes further — it combines several reversals and sorts whole queues
+//! topologically — which matters only for arrangements of three or more
+//! soft edges; sluice tries one reversal at a time and otherwise aborts the
+//! checker. The queue-jumping rule for owners that already hold the lock
+//! (see `lock.rs`), which removes the most frequent soft cycles before they
+//! form, is implemented too.
 //!
 //! The checker repeats its check every `deadlock_timeout` while it waits
 //! (PostgreSQL checks once), which costs little and means a cycle can never be
@@ -100,13 +102,23 @@ impl WaitForGraph {
         WaitForGraph { nodes }
     }
 
-    /// cycle_through -- a cycle of waits from `start` back to it, as the steps
-    /// of its members starting with `start`'s, or `None` (FindLockCycle).
-    pub(super) fn cycle_through(&self, start: ProcId) -> Option<Vec<WaitStep>> {
+    /// cycle_through -- a cycle of waits from `start` back to it, as its
+    /// members starting with `start`, or `None` (FindLockCycle): each waits
+    /// for the next, the last for `start`.
+    pub(super) fn cycle_through(&self, start: ProcId) -> Option<Vec<ProcId>> {
         let mut path = vec![start];
         let mut visited = HashSet::from([start]);
-        let found = self.search(start, &mut path, &mut visited);
-        found.then(|| path.iter().map(|proc| self.nodes[proc].step).collect())
+        self.search(start, &mut path, &mut visited).then_some(path)
+    }
+
+    /// The steps of `cycle`'s members, for the report.
+    pub(super) fn steps(&self, cycle: &[ProcId]) -> Vec<WaitStep> {
+        cycle.iter().map(|proc| self.nodes[proc].step).collect()
+    }
+
+    /// What `proc` waits for, if it waits.
+    pub(super) fn waits_for(&self, proc: ProcId) -> Option<WaitStep> {
+        self.nodes.get(&proc).map(|n| n.step)
     }
 
     /// search -- depth-first: extends `path` (ending at `from`) until an edge

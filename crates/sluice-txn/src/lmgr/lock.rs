@@ -219,6 +219,22 @@ impl Lock {
         woken
     }
 
+    /// move_before -- if `waiter` is queued behind `ahead` only because of
+    /// the queue order (`ahead` is queued earlier and holds nothing `waiter`'s
+    /// request conflicts with), moves `waiter` to just before `ahead` and
+    /// returns its old and new positions.
+    pub(super) fn move_before(&mut self, waiter: ProcId, ahead: ProcId) -> Option<(usize, usize)> {
+        let from = self.queue_position(waiter)?;
+        let to = self.queue_position(ahead)?;
+        let conflicts = self.waiters[from].mode.conflicts();
+        if to > from || self.held_by(ahead).intersects(conflicts) {
+            return None;
+        }
+        let request = self.waiters.remove(from)?;
+        self.waiters.insert(to, request);
+        Some((from, to))
+    }
+
     /// Where `proc` waits in the queue, if it does.
     pub(super) fn queue_position(&self, proc: ProcId) -> Option<usize> {
         self.waiters.iter().position(|w| w.owner.proc == proc)
@@ -386,8 +402,41 @@ impl LockManager {
         }
         let graph = WaitForGraph::build(partitions.iter().flat_map(|p| p.iter()));
         let cycle = graph.cycle_through(proc)?;
+        if self.reverse_a_soft_edge(&mut partitions, &graph, &cycle) {
+            return None;
+        }
         self.cancel_wait(&mut partitions[index], tag, proc);
-        Some(report(&cycle))
+        Some(report(&graph.steps(&cycle)))
+    }
+
+    /// reverse_a_soft_edge -- tries, deepest first, moving each waiter of
+    /// `cycle` that waits only because of the queue order to just before the
+    /// waiter it is queued behind (see the soft deadlocks of `deadlock.rs`).
+    /// Keeps the first order that leaves no member of the cycle on a cycle,
+    /// grants what it lets go and returns true; otherwise leaves every queue
+    /// as it was.
+    fn reverse_a_soft_edge(
+        &self,
+        partitions: &mut [MutexGuard<'_, Partition>],
+        graph: &WaitForGraph,
+        cycle: &[ProcId],
+    ) -> bool {
+        let edges = (0..cycle.len()).map(|i| (cycle[i], cycle[(i + 1) % cycle.len()]));
+        for (waiter, ahead) in edges.rev() {
+            let Some(step) = graph.waits_for(waiter) else { continue };
+            let index = partition_of(&step.tag);
+            let Some(lock) = partitions[index].get_mut(&step.tag) else { continue };
+            let Some((from, to)) = lock.move_before(waiter, ahead) else { continue };
+            let reordered = WaitForGraph::build(partitions.iter().flat_map(|p| p.iter()));
+            if cycle.iter().all(|&member| reordered.cycle_through(member).is_none()) {
+                self.wake_and_clean(&mut partitions[index], step.tag);
+                return true;
+            }
+            let lock = partitions[index].get_mut(&step.tag).expect("the lock is still there");
+            let request = lock.waiters.remove(to).expect("the moved waiter");
+            lock.waiters.insert(from, request);
+        }
+        false
     }
 
     /// cancel_wait -- takes `proc`'s request out of `tag`'s queue and grants
