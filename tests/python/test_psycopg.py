@@ -78,6 +78,22 @@ class PsycopgTest(unittest.TestCase):
                 row = conn.execute("SELECT %s::int + 1, %s::text || 'x'", (i, str(i))).fetchone()
                 self.assertEqual(row, (i + 1, f"{i}x"))
 
+    def test_untyped_parameters_in_the_select_list(self):
+        # psycopg sends str parameters with type 0 (unspecified): in the
+        # select list they are text, in Describe and in every execution.
+        t = self.table
+        self.conn.execute(f"CREATE TABLE {t} (n int, s text)")
+        with connect(autocommit=True, prepare_threshold=0) as conn:
+            for i in range(3):
+                cur = conn.execute("SELECT %s AS v", (f"x{i}",))
+                self.assertEqual(cur.fetchall(), [(f"x{i}",)])
+                self.assertEqual(cur.description[0].type_code, 25)
+                self.assertEqual(conn.execute("SELECT %s, %s", ("a", "b")).fetchone(), ("a", "b"))
+                self.assertEqual(conn.execute("SELECT %s::int + 1", ("4",)).fetchone(), (5,))
+                cur = conn.execute(f"INSERT INTO {t} VALUES (%s, %s) RETURNING n, s", (str(i), "y"))
+                self.assertEqual(cur.fetchone(), (i, "y"))
+            self.assertEqual(conn.execute("SELECT 'lit' AS v").description[0].type_code, 25)
+
     def test_que_workers(self):
         # The Que gem's enqueue and lock query (seed 003) as a Ruby worker
         # sends them: server-side binding, a json argument bound as unknown,

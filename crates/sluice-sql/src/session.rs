@@ -61,7 +61,8 @@ use sluice_common::{ForkNumber, Oid, RelFileLocator, Xid};
 use sluice_guc::{GlobalConfig, NestLevel, SessionSettings, Settings};
 use sluice_txn::lmgr::LockMode;
 use sluice_txn::{Backend, IsolationLevel, PrepareContext, Transaction, TwoPhaseError};
-use sluice_types::Datum;
+use sluice_types::datetime::TimeZone;
+use sluice_types::{Context, DateStyle, Datum, IntervalStyle};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -371,6 +372,12 @@ impl Session {
         &mut self.settings
     }
 
+    /// The context values are read and printed in now (`TimeZone`,
+    /// `DateStyle`, `IntervalStyle`, the transaction start).
+    pub fn output_context(&self) -> Context {
+        session_context(&self.settings, self.txn_start)
+    }
+
     /// The transaction state for ReadyForQuery.
     pub fn status(&self) -> TxnStatus {
         match self.block {
@@ -527,6 +534,9 @@ impl Session {
         }
         self.ensure_transaction();
         self.apply_wait_timeouts();
+        // The settings as this statement sees them print its values, even
+        // when an earlier statement of the same query string changed them.
+        sink.output_context(&self.output_context());
         let txn_start = self.txn_start;
         self.instance.activity.update(self.pid, |a| a.xact_start = Some(txn_start));
         let mut result = self.dispatch(statement, params, sink);
@@ -1151,4 +1161,14 @@ fn statement_name(node: &NodeEnum) -> String {
     let debug = format!("{node:?}");
     let name = debug.split('(').next().unwrap_or("statement");
     name.trim_end_matches("Stmt").to_string()
+}
+
+/// session_context -- the [`Context`] of `settings` at transaction time
+/// `now`: the time zone and the date and interval styles that values are
+/// read and printed in (an unknown zone, which SET refuses, reads as UTC).
+pub fn session_context<S: Settings + ?Sized>(settings: &S, now: i64) -> Context {
+    let zone = TimeZone::named(&settings.get_str("TimeZone")).unwrap_or_default();
+    let date_style = DateStyle::from_setting(&settings.get_str("DateStyle"));
+    let interval_style = IntervalStyle::from_setting(settings.get_enum("IntervalStyle"));
+    Context::new(zone, now).with_styles(date_style, interval_style)
 }

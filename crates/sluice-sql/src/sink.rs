@@ -14,7 +14,7 @@
 
 use crate::error::{Result, SqlError};
 use sluice_common::Oid;
-use sluice_types::{Datum, SqlType};
+use sluice_types::{Context, Datum, SqlType};
 
 /// One result column, as RowDescription describes it.
 #[derive(Clone, Debug, PartialEq)]
@@ -80,6 +80,11 @@ pub trait QuerySink {
     fn complete(&mut self, tag: &str) -> Result<()>;
     /// A NOTICE or WARNING for the client.
     fn notice(&mut self, notice: &SqlError) -> Result<()>;
+
+    /// The settings the next statement's values print in (`TimeZone`,
+    /// `DateStyle`, `IntervalStyle`), given before it runs; sinks that
+    /// turn values into text keep it, others ignore it.
+    fn output_context(&mut self, _context: &Context) {}
 
     /// An INFO message (ANALYZE VERBOSE's progress lines). Its SQLSTATE
     /// (00000) is a NOTICE's too, so the level needs its own call; sinks that

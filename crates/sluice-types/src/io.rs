@@ -4,7 +4,7 @@
 //! value of a given type and typmod — including the typmod's coercion, as
 //! PostgreSQL's input functions do (`'abc'::varchar(2)` fails, `12.345::
 //! numeric(4,2)` rounds). [`output`] is the text PostgreSQL 15 would send
-//! with default settings. Both are pure apart from the [`Context`] needed by
+//! with the session's settings in the [`Context`]. Both are pure apart from the [`Context`] needed by
 //! the date/time types.
 
 use crate::context::Context;
@@ -76,11 +76,11 @@ pub fn output(d: &Datum, ctx: &Context) -> Option<String> {
         Datum::Numeric(n) => n.to_string(),
         Datum::Text(s) | Datum::Json(s) => s.clone(),
         Datum::Bytea(b) => bytea::output(b),
-        Datum::Date(v) => format::date_out(*v),
+        Datum::Date(v) => format::date_out(*v, ctx.date_style),
         Datum::Time(v) => format::time_out(*v),
-        Datum::Timestamp(v) => format::timestamp_out(*v),
+        Datum::Timestamp(v) => format::timestamp_out(*v, ctx.date_style),
         Datum::TimestampTz(v) => timestamptz_out(*v, ctx),
-        Datum::Interval(iv) => interval::output(iv),
+        Datum::Interval(iv) => interval::output(iv, ctx.interval_style),
         Datum::Jsonb(j) => jsonb::output(j),
         Datum::Oid(v) => v.to_string(),
         Datum::Xid(v) | Datum::Xid8(v) => v.to_string(),
@@ -93,6 +93,13 @@ pub fn output(d: &Datum, ctx: &Context) -> Option<String> {
 
 /// `timestamptz` text in the session zone.
 fn timestamptz_out(ts: i64, ctx: &Context) -> String {
-    let offset = ctx.time_zone.offset_at_utc(ts.div_euclid(1_000_000));
-    format::timestamptz_out(ts, offset)
+    let secs = ts.div_euclid(1_000_000);
+    let offset_secs = ctx.time_zone.offset_at_utc(secs);
+    // Only the non-ISO styles print the abbreviation; ISO needs no lookup.
+    let abbrev = match ctx.date_style.format {
+        crate::DateFormat::Iso => None,
+        _ => ctx.time_zone.abbreviation_at_utc(secs),
+    };
+    let zone = format::Zone { offset_secs, abbrev: abbrev.as_deref() };
+    format::timestamptz_out(ts, &zone, ctx.date_style)
 }

@@ -62,7 +62,7 @@ pub mod xid;
 pub use agg::{AggKind, AggState};
 pub use array::Array;
 pub use cast::{cast, cast_context, CastContext};
-pub use context::Context;
+pub use context::{Context, DateFormat, DateOrder, DateStyle, IntervalStyle};
 pub use datum::Datum;
 pub use error::{ErrorKind, Result, TypeError};
 pub use numeric::Numeric;

@@ -62,6 +62,8 @@ struct Portal {
 struct Buffered {
     rows: std::collections::VecDeque<Vec<Datum>>,
     tag: String,
+    /// The settings the rows print in, as the statement saw them.
+    context: Context,
 }
 
 /// One connection's backend.
@@ -122,12 +124,13 @@ impl Backend {
         error(self.session.fail(e))
     }
 
-    /// Decodes Bind's parameter values to the statement's parameter types.
+    /// Decodes Bind's parameter values to the statement's parameter types,
+    /// text ones read in the session's settings (`DateStyle`, `TimeZone`).
     fn decode_params(
         types: &[Option<SqlType>],
         bind: &BindRequest,
+        context: &Context,
     ) -> Result<Vec<Datum>, SqlError> {
-        let context = Context::default();
         bind.params
             .iter()
             .enumerate()
@@ -140,7 +143,7 @@ impl Backend {
                         let text = std::str::from_utf8(bytes).map_err(|_| {
                             SqlError::new("22021", "invalid byte sequence for encoding \"UTF8\"")
                         })?;
-                        Ok(io::parse(ty, text, -1, &context)?)
+                        Ok(io::parse(ty, text, -1, context)?)
                     }
                 }
             })
@@ -151,8 +154,14 @@ impl Backend {
         let portal = self.portals.get(name)?;
         let (statement, params) = (portal.statement.clone(), portal.params.clone());
         let expected = portal.columns.clone();
-        let mut collector =
-            Collector { rows: Vec::new(), tag: String::new(), notices: Vec::new(), out, expected };
+        let mut collector = Collector {
+            rows: Vec::new(),
+            tag: String::new(),
+            notices: Vec::new(),
+            out,
+            expected,
+            context: Context::default(),
+        };
         if let Some(statement) = statement {
             self.session.report_active(&statement.text);
             let result = self.session.run(&statement, &params, &mut collector);
@@ -162,7 +171,8 @@ impl Backend {
             result.map_err(|e| self.fail(e))?;
         }
         let portal = self.portals.get_mut(name)?;
-        portal.buffered = Some(Buffered { rows: collector.rows.into(), tag: collector.tag });
+        let (rows, tag, context) = (collector.rows.into(), collector.tag, collector.context);
+        portal.buffered = Some(Buffered { rows, tag, context });
         Ok(())
     }
 }
@@ -176,6 +186,8 @@ struct Collector<'o> {
     out: &'o mut dyn Output,
     /// The columns Describe announced (from Parse).
     expected: Option<Vec<OutputColumn>>,
+    /// The settings the statement's values print in.
+    context: Context,
 }
 
 impl QuerySink for Collector<'_> {
@@ -204,6 +216,10 @@ impl QuerySink for Collector<'_> {
     fn notice(&mut self, notice: &SqlError) -> sluice_sql::Result<()> {
         self.notices.push(notice.clone());
         Ok(())
+    }
+
+    fn output_context(&mut self, context: &Context) {
+        self.context = context.clone();
     }
 
     fn copy_in(
@@ -281,7 +297,8 @@ impl sluice_server::Session for Backend {
         check_bind_parameter_count(&bind.statement, bind.params.len(), prepared.param_types.len())?;
         let (statement, types) = (prepared.statement.clone(), prepared.param_types.clone());
         let columns = prepared.columns.clone();
-        let params = Backend::decode_params(&types, &bind).map_err(|e| self.fail(e))?;
+        let context = self.session.output_context();
+        let params = Backend::decode_params(&types, &bind, &context).map_err(|e| self.fail(e))?;
         let formats = bind.result_formats.0.clone();
         let portal = Portal { statement, columns, params, formats, buffered: None };
         self.portals.insert(&bind.portal, portal)
@@ -323,6 +340,7 @@ impl sluice_server::Session for Backend {
         let buffered = portal.buffered.as_mut().expect("ran above");
         let limit = max_rows.map_or(usize::MAX, |n| n.get() as usize);
         let mut sink = WireSink::execute(out, formats);
+        sink.output_context(&buffered.context);
         let width = buffered.rows.front().map_or(0, Vec::len);
         sink.columns(&vec![OutputColumn::computed("", SqlType::Text, -1); width]).map_err(error)?;
         for _ in 0..limit {

@@ -210,6 +210,10 @@ impl QuerySink for WireSink<'_> {
         self::notice(self.out, notice)
     }
 
+    fn output_context(&mut self, context: &Context) {
+        self.context = context.clone();
+    }
+
     fn info(&mut self, info: &SqlError) -> sluice_sql::Result<()> {
         self.out.notice(&pg_error(info, Severity::Info)).map_err(wire)
     }

@@ -43,6 +43,32 @@ fn prepared_statements_parameters_and_binary_results() {
     assert_eq!(count, 10);
 }
 
+/// The crate prepares first and binds what ParameterDescription says, so an
+/// untyped `$1` in the select list must be described as `text` (and the
+/// result column too) for `&str` to bind; typed parameters keep their types.
+#[test]
+fn untyped_select_list_parameters_are_text() {
+    let server = common::Server::start();
+    let mut client = connect(&server);
+    let statement = client.prepare("SELECT $1 AS v").unwrap();
+    assert_eq!(statement.params(), &[postgres::types::Type::TEXT]);
+    assert_eq!(statement.columns()[0].type_(), &postgres::types::Type::TEXT);
+    for value in ["x", "y"] {
+        let got: String = client.query_one(&statement, &[&value]).unwrap().get(0);
+        assert_eq!(got, value);
+    }
+    let row = client.query_one("SELECT $1, $2", &[&"a", &"b"]).unwrap();
+    assert_eq!((row.get::<_, String>(0), row.get::<_, String>(1)), ("a".into(), "b".into()));
+    let sum: i32 = client.query_one("SELECT $1::int + 1", &[&41i32]).unwrap().get(0);
+    assert_eq!(sum, 42);
+    client.batch_execute("CREATE TABLE untyped (n bigint)").unwrap();
+    let insert = client.prepare("INSERT INTO untyped VALUES ($1)").unwrap();
+    assert_eq!(insert.params(), &[postgres::types::Type::INT8]);
+    client.execute(&insert, &[&7i64]).unwrap();
+    let n: i64 = client.query_one("SELECT n FROM untyped", &[]).unwrap().get(0);
+    assert_eq!(n, 7);
+}
+
 #[test]
 fn transactions_and_server_errors() {
     let server = common::Server::start();

@@ -85,6 +85,11 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
         StatResetSingleTable => pgstat::reset_single(host, args),
         RegIn(kind) => regproc::reg_in(host, kind, args.first().unwrap_or(&Datum::Null))?,
         RegOut(kind) => regproc::reg_out(host, kind, args.first().unwrap_or(&Datum::Null))?,
+        ToReg(kind) => regproc::to_reg(host, kind, args.first().unwrap_or(&Datum::Null))?,
+        // Recovery (replaying WAL after a crash) ends before the server
+        // accepts connections, and there are no standbys yet: a session
+        // never runs during recovery.
+        IsInRecovery => Datum::Bool(false),
     })
 }
 

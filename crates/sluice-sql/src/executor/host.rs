@@ -11,7 +11,6 @@ use pg_query::protobuf::Node;
 use rand::Rng;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::Engine;
-use sluice_guc::Settings;
 use sluice_txn::Transaction;
 use sluice_types::{AggKind, Context, Datum, SqlType};
 
@@ -176,9 +175,7 @@ impl<'h, 'a> ExecHost<'h, 'a> {
         params: Vec<Datum>,
         visibility: VisibilityContext<'h>,
     ) -> ExecHost<'h, 'a> {
-        let zone = env.settings.get_str("TimeZone").to_string();
-        let time_zone = sluice_types::datetime::TimeZone::named(&zone).unwrap_or_default();
-        let context = Context::new(time_zone, env.txn_start);
+        let context = crate::session::session_context(&*env.settings, env.txn_start);
         ExecHost {
             env,
             visibility,

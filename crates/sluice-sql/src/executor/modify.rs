@@ -17,7 +17,7 @@ use super::plan::subplan::Registry;
 use super::plan::Plan;
 use super::scanstats::ScanTally;
 use super::select::{
-    open_relation, plan_select, relation_scope, with_scan_context, Planned, Planner,
+    open_relation, plan_insert_source, relation_scope, with_scan_context, Planned, Planner,
 };
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::{deform_row, form_row};
@@ -258,7 +258,7 @@ fn plan_insert(
         return Err(SqlError::unsupported("INSERT ... DEFAULT VALUES is not supported yet"));
     };
     let (source, conversions) = if select.values_lists.is_empty() {
-        let planned = plan_select(parts, select, param_types)?;
+        let planned = plan_insert_source(parts, select, param_types)?;
         check_arity(planned.columns.len(), &targets, &stmt.cols)?;
         let conversions = source_conversions(
             &rel,

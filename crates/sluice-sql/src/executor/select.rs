@@ -58,15 +58,40 @@ fn position(location: i32) -> Option<u32> {
     (location >= 0).then_some(location as u32 + 1)
 }
 
-/// plan_select -- plans a SELECT (or VALUES) statement. Output columns that
-/// are still untyped literals stay `unknown`, for INSERT ... SELECT to coerce.
+/// plan_select -- plans a SELECT (or VALUES) statement whose rows go to the
+/// client (or COPY, or EXPLAIN). Output columns that are still untyped —
+/// literals, and parameters the client sent without a type (`SELECT $1`) —
+/// become `text`, as PostgreSQL's `resolveTargetListUnknowns` makes them,
+/// so Parse's ParameterDescription and RowDescription agree with the rows
+/// an execution returns.
 pub fn plan_select(
     parts: &mut ExecParts,
     stmt: &SelectStmt,
     params: &mut Vec<Option<SqlType>>,
 ) -> Result<Planned> {
+    plan_statement(parts, stmt, params, true)
+}
+
+/// plan_insert_source -- plans the SELECT of INSERT ... SELECT: untyped
+/// output columns stay `unknown`, for the INSERT to coerce to its columns'
+/// types (`INSERT INTO t (n) SELECT $1` makes `$1` the column's type).
+pub fn plan_insert_source(
+    parts: &mut ExecParts,
+    stmt: &SelectStmt,
+    params: &mut Vec<Option<SqlType>>,
+) -> Result<Planned> {
+    plan_statement(parts, stmt, params, false)
+}
+
+/// A whole statement's query, with the registry of its subplans.
+fn plan_statement(
+    parts: &mut ExecParts,
+    stmt: &SelectStmt,
+    params: &mut Vec<Option<SqlType>>,
+    resolve_unknowns: bool,
+) -> Result<Planned> {
     let mut planner = Planner::new(parts);
-    let planned = plan_query(&mut planner, params, stmt, false)?;
+    let planned = plan_query(&mut planner, params, stmt, resolve_unknowns)?;
     Ok(planner.finish(planned))
 }
 

@@ -8,9 +8,7 @@ use crate::expr::ScopeColumn;
 use crate::session::{ExecParts, SessionEnv};
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::Engine;
-use sluice_guc::Settings;
-use sluice_types::datetime::TimeZone;
-use sluice_types::{Context, Datum, SqlType};
+use sluice_types::{Datum, SqlType};
 
 /// A system view's columns and current rows.
 pub struct ViewRows {
@@ -227,8 +225,7 @@ fn pg_roles(parts: &mut ExecParts) -> Result<ViewRows> {
 fn pg_stats(parts: &mut ExecParts) -> Result<ViewRows> {
     use crate::catalog::statistic::{pg_stats_rows, PG_STATS_COLUMNS};
     let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
-    let zone = parts.env.settings.get_str("TimeZone").to_string();
-    let session = Context::new(TimeZone::named(&zone).unwrap_or_default(), parts.env.txn_start);
+    let session = crate::session::session_context(&*parts.env.settings, parts.env.txn_start);
     let rows = pg_stats_rows(parts.engine, parts.env.database, &ctx, &session)?;
     Ok(ViewRows { columns: columns("pg_stats", &PG_STATS_COLUMNS), rows })
 }

@@ -18,7 +18,9 @@
 //! categories cannot be matched; all-unknown resolves to `text`.
 
 use pg_query::protobuf::Node;
-use sluice_types::{cast, io, AggKind, Context, Datum, SqlType};
+use sluice_types::{
+    cast, io, AggKind, Context, DateOrder, DateStyle, Datum, IntervalStyle, SqlType,
+};
 
 use super::datetime::parse_interval_literal;
 use super::tree::Expr;
@@ -272,10 +274,8 @@ fn literal(
         other => return Err(SqlError::internal(format!("unknown literal holds {other:?}"))),
     };
     let deferred = host.context().is_none() && depends_on_session(to);
-    let default_context = Context::default();
-    let ctx = host.context().unwrap_or(&default_context);
-    let parsed = parse_literal(to, &text, typmod, ctx).map_err(|e| e.at(lit_location))?;
     if deferred {
+        check_deferred_literal(to, &text, typmod).map_err(|e| e.at(lit_location))?;
         let arg = Expr::Const { value, ty: SqlType::Unknown, typmod: -1, location: lit_location };
         return Ok(Expr::Cast {
             arg: Box::new(arg),
@@ -285,8 +285,30 @@ fn literal(
             location: cast_location,
         });
     }
+    let default_context = Context::default();
+    let ctx = host.context().unwrap_or(&default_context);
+    let parsed = parse_literal(to, &text, typmod, ctx).map_err(|e| e.at(lit_location))?;
     let value = cast::apply_target_typmod(parsed, to, typmod, explicit)?;
     Ok(Expr::Const { value, ty: to, typmod, location: lit_location.or(cast_location) })
+}
+
+/// check_deferred_literal -- fails now for date/time text that no
+/// `DateStyle` field order reads, so the error points at the literal; text
+/// that some order reads (`13/01/2024` with `DMY`) is left to evaluation,
+/// which reads it in the session's order.
+fn check_deferred_literal(to: SqlType, text: &str, typmod: i32) -> Result<()> {
+    let first = parse_literal(to, text, typmod, &Context::default());
+    let Err(error) = first else { return Ok(()) };
+    let readable = [DateOrder::Dmy, DateOrder::Ymd].into_iter().any(|order| {
+        let style = DateStyle { order, ..DateStyle::default() };
+        let ctx = Context::default().with_styles(style, IntervalStyle::default());
+        parse_literal(to, text, typmod, &ctx).is_ok()
+    });
+    if readable {
+        Ok(())
+    } else {
+        Err(error)
+    }
 }
 
 /// The input function of `to`; intervals take their typmod into account

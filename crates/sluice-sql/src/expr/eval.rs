@@ -81,7 +81,16 @@ impl Evaluator<'_> {
             Expr::Call { func, args, .. } => self.call(*func, args, case),
             Expr::Cast { arg, ty, typmod, explicit, .. } => {
                 let value = self.eval(arg, case)?;
-                cast_value(&value, arg.ty(), *ty, *typmod, *explicit, self.host.context())
+                let cast =
+                    cast_value(&value, arg.ty(), *ty, *typmod, *explicit, self.host.context());
+                // A date/time literal read at evaluation (it depends on the
+                // session's settings) reports its errors at the literal.
+                match arg.as_ref() {
+                    Expr::Const { ty: SqlType::Unknown, location, .. } => {
+                        cast.map_err(|e| e.at(*location))
+                    }
+                    _ => cast,
+                }
             }
             Expr::Bool { op, args, .. } => self.bool_op(*op, args, case),
             Expr::Case { arg, whens, default, .. } => {

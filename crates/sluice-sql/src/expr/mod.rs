@@ -283,6 +283,11 @@ pub enum SessionFunction {
     RegIn(RegKind),
     /// The output of a `reg*` type: an OID to the name it stands for.
     RegOut(RegKind),
+    /// `to_regclass(text)`, `to_regtype(text)`, `to_regnamespace(text)`:
+    /// the OID a name stands for, NULL if nothing has that name.
+    ToReg(RegKind),
+    /// `pg_is_in_recovery()`: `boolean`.
+    IsInRecovery,
 }
 
 /// Which advisory lock function is called (the name's parts).

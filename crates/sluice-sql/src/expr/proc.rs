@@ -17,6 +17,7 @@ use sluice_types::SqlType::{self, *};
 use super::builtin::Builtin::{self, *};
 use super::builtin::Dimension;
 use super::candidates::ArgType;
+use super::RegKind;
 use super::SessionFunction as S;
 use sluice_access::pgstat::Counter;
 
@@ -385,6 +386,10 @@ static PROCS: &[Proc] = &[
     session("obj_description", &[OID], Text, S::ObjDescription),
     session("obj_description", &[OID, NAME], Text, S::ObjDescription),
     session("pg_relation_is_publishable", &[REGCLASS], Bool, S::RelationIsPublishable),
+    session("to_regclass", &[TEXT], SqlType::Oid, S::ToReg(RegKind::Class)),
+    session("to_regtype", &[TEXT], SqlType::Oid, S::ToReg(RegKind::Type)),
+    session("to_regnamespace", &[TEXT], SqlType::Oid, S::ToReg(RegKind::Namespace)),
+    session("pg_is_in_recovery", &[], Bool, S::IsInRecovery),
     session("pg_get_statisticsobjdef_columns", &[OID], Text, S::StatisticsObjDefColumns),
     // Arrays.
     f("array_to_string", &[ANYCOMPATIBLEARRAY, TEXT], Text, ArrayToString),

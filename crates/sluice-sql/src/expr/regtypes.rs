@@ -94,7 +94,10 @@ pub(super) fn cast_from_reg(arg: &Expr, to: SqlType, location: Option<u32>) -> O
 /// The `reg*` type an expression stands for, if it is such a cast.
 fn reg_of(e: &Expr) -> Option<RegKind> {
     match e {
-        Expr::Call { func: Builtin::Session(SessionFunction::RegIn(kind)), .. } => Some(*kind),
+        Expr::Call {
+            func: Builtin::Session(SessionFunction::RegIn(kind) | SessionFunction::ToReg(kind)),
+            ..
+        } => Some(*kind),
         _ => None,
     }
 }

@@ -1,8 +1,9 @@
 //! Giving meaning to date/time fields (PostgreSQL's `DecodeDateTime`).
 //!
-//! The rules are PostgreSQL's for `DateStyle = ISO, MDY`: a first numeric
-//! date field of three or more digits is a year (`2024-01-15`), otherwise
-//! numeric dates are month/day/year (`1/8/1999`); a textual month makes
+//! The rules are PostgreSQL's: a first numeric date field of three or more
+//! digits is a year (`2024-01-15`), otherwise numeric dates follow the
+//! `DateStyle` field order (`1/8/1999` is January 8th with `MDY`, August
+//! 1st with `DMY`, and `01/02/03` is 2001-02-03 with `YMD`); a textual month makes
 //! `Jan 8 1999`, `8-Jan-1999` and `1999-Jan-08` unambiguous; two-digit years
 //! mean 1970-2069; `BC` flips the era; `AM`/`PM` adjust the hour. Special words
 //! (`epoch`, `infinity`, `now`, `today`, ...) stand alone.
@@ -14,6 +15,7 @@
 use super::calendar::{self, Tm};
 use super::lex::{self, Field};
 use super::timezone::{abbreviation_offset, TimeZone};
+use crate::context::DateOrder;
 
 /// A time zone named or written in the input.
 #[derive(Clone, Debug)]
@@ -88,16 +90,19 @@ struct State {
     pm: Option<bool>,
     julian_next: bool,
     julian: bool,
+    /// The `DateStyle` field order, for numbers whose place is ambiguous.
+    order: DateOrder,
 }
 
-/// Decode date/time text into its parts.
-pub fn decode(input: &str) -> Result<Decoded, DecodeError> {
+/// Decode date/time text into its parts, reading ambiguous numeric dates
+/// in field order `order`.
+pub fn decode(input: &str, order: DateOrder) -> Result<Decoded, DecodeError> {
     let fields = lex::fields(input).ok_or(DecodeError::BadFormat)?;
     if fields.is_empty() {
         return Err(DecodeError::BadFormat);
     }
     let mut out = Decoded::default();
-    let mut st = State::default();
+    let mut st = State { order, ..State::default() };
     for field in &fields {
         decode_field(field, &mut st, &mut out)?;
     }
@@ -248,15 +253,17 @@ fn date_number(text: &str, st: &mut State) -> Result<(), DecodeError> {
     }
     match (st.year.is_some(), st.month.is_some(), st.day.is_some()) {
         (false, false, false) => {
-            if flen >= 3 {
+            if flen >= 3 || st.order == DateOrder::Ymd {
                 set_year(st, val);
+            } else if st.order == DateOrder::Dmy {
+                st.day = Some(val);
             } else {
                 st.month = Some(val);
             }
         }
         (true, false, false) => st.month = Some(val),
         (false, true, false) => {
-            if st.text_month && flen >= 3 {
+            if st.text_month && (flen >= 3 || st.order == DateOrder::Ymd) {
                 set_year(st, val);
             } else {
                 st.day = Some(val);

@@ -44,7 +44,7 @@ fn unknown_zone_name(input: &str) -> String {
 
 /// Parse `date` text.
 pub fn parse_date(input: &str, ctx: &Context) -> Result<i32> {
-    let d = decode(input).map_err(|e| decode_error(e, "date", input))?;
+    let d = decode(input, ctx.date_style.order).map_err(|e| decode_error(e, "date", input))?;
     if let Some(special) = d.special {
         return special_date(special, ctx)
             .ok_or_else(|| decode_error(DecodeError::BadFormat, "date", input));
@@ -102,7 +102,7 @@ pub fn from_local(local: i64, ctx: &Context) -> i64 {
 
 /// Parse `time` text, rounded to `typmod` fractional digits.
 pub fn parse_time(input: &str, typmod: i32, ctx: &Context) -> Result<i64> {
-    let d = decode(input).map_err(|e| decode_error(e, "time", input))?;
+    let d = decode(input, ctx.date_style.order).map_err(|e| decode_error(e, "time", input))?;
     let time = match d.special {
         Some(Special::Allballs) => 0,
         Some(Special::Now) => to_local(ctx.now, ctx).rem_euclid(USECS_PER_DAY),
@@ -115,7 +115,7 @@ pub fn parse_time(input: &str, typmod: i32, ctx: &Context) -> Result<i64> {
 
 /// Parse `timestamp` text, rounded to `typmod` fractional digits.
 pub fn parse_timestamp(input: &str, typmod: i32, ctx: &Context) -> Result<i64> {
-    let d = decode(input).map_err(|e| decode_error(e, "timestamp", input))?;
+    let d = decode(input, ctx.date_style.order).map_err(|e| decode_error(e, "timestamp", input))?;
     let ts = match d.special {
         Some(special) => special_timestamp(special, ctx, false)
             .ok_or_else(|| decode_error(DecodeError::BadFormat, "timestamp", input))?,
@@ -127,7 +127,7 @@ pub fn parse_timestamp(input: &str, typmod: i32, ctx: &Context) -> Result<i64> {
 /// Parse `timestamptz` text, rounded to `typmod` fractional digits.
 pub fn parse_timestamptz(input: &str, typmod: i32, ctx: &Context) -> Result<i64> {
     const NAME: &str = "timestamp with time zone";
-    let d = decode(input).map_err(|e| decode_error(e, NAME, input))?;
+    let d = decode(input, ctx.date_style.order).map_err(|e| decode_error(e, NAME, input))?;
     let ts = match d.special {
         Some(special) => special_timestamp(special, ctx, true)
             .ok_or_else(|| decode_error(DecodeError::BadFormat, NAME, input))?,

@@ -9,12 +9,15 @@
 //!
 //! Input accepts PostgreSQL's verbose syntax (`1 year 2 mons 3 days 04:05:06`,
 //! `@ 1 hour ago`, fractional units cascading down: `1.5 months` is 1 month
-//! 15 days) and ISO 8601 durations (`P1Y2M3DT4H5M6S`). Output is
-//! `IntervalStyle = postgres`: `1 year 2 mons 3 days 04:05:06`,
-//! `-1 days +02:00:00`.
+//! 15 days) and ISO 8601 durations (`P1Y2M3DT4H5M6S`). Output follows
+//! `IntervalStyle`: `postgres` (`1 year 2 mons 3 days 04:05:06`,
+//! `-1 days +02:00:00`), `postgres_verbose` (`@ 1 day 2 hours ago`),
+//! `sql_standard` (`1-2`, `-3 4:05:06`) or `iso_8601` (`P1DT2H`), each as
+//! PostgreSQL's `EncodeInterval` writes it.
 
 use super::calendar::{USECS_PER_DAY, USECS_PER_HOUR, USECS_PER_MINUTE, USECS_PER_SEC};
 use super::lex::{self, Field};
+use crate::context::IntervalStyle;
 use crate::error::{ErrorKind, Result, TypeError};
 
 /// Days per month in interval arithmetic and comparison.
@@ -372,8 +375,189 @@ fn parse_iso(s: &str) -> Option<Acc> {
     acc.seen_any.then_some(acc)
 }
 
-/// `IntervalStyle = postgres` output.
-pub fn output(iv: &Interval) -> String {
+/// output -- an interval's text in `style` (PostgreSQL's `EncodeInterval`).
+pub fn output(iv: &Interval, style: IntervalStyle) -> String {
+    match style {
+        IntervalStyle::Postgres => postgres_output(iv),
+        IntervalStyle::PostgresVerbose => verbose_output(&Fields::of(iv)),
+        IntervalStyle::SqlStandard => sql_standard_output(&Fields::of(iv)),
+        IntervalStyle::Iso8601 => iso_8601_output(&Fields::of(iv)),
+    }
+}
+
+/// An interval broken into signed fields (PostgreSQL's `pg_itm`): months
+/// split into years and months, microseconds into hours down to
+/// microseconds, each part keeping the sign of its whole.
+#[derive(Clone, Copy)]
+struct Fields {
+    year: i64,
+    mon: i64,
+    day: i64,
+    hour: i64,
+    min: i64,
+    sec: i64,
+    usec: i64,
+}
+
+impl Fields {
+    fn of(iv: &Interval) -> Fields {
+        let m = i64::from(iv.months);
+        let t = iv.micros;
+        Fields {
+            year: m / 12,
+            mon: m % 12,
+            day: i64::from(iv.days),
+            hour: t / USECS_PER_HOUR,
+            min: t / USECS_PER_MINUTE % 60,
+            sec: t / USECS_PER_SEC % 60,
+            usec: t % USECS_PER_SEC,
+        }
+    }
+
+    /// Whether any time-of-day field is non-zero.
+    fn has_time(&self) -> bool {
+        self.hour != 0 || self.min != 0 || self.sec != 0 || self.usec != 0
+    }
+
+    fn negated(self) -> Fields {
+        Fields {
+            year: -self.year,
+            mon: -self.mon,
+            day: -self.day,
+            hour: -self.hour,
+            min: -self.min,
+            sec: -self.sec,
+            usec: -self.usec,
+        }
+    }
+}
+
+/// `AppendSeconds`: `|sec|` with its fraction (trailing zeros dropped),
+/// two digits wide when `pad`.
+fn seconds_text(sec: i64, usec: i64, pad: bool) -> String {
+    let mut s = if pad { format!("{:02}", sec.abs()) } else { sec.abs().to_string() };
+    super::format::append_fraction(&mut s, usec);
+    s
+}
+
+/// `IntervalStyle = postgres_verbose`: `@ 1 year 2 mons 3 days 4 hours ago`
+/// (the first non-zero field's sign becomes `ago`, later fields are
+/// relative to it).
+fn verbose_output(f: &Fields) -> String {
+    let mut out = String::from("@");
+    let (mut is_zero, mut is_before) = (true, false);
+    for (value, unit) in
+        [(f.year, "year"), (f.mon, "mon"), (f.day, "day"), (f.hour, "hour"), (f.min, "min")]
+    {
+        if value == 0 {
+            continue;
+        }
+        let shown = if is_zero {
+            is_before = value < 0;
+            value.abs()
+        } else if is_before {
+            -value
+        } else {
+            value
+        };
+        out.push_str(&format!(" {shown} {unit}{}", if shown == 1 { "" } else { "s" }));
+        is_zero = false;
+    }
+    if f.sec != 0 || f.usec != 0 {
+        out.push(' ');
+        if f.sec < 0 || (f.sec == 0 && f.usec < 0) {
+            if is_zero {
+                is_before = true;
+            } else if !is_before {
+                out.push('-');
+            }
+        } else if is_before {
+            out.push('-');
+        }
+        out.push_str(&seconds_text(f.sec, f.usec, false));
+        out.push_str(if f.sec.abs() != 1 || f.usec != 0 { " secs" } else { " sec" });
+        is_zero = false;
+    }
+    if is_zero {
+        out.push_str(" 0");
+    }
+    if is_before {
+        out.push_str(" ago");
+    }
+    out
+}
+
+/// `IntervalStyle = sql_standard`: `1-2` (year-month), `3 4:05:06`
+/// (day-time), one leading sign; a value mixing both kinds or both signs
+/// gets every part with its sign (`+1-2 +3 -4:05:06`).
+fn sql_standard_output(f: &Fields) -> String {
+    let parts = [f.year, f.mon, f.day, f.hour, f.min, f.sec, f.usec];
+    let negative = parts.iter().any(|&v| v < 0);
+    let positive = parts.iter().any(|&v| v > 0);
+    let year_month = f.year != 0 || f.mon != 0;
+    let day_time = f.day != 0 || f.has_time();
+    let mixed = (negative && positive) || (year_month && day_time);
+    if !negative && !positive {
+        return "0".into();
+    }
+    if mixed {
+        let sign = |neg: bool| if neg { '-' } else { '+' };
+        let time_negative = f.hour < 0 || f.min < 0 || f.sec < 0 || f.usec < 0;
+        return format!(
+            "{}{}-{} {}{} {}{}:{:02}:{}",
+            sign(f.year < 0 || f.mon < 0),
+            f.year.abs(),
+            f.mon.abs(),
+            sign(f.day < 0),
+            f.day.abs(),
+            sign(time_negative),
+            f.hour.abs(),
+            f.min.abs(),
+            seconds_text(f.sec, f.usec, true)
+        );
+    }
+    let (sign, f) = if negative { ("-", f.negated()) } else { ("", *f) };
+    let body = if year_month {
+        format!("{}-{}", f.year, f.mon)
+    } else if f.day != 0 {
+        format!("{} {}:{:02}:{}", f.day, f.hour, f.min, seconds_text(f.sec, f.usec, true))
+    } else {
+        format!("{}:{:02}:{}", f.hour, f.min, seconds_text(f.sec, f.usec, true))
+    };
+    format!("{sign}{body}")
+}
+
+/// `IntervalStyle = iso_8601`: `P1Y2M3DT4H5M6.5S`, each part signed.
+fn iso_8601_output(f: &Fields) -> String {
+    if f.year == 0 && f.mon == 0 && f.day == 0 && !f.has_time() {
+        return "PT0S".into();
+    }
+    let mut out = String::from("P");
+    let part = |out: &mut String, value: i64, unit: char| {
+        if value != 0 {
+            out.push_str(&format!("{value}{unit}"));
+        }
+    };
+    part(&mut out, f.year, 'Y');
+    part(&mut out, f.mon, 'M');
+    part(&mut out, f.day, 'D');
+    if f.has_time() {
+        out.push('T');
+    }
+    part(&mut out, f.hour, 'H');
+    part(&mut out, f.min, 'M');
+    if f.sec != 0 || f.usec != 0 {
+        if f.sec < 0 || f.usec < 0 {
+            out.push('-');
+        }
+        out.push_str(&seconds_text(f.sec, f.usec, false));
+        out.push('S');
+    }
+    out
+}
+
+/// `IntervalStyle = postgres`: `1 year 2 mons -3 days +04:05:06`.
+fn postgres_output(iv: &Interval) -> String {
     let years = iv.months / 12;
     let months = iv.months % 12;
     let mut out = String::new();
@@ -413,4 +597,52 @@ pub fn output(iv: &Interval) -> String {
         super::format::append_fraction(&mut out, (abs % USECS_PER_SEC as u64) as i64);
     }
     out
+}
+
+#[cfg(test)]
+mod style_tests {
+    use super::*;
+
+    fn iv(months: i32, days: i32, micros: i64) -> Interval {
+        Interval { months, days, micros }
+    }
+
+    /// Each row: the interval, then its text in postgres, postgres_verbose,
+    /// sql_standard and iso_8601, as PostgreSQL 15 prints them.
+    #[test]
+    fn every_interval_style_matches_postgres() {
+        const H: i64 = USECS_PER_HOUR;
+        const S: i64 = USECS_PER_SEC;
+        let hms = 4 * H + 5 * USECS_PER_MINUTE + 6 * S;
+        let cases = [
+            (iv(0, 1, 2 * H), "1 day 02:00:00", "@ 1 day 2 hours", "1 2:00:00", "P1DT2H"),
+            (
+                iv(0, -1, -2 * H),
+                "-1 days -02:00:00",
+                "@ 1 day 2 hours ago",
+                "-1 2:00:00",
+                "P-1DT-2H",
+            ),
+            (
+                iv(-14, 3, -hms),
+                "-1 years -2 mons +3 days -04:05:06",
+                "@ 1 year 2 mons -3 days 4 hours 5 mins 6 secs ago",
+                "-1-2 +3 -4:05:06",
+                "P-1Y-2M3DT-4H-5M-6S",
+            ),
+            (iv(0, 0, 0), "00:00:00", "@ 0", "0", "PT0S"),
+            (iv(0, 1, -H), "1 day -01:00:00", "@ 1 day -1 hours", "+0-0 +1 -1:00:00", "P1DT-1H"),
+            (iv(0, 0, -S - S / 2), "-00:00:01.5", "@ 1.5 secs ago", "-0:00:01.5", "PT-1.5S"),
+            (iv(-3, 0, 0), "-3 mons", "@ 3 mons ago", "-0-3", "P-3M"),
+            (iv(14, 0, 0), "1 year 2 mons", "@ 1 year 2 mons", "1-2", "P1Y2M"),
+            (iv(0, 1, -S), "1 day -00:00:01", "@ 1 day -1 sec", "+0-0 +1 -0:00:01", "P1DT-1S"),
+            (iv(0, 0, 1), "00:00:00.000001", "@ 0.000001 secs", "0:00:00.000001", "PT0.000001S"),
+        ];
+        for (value, postgres, verbose, sql, iso) in cases {
+            assert_eq!(output(&value, IntervalStyle::Postgres), postgres);
+            assert_eq!(output(&value, IntervalStyle::PostgresVerbose), verbose);
+            assert_eq!(output(&value, IntervalStyle::SqlStandard), sql);
+            assert_eq!(output(&value, IntervalStyle::Iso8601), iso);
+        }
+    }
 }

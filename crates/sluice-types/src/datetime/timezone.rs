@@ -25,6 +25,9 @@ const UNIX_TO_PG_SECS: i64 = 946_684_800;
 pub struct TimeZone {
     /// How offsets are found.
     repr: Repr,
+    /// The abbreviation a fixed zone set by one (`EST`, `UTC`) prints as in
+    /// the non-ISO `DateStyle`s.
+    abbrev: Option<String>,
 }
 
 /// The two kinds of zone.
@@ -45,22 +48,23 @@ impl Default for TimeZone {
 impl TimeZone {
     /// UTC.
     pub fn utc() -> TimeZone {
-        TimeZone { repr: Repr::Fixed(0) }
+        TimeZone { repr: Repr::Fixed(0), abbrev: Some("UTC".into()) }
     }
 
     /// A fixed offset, in seconds east of Greenwich.
     pub fn fixed(seconds_east: i32) -> TimeZone {
-        TimeZone { repr: Repr::Fixed(seconds_east) }
+        TimeZone { repr: Repr::Fixed(seconds_east), abbrev: None }
     }
 
     /// A zone by IANA name (`Europe/Berlin`, `UTC`) or abbreviation (`EST`),
     /// ignoring case; PostgreSQL's `time zone "x" not recognized` otherwise.
     pub fn named(name: &str) -> Result<TimeZone> {
         if let Some(offset) = abbreviation_offset(name) {
-            return Ok(TimeZone::fixed(offset));
+            let abbrev = Some(name.to_ascii_uppercase());
+            return Ok(TimeZone { repr: Repr::Fixed(offset), abbrev });
         }
         match jiff::tz::TimeZone::get(name) {
-            Ok(tz) => Ok(TimeZone { repr: Repr::Zone(tz) }),
+            Ok(tz) => Ok(TimeZone { repr: Repr::Zone(tz), abbrev: None }),
             Err(_) => {
                 Err(TypeError::invalid_parameter(format!("time zone \"{name}\" not recognized")))
             }
@@ -79,6 +83,22 @@ impl TimeZone {
                     Ok(ts) => tz.to_offset(ts).seconds(),
                     Err(_) => 0,
                 }
+            }
+        }
+    }
+
+    /// The zone's abbreviation in force at `utc_secs` seconds since
+    /// 2000-01-01 00:00 UTC (`PST`, `CEST`, `-03`), which the `SQL`,
+    /// `Postgres` and `German` date styles print after a `timestamptz`;
+    /// `None` for a bare offset, which prints as a number instead.
+    pub fn abbreviation_at_utc(&self, utc_secs: i64) -> Option<String> {
+        match &self.repr {
+            Repr::Fixed(_) => self.abbrev.clone(),
+            Repr::Zone(tz) => {
+                let unix = (utc_secs + UNIX_TO_PG_SECS)
+                    .clamp(jiff::Timestamp::MIN.as_second(), jiff::Timestamp::MAX.as_second());
+                let ts = jiff::Timestamp::from_second(unix).ok()?;
+                Some(tz.to_offset_info(ts).abbreviation().to_string())
             }
         }
     }

@@ -35,6 +35,24 @@ pub(super) fn reg_in(host: &mut ExecHost, kind: RegKind, arg: &Datum) -> Result<
     if let Ok(oid) = name.parse::<Oid>() {
         return Ok(Datum::Oid(oid));
     }
+    Ok(Datum::Oid(lookup(host, kind, name)?))
+}
+
+/// to_reg -- `to_regclass(text)` and its kin: the OID the name stands
+/// for, or NULL where the cast would fail for want of the object (a
+/// number is a name here, not an OID, as in PostgreSQL 15).
+pub(super) fn to_reg(host: &mut ExecHost, kind: RegKind, arg: &Datum) -> Result<Datum> {
+    let Datum::Text(name) = arg else { return Ok(Datum::Null) };
+    match lookup(host, kind, name.trim()) {
+        Ok(oid) => Ok(Datum::Oid(oid)),
+        Err(e) if matches!(e.code, "42P01" | "42704" | "3F000") => Ok(Datum::Null),
+        Err(e) => Err(e),
+    }
+}
+
+/// The OID of the object of `kind` named `name` (42P01/42704/3F000 if
+/// there is none).
+fn lookup(host: &mut ExecHost, kind: RegKind, name: &str) -> Result<Oid> {
     let oid = match kind {
         RegKind::Class => relation_oid(host, name)?,
         RegKind::Type => SqlType::from_name(name)
@@ -43,7 +61,7 @@ pub(super) fn reg_in(host: &mut ExecHost, kind: RegKind, arg: &Datum) -> Result<
         RegKind::Namespace => namespace_oid(host, &unquote(name))?
             .ok_or_else(|| SqlError::new("3F000", format!("schema \"{name}\" does not exist")))?,
     };
-    Ok(Datum::Oid(oid))
+    Ok(oid)
 }
 
 /// reg_out -- the name a `reg*` OID stands for; `-` for 0 and the number

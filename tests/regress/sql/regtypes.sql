@@ -1,0 +1,23 @@
+-- The functions pg_dump and other tools call first, and the reg* casts.
+SELECT pg_is_in_recovery();
+CREATE TABLE reg_t (a int);
+SELECT to_regclass('pg_class') = 'pg_class'::regclass AS same,
+       to_regclass('pg_class')::text AS name,
+       to_regclass('pg_catalog.pg_class')::text AS qualified,
+       to_regclass('reg_t')::text AS mine,
+       to_regclass('public.reg_t')::text AS mine_qualified,
+       to_regclass('nosuch') IS NULL AS missing,
+       to_regclass('nosuch.t') IS NULL AS no_schema;
+SELECT to_regtype('int4')::text AS int4, to_regtype('integer')::oid AS oid,
+       to_regtype('character varying')::text AS varchar,
+       to_regtype('nosuch') IS NULL AS missing;
+SELECT to_regnamespace('pg_catalog')::text AS schema,
+       to_regnamespace('nosuch') IS NULL AS missing;
+SELECT 'int4'::regtype::text, 'integer'::regtype::oid, 23::regtype::text,
+       'pg_class'::regclass::text, 'pg_class'::regclass::oid,
+       'public.reg_t'::regclass::text, 999999::regclass::text;
+SELECT 'nosuch'::regclass;
+SELECT 'nosuch'::regtype;
+SELECT 'nosuch'::regnamespace;
+SELECT c.relname FROM pg_class c WHERE c.oid = 'reg_t'::regclass;
+DROP TABLE reg_t;
