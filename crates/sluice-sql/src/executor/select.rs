@@ -98,7 +98,7 @@ fn plan_body(
         return plan_values(pl, stmt, params);
     }
     if stmt.op != protobuf::SetOperation::SetopNone as i32 {
-        rowmarks::set_operation_error(stmt)?;
+        rowmarks::set_operation_error(stmt, pl.inherited_lock.take())?;
         return setop::plan_set_operation(pl, params, stmt);
     }
     plan_simple(pl, params, stmt, resolve_unknowns)
