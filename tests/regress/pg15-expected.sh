@@ -29,7 +29,15 @@ private_expected() {
   su postgres -c "/usr/lib/postgresql/15/bin/pg_ctl -D $dir/data -w stop -m fast" >/dev/null
   rm -rf "$dir"
 }
+# A script whose first line is `-- sluice-only: reason` tests what sluice
+# does where PostgreSQL 15 cannot be the reference (it refuses a clause that
+# PostgreSQL implements): its expected output is sluice's own, reviewed by
+# hand, and is never regenerated here.
 for name in "${names[@]}"; do
+  if head -1 "sql/$name.sql" | grep -q '^-- sluice-only:'; then
+    echo "expected/$name.out: sluice-only, kept"
+    continue
+  fi
   settings=$(sed -n '1s/^-- pg15-settings: //p' "sql/$name.sql")
   if [ -n "$settings" ]; then
     private_expected "$name" "$settings"

@@ -14,7 +14,13 @@
 //!   `pg_terminate_backend`. Terminate also shuts down the read side of the
 //!   session's socket (attached at registration), so a session blocked reading its
 //!   next command wakes at once with end of file and reports FATAL 57P01.
-//! - client lost: the protocol layer, when a write to the client fails.
+//! - client lost: the protocol layer, when a write to the client fails; and
+//!   [`Interrupts::check`] itself, which at most once per
+//!   [`CLIENT_CHECK_INTERVAL`] polls the attached socket for a hang-up
+//!   (PostgreSQL's `client_connection_check_interval`, always on here). A
+//!   statement that sends nothing for hours — `SELECT count(*)` over a huge
+//!   series — would otherwise never learn that its client was killed and keep
+//!   a core busy to its end.
 //!
 //! Who looks: the engine, by calling [`Interrupts::check`] in every loop that can run
 //! long (per row, per page, per lock-wait wakeup) and by sleeping through
@@ -28,7 +34,8 @@
 //! is never lost between the sleeper's check and its wait.
 
 use std::net::{Shutdown, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -36,6 +43,11 @@ use parking_lot::{Condvar, Mutex};
 
 use crate::error::PgError;
 use crate::sqlstate::SqlState;
+
+/// How often a running statement's interrupt checks look whether the client
+/// hung up: often enough that a killed client frees its core within seconds,
+/// rarely enough that the poll(2) costs nothing next to the rows in between.
+pub const CLIENT_CHECK_INTERVAL: Duration = Duration::from_secs(1);
 
 /// The interrupt flags of one session; cheap to clone (all clones share the flags).
 #[derive(Clone, Default)]
@@ -57,8 +69,13 @@ struct Flags {
     latch: Mutex<()>,
     /// Woken whenever a flag is set.
     wake: Condvar,
-    /// A handle on the session's socket, to wake a blocked read on terminate.
+    /// A handle on the session's socket, to wake a blocked read on terminate
+    /// and to poll for a hang-up.
     socket: OnceLock<TcpStream>,
+    /// When the flags were made: the origin of `last_probe`.
+    born: OnceLock<Instant>,
+    /// Milliseconds after `born` of the last hang-up poll.
+    last_probe: AtomicU64,
 }
 
 impl Interrupts {
@@ -85,6 +102,7 @@ impl Interrupts {
     pub(crate) fn attach_socket(&self, socket: TcpStream) {
         // Set once, at registration; a second call would be a bug with no effect.
         let _ = self.inner.socket.set(socket);
+        let _ = self.inner.born.set(Instant::now());
     }
 
     /// Record that the client is gone; the running statement is cancelled too, so an
@@ -116,6 +134,7 @@ impl Interrupts {
     /// FATAL 08006 if the client is gone, FATAL 57P01 on termination, ERROR 57014 on
     /// cancel (which clears the cancel flag: one request cancels one statement).
     pub fn check(&self) -> Result<(), PgError> {
+        self.probe_client();
         if self.inner.client_lost.load(Ordering::SeqCst) {
             return Err(PgError::fatal(SqlState::CONNECTION_FAILURE, "connection to client lost"));
         }
@@ -147,12 +166,53 @@ impl Interrupts {
         }
     }
 
+    /// probe_client -- if [`CLIENT_CHECK_INTERVAL`] has passed since the last
+    /// look, polls the attached socket and records a hang-up as a lost client.
+    /// The clock read is the only cost on the other calls.
+    fn probe_client(&self) {
+        let (Some(socket), Some(born)) = (self.inner.socket.get(), self.inner.born.get()) else {
+            return;
+        };
+        let now = u64::try_from(born.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let last = self.inner.last_probe.load(Ordering::Relaxed);
+        let interval = CLIENT_CHECK_INTERVAL.as_millis() as u64;
+        if now.saturating_sub(last) < interval {
+            return;
+        }
+        // One caller polls per interval, even if several threads check at once.
+        let won =
+            self.inner.last_probe.compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed);
+        if won.is_ok() && hung_up(socket) {
+            self.client_connection_lost();
+        }
+    }
+
     /// set -- store a flag, then wake sleepers (under the latch, see module doc).
     fn set(&self, flag: &AtomicBool) {
         flag.store(true, Ordering::SeqCst);
         let _guard = self.inner.latch.lock();
         self.inner.wake.notify_all();
     }
+}
+
+/// The poll(2) events that mean the peer is gone: on Linux also a half-close
+/// (POLLRDHUP), which is what a killed client's FIN looks like before any
+/// write fails — PostgreSQL's WL_SOCKET_CLOSED.
+#[cfg(target_os = "linux")]
+const HANG_UP_EVENTS: libc::c_short = libc::POLLRDHUP | libc::POLLHUP | libc::POLLERR;
+#[cfg(not(target_os = "linux"))]
+const HANG_UP_EVENTS: libc::c_short = libc::POLLHUP | libc::POLLERR;
+
+/// hung_up -- whether `socket`'s peer has closed the connection, asked of the
+/// kernel without reading or blocking. Unread input the client sent first
+/// (a pipelined message) does not hide a hang-up, as it would from a peek.
+fn hung_up(socket: &TcpStream) -> bool {
+    let mut fd = libc::pollfd { fd: socket.as_raw_fd(), events: HANG_UP_EVENTS, revents: 0 };
+    // Safety: `fd` is one valid, exclusively borrowed pollfd for the duration
+    // of the call, the count says one, and a zero timeout never blocks; the
+    // descriptor stays open because `socket` is borrowed.
+    let ready = unsafe { libc::poll(&mut fd, 1, 0) };
+    ready > 0 && fd.revents & HANG_UP_EVENTS != 0
 }
 
 #[cfg(test)]
@@ -189,6 +249,28 @@ mod tests {
         let e = i.sleep(Duration::from_secs(600)).unwrap_err();
         assert_eq!(e.code, SqlState::QUERY_CANCELED);
         t.join().unwrap();
+    }
+
+    #[test]
+    fn a_closed_client_is_noticed_by_check() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (server, _) = listener.accept().unwrap();
+        let i = Interrupts::new();
+        i.attach_socket(server);
+        assert!(i.check().is_ok(), "an open client is not lost");
+        drop(client);
+        let deadline = Instant::now() + CLIENT_CHECK_INTERVAL * 3;
+        let lost = loop {
+            match i.check() {
+                Err(e) => break e,
+                Ok(()) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
+                Ok(()) => panic!("the hang-up was not noticed"),
+            }
+        };
+        assert_eq!(lost.code, SqlState::CONNECTION_FAILURE);
     }
 
     #[test]

@@ -8,6 +8,11 @@
 //! `../shared/tools/compare.sh` does, so the files diff cleanly against
 //! PostgreSQL's. On a mismatch the actual output is written to
 //! `tests/regress/results/NAME.out` and the test fails with the diff.
+//!
+//! A script whose first line is `-- sluice-only: reason` has sluice's own
+//! output as its expected file (PostgreSQL accepts what it tests, e.g. the
+//! clauses sluice refuses with 0A000); `pg15-expected.sh` leaves such files
+//! alone, so they are written from a sluice run and reviewed by hand.
 
 mod common;
 

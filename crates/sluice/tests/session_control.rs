@@ -2,13 +2,16 @@
 //! crate against the real binary: `idle_in_transaction_session_timeout`,
 //! `idle_session_timeout`, `transaction_timeout` (each ends the session with
 //! its FATAL SQLSTATE), `pg_cancel_backend` / `pg_terminate_backend` on idle
-//! and busy sessions, and `ALTER SYSTEM` with `pg_reload_conf()` persisting
-//! across a restart.
+//! and busy sessions, a client that vanishes mid-statement (its query is
+//! cancelled, not run to its end), and `ALTER SYSTEM` with `pg_reload_conf()`
+//! persisting across a restart.
 
 mod common;
 
 use postgres::error::SqlState;
 use postgres::{Client, NoTls};
+use std::io::{Read, Write};
+use std::net::TcpStream;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -117,6 +120,70 @@ fn cancel_and_terminate_other_backends() {
     // The session ends (the FATAL may reach the driver after the result row).
     let _ = admin.batch_execute("SELECT pg_terminate_backend(pg_backend_pid())");
     assert!(admin.batch_execute("SELECT 1").is_err(), "the session terminated itself");
+}
+
+/// A length-prefixed protocol packet: `tag` (none for the startup packet),
+/// then the length word, then `body`.
+fn packet(tag: Option<u8>, body: &[u8]) -> Vec<u8> {
+    let mut out: Vec<u8> = tag.into_iter().collect();
+    out.extend_from_slice(&((body.len() + 4) as u32).to_be_bytes());
+    out.extend_from_slice(body);
+    out
+}
+
+/// start_query -- as a bare protocol client: logs in and sends `sql` as a
+/// simple query without reading its result. Dropping the stream closes the
+/// socket as a killed client's kernel would.
+fn start_query(port: u16, sql: &str) -> TcpStream {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let startup = [&196_608u32.to_be_bytes()[..], b"user\0postgres\0database\0postgres\0\0"];
+    stream.write_all(&packet(None, &startup.concat())).unwrap();
+    // Read up to ReadyForQuery ('Z', then length 5 and the status byte).
+    let mut seen = Vec::new();
+    while !seen.windows(6).any(|w| w[0] == b'Z' && w[1..5] == 5u32.to_be_bytes()) {
+        let mut buf = [0u8; 4096];
+        let n = stream.read(&mut buf).expect("startup reply");
+        assert!(n > 0, "the server closed the connection during startup");
+        seen.extend_from_slice(&buf[..n]);
+    }
+    stream.write_all(&packet(Some(b'Q'), format!("{sql}\0").as_bytes())).unwrap();
+    stream
+}
+
+/// wait_for -- polls `probe` every 50 ms until it returns `want` or `limit`
+/// passes; how long it took, or None.
+fn wait_for(limit: Duration, want: i64, mut probe: impl FnMut() -> i64) -> Option<Duration> {
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if probe() == want {
+            return Some(started.elapsed());
+        }
+        thread::sleep(Duration::from_millis(50));
+    }
+    None
+}
+
+#[test]
+fn a_vanished_client_cancels_its_running_query() {
+    let server = common::Server::start();
+    let mut admin = connect(&server);
+    // Alone, this runs for many minutes and sends nothing until its end.
+    let client = start_query(
+        server.port,
+        "SELECT count(*) FROM generate_series(1, 10000000000) AS vanishing",
+    );
+    let mut running = || -> i64 {
+        let sql = "SELECT count(*) FROM pg_stat_activity \
+                   WHERE state = 'active' AND query LIKE '%AS vanishing'";
+        admin.query_one(sql, &[]).unwrap().get(0)
+    };
+    assert!(wait_for(Duration::from_secs(5), 1, &mut running).is_some(), "the query started");
+    thread::sleep(Duration::from_millis(500));
+    assert_eq!(running(), 1, "the query runs while its client is there");
+    drop(client);
+    let ended = wait_for(Duration::from_secs(5), 0, &mut running);
+    assert!(ended.is_some(), "the vanished client's query still runs 5 s later");
 }
 
 #[test]

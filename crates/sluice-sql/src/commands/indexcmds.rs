@@ -25,6 +25,7 @@ use crate::catalog::{delete, insert, replace, scan};
 use crate::error::{Result, SqlError};
 use crate::executor::host::ExecHost;
 use crate::executor::indexing::{analyze_predicate, render_key};
+use crate::parser::unsupported::{other_tablespace, refuse};
 use crate::session::Session;
 use crate::sink::QuerySink;
 use pg_query::protobuf::{IndexStmt, Node, SortByDir, SortByNulls};
@@ -122,6 +123,7 @@ pub fn create_index(
             format!("access method \"{}\" is not supported", stmt.access_method),
         ));
     }
+    refuse_index_clauses(stmt)?;
     let rv = stmt.relation.as_ref().ok_or_else(|| SqlError::internal("index without table"))?;
     let table = open_table(session, rv)?;
     let spec = NewIndex {
@@ -139,6 +141,16 @@ pub fn create_index(
         define_index(session, &table, spec, sink)?;
     }
     sink.complete("CREATE INDEX")
+}
+
+/// refuse_index_clauses -- 0A000 for the clauses of CREATE INDEX that sluice
+/// does not implement (see `parser/unsupported.rs`); name, table, method,
+/// key columns, UNIQUE, WHERE, WITH, CONCURRENTLY and IF NOT EXISTS are read
+/// by [`create_index`].
+fn refuse_index_clauses(stmt: &IndexStmt) -> Result<()> {
+    refuse(!stmt.index_including_params.is_empty(), "INCLUDE columns are not supported yet")?;
+    refuse(stmt.nulls_not_distinct, "NULLS NOT DISTINCT is not supported yet")?;
+    refuse(other_tablespace(&stmt.table_space), "tablespaces are not supported yet")
 }
 
 fn open_table(session: &mut Session, rv: &pg_query::protobuf::RangeVar) -> Result<RelationDesc> {
@@ -178,6 +190,11 @@ fn index_columns(params: &[Node]) -> Result<Vec<(String, ColumnOrder)>> {
             if elem.name.is_empty() {
                 return Err(SqlError::unsupported("indexes on expressions are not supported yet"));
             }
+            refuse(!elem.collation.is_empty(), "index column collations are not supported yet")?;
+            refuse(
+                !elem.opclass.is_empty() || !elem.opclassopts.is_empty(),
+                "operator classes are not supported yet",
+            )?;
             let descending = elem.ordering == SortByDir::SortbyDesc as i32;
             let nulls_first = match SortByNulls::try_from(elem.nulls_ordering) {
                 Ok(SortByNulls::SortbyNullsFirst) => true,

@@ -25,6 +25,7 @@ use crate::catalog::schema::*;
 use crate::catalog::statistic::latest_view;
 use crate::catalog::{delete, insert, replace, scan, scan_as};
 use crate::error::{Result, SqlError};
+use crate::parser::unsupported::{other_tablespace, refuse};
 use crate::session::{ExecParts, Session, SessionEnv};
 use crate::sink::QuerySink;
 use pg_query::protobuf::{
@@ -76,6 +77,7 @@ pub fn create_table(
 ) -> Result<()> {
     let rv =
         stmt.relation.as_ref().ok_or_else(|| SqlError::internal("CREATE TABLE without a name"))?;
+    refuse_create_clauses(stmt, rv)?;
     let namespace = target_namespace(rv)?;
     let likes = like_clauses(session, stmt)?;
     let (mut columns, constraints) = new_columns(stmt, &rv.relname, likes)?;
@@ -303,6 +305,83 @@ fn make_object_name(name1: &str, name2: &str, label: &str) -> String {
     format!("{}_{}_{label}", clip(name1, n1), clip(name2, n2))
 }
 
+/// refuse_create_clauses -- 0A000 for the clauses of CREATE TABLE that
+/// sluice does not implement (see `parser/unsupported.rs`); the element
+/// list, options, name and IF NOT EXISTS are read by [`create_table`].
+fn refuse_create_clauses(stmt: &CreateStmt, rv: &pg_query::protobuf::RangeVar) -> Result<()> {
+    refuse(rv.relpersistence == "t", "temporary tables are not supported yet")?;
+    refuse(rv.relpersistence == "u", "unlogged tables are not supported yet")?;
+    refuse(stmt.partspec.is_some(), "partitioned tables are not supported yet")?;
+    refuse(stmt.partbound.is_some(), "table partitions are not supported yet")?;
+    refuse(!stmt.inh_relations.is_empty(), "table inheritance is not supported yet")?;
+    refuse(stmt.of_typename.is_some(), "typed tables are not supported yet")?;
+    refuse(
+        !stmt.constraints.is_empty() || !stmt.nnconstraints.is_empty(),
+        "CREATE TABLE constraints outside the element list are not supported yet",
+    )?;
+    let on_commit = pg_query::protobuf::OnCommitAction::try_from(stmt.oncommit);
+    refuse(
+        !matches!(
+            on_commit,
+            Ok(pg_query::protobuf::OnCommitAction::Undefined
+                | pg_query::protobuf::OnCommitAction::OncommitNoop)
+        ),
+        "ON COMMIT is not supported yet",
+    )?;
+    refuse(other_tablespace(&stmt.tablespacename), "tablespaces are not supported yet")?;
+    refuse(
+        !matches!(stmt.access_method.as_str(), "" | "heap"),
+        "table access methods other than heap are not supported yet",
+    )
+}
+
+/// refuse_column_clauses -- 0A000 for the parts of a column definition that
+/// sluice does not implement; name, type, NOT NULL and the constraint list
+/// are read by [`new_column`].
+fn refuse_column_clauses(def: &ColumnDef) -> Result<()> {
+    refuse(!def.compression.is_empty(), "column compression is not supported yet")?;
+    refuse(
+        !def.storage_name.is_empty() || !def.storage.is_empty(),
+        "column STORAGE is not supported yet",
+    )?;
+    refuse(def.coll_clause.is_some(), "column collations are not supported yet")?;
+    refuse(!def.fdwoptions.is_empty(), "column OPTIONS are not supported yet")?;
+    refuse(
+        def.raw_default.is_some() || def.cooked_default.is_some(),
+        "column defaults outside DEFAULT are not supported yet",
+    )?;
+    refuse(!def.identity.is_empty(), "identity columns are not supported yet")?;
+    refuse(!def.generated.is_empty(), "generated columns are not supported yet")
+}
+
+/// The message for a column constraint sluice does not implement.
+fn column_constraint_unsupported(kind: ConstrType) -> &'static str {
+    match kind {
+        ConstrType::ConstrIdentity => "identity columns are not supported yet",
+        ConstrType::ConstrGenerated => "generated columns are not supported yet",
+        ConstrType::ConstrCheck => "CHECK constraints are not supported yet",
+        ConstrType::ConstrForeign => "foreign key constraints are not supported yet",
+        ConstrType::ConstrExclusion => "exclusion constraints are not supported yet",
+        ConstrType::ConstrAttrDeferrable
+        | ConstrType::ConstrAttrNotDeferrable
+        | ConstrType::ConstrAttrDeferred
+        | ConstrType::ConstrAttrImmediate => "deferrable constraints are not supported yet",
+        _ => "column constraints other than NOT NULL, DEFAULT, PRIMARY KEY and UNIQUE are not supported yet",
+    }
+}
+
+/// refuse_index_constraint_clauses -- 0A000 for the parts of a PRIMARY KEY
+/// or UNIQUE constraint that sluice does not implement; the name, keys and
+/// fillfactor are read by [`constraint_index`].
+fn refuse_index_constraint_clauses(c: &Constraint) -> Result<()> {
+    refuse(c.deferrable || c.initdeferred, "deferrable constraints are not supported yet")?;
+    refuse(!c.including.is_empty(), "INCLUDE columns are not supported yet")?;
+    refuse(c.nulls_not_distinct, "NULLS NOT DISTINCT is not supported yet")?;
+    refuse(other_tablespace(&c.indexspace), "tablespaces are not supported yet")?;
+    refuse(!c.indexname.is_empty(), "USING INDEX is not supported yet")?;
+    refuse(c.without_overlaps, "WITHOUT OVERLAPS is not supported yet")
+}
+
 /// constraint_index -- the index a PRIMARY KEY or UNIQUE constraint needs
 /// (its columns filled in from `keys`, which a column constraint lacks).
 pub(crate) fn constraint_index(c: &Constraint) -> Result<NewIndex> {
@@ -315,9 +394,7 @@ pub(crate) fn constraint_index(c: &Constraint) -> Result<NewIndex> {
             ))
         }
     };
-    if c.deferrable {
-        return Err(SqlError::unsupported("deferrable constraints are not supported yet"));
-    }
+    refuse_index_constraint_clauses(c)?;
     Ok(NewIndex {
         name: (!c.conname.is_empty()).then(|| c.conname.clone()),
         columns: c.keys.iter().filter_map(node_str).map(|k| (k, ColumnOrder::default())).collect(),
@@ -426,6 +503,7 @@ fn add_column(columns: &mut Vec<NewColumn>, column: NewColumn) -> Result<()> {
 }
 
 fn new_column(def: &ColumnDef, table: &str) -> Result<NewColumn> {
+    refuse_column_clauses(def)?;
     let type_name =
         def.type_name.as_ref().ok_or_else(|| SqlError::internal("column without a type"))?;
     let serial = serial_type(type_name);
@@ -472,11 +550,7 @@ fn new_column(def: &ColumnDef, table: &str) -> Result<NewColumn> {
                 column.not_null |= spec.constraint == Some(ConstraintKind::Primary);
                 column.constraints.push(spec);
             }
-            _ => {
-                return Err(SqlError::unsupported(
-                    "column constraints other than NOT NULL and DEFAULT are not supported yet",
-                ))
-            }
+            other => return Err(SqlError::unsupported(column_constraint_unsupported(other))),
         }
     }
     // A serial column is NOT NULL whatever else it says.

@@ -8,6 +8,7 @@
 
 use super::node_str;
 use crate::error::{Result, SqlError};
+use crate::parser::unsupported::refuse;
 use crate::session::{aborted_block_error, Session};
 use crate::sink::QuerySink;
 use pg_query::protobuf::{TransactionStmt, TransactionStmtKind};
@@ -79,10 +80,31 @@ fn begin(
     tag: &str,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
+    refuse_transaction_modes(&stmt.options)?;
     let option = isolation_option(stmt)?;
     session.begin_block(option.as_ref().map(|(level, _)| *level), tag, sink)?;
     if let Some((_, name)) = option {
         session.settings().set("transaction_isolation", &name)?;
+    }
+    Ok(())
+}
+
+/// refuse_transaction_modes -- 0A000 for the transaction modes of BEGIN,
+/// START TRANSACTION and SET TRANSACTION that sluice does not implement
+/// (see `parser/unsupported.rs`). ISOLATION LEVEL is read by the callers
+/// (SERIALIZABLE runs as REPEATABLE READ, see docs/architecture.md) and READ
+/// WRITE is what every transaction is. READ ONLY is refused: sluice would
+/// not stop the transaction's writes. [NOT] DEFERRABLE is accepted: it
+/// matters only to a SERIALIZABLE READ ONLY transaction, and so has no
+/// effect here.
+pub(crate) fn refuse_transaction_modes(options: &[pg_query::protobuf::Node]) -> Result<()> {
+    for option in options {
+        let Some(NodeEnum::DefElem(def)) = option.node.as_ref() else { continue };
+        let on = def.arg.as_deref().and_then(node_str).is_some_and(|v| v != "0" && v != "false");
+        refuse(
+            def.defname == "transaction_read_only" && on,
+            "read-only transactions are not supported yet",
+        )?;
     }
     Ok(())
 }

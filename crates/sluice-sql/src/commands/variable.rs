@@ -90,6 +90,7 @@ pub fn alter_system(
 
 /// SET TRANSACTION ISOLATION LEVEL ... (and SET SESSION CHARACTERISTICS AS ...).
 fn set_transaction(session: &mut Session, stmt: &VariableSetStmt) -> Result<()> {
+    super::transaction::refuse_transaction_modes(&stmt.args)?;
     for arg in &stmt.args {
         let Some(pg_query::NodeEnum::DefElem(def)) = arg.node.as_ref() else { continue };
         if def.defname == "transaction_isolation" {

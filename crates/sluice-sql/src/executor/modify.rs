@@ -27,6 +27,7 @@ use crate::expr::{
     CoercionContext, EvalHost, Expr, Scope,
 };
 use crate::optimizer::choose_scan;
+use crate::parser::unsupported::refuse;
 use crate::session::ExecParts;
 use crate::sink::{OutputColumn, QuerySink};
 use pg_query::protobuf::{DeleteStmt, InsertStmt, Node, RangeVar, UpdateStmt};
@@ -248,6 +249,10 @@ fn plan_insert(
     stmt: &InsertStmt,
     param_types: &mut Vec<Option<SqlType>>,
 ) -> Result<ModifyPlan> {
+    refuse(stmt.with_clause.is_some(), "WITH in INSERT is not supported yet")?;
+    // OVERRIDING {SYSTEM|USER} VALUE changes only identity columns, which
+    // sluice refuses to create: it has no effect, as in PostgreSQL on a
+    // table without them.
     let rv = stmt.relation.as_ref().ok_or_else(|| SqlError::internal("INSERT without a table"))?;
     let rel = open_relation(parts, rv, LockMode::RowExclusive)?;
     let alias = rv.alias.as_ref().map_or_else(|| rel.name.clone(), |a| a.aliasname.clone());
@@ -699,6 +704,7 @@ fn plan_update(
     if !stmt.from_clause.is_empty() {
         return Err(SqlError::unsupported("UPDATE ... FROM is not supported yet"));
     }
+    refuse(stmt.with_clause.is_some(), "WITH in UPDATE is not supported yet")?;
     let (rel, scope) = open_target(parts, stmt.relation.as_ref())?;
     let mut planner = Planner::new(parts);
     let mut plan_host = PlanHost::with_planner(param_types, &mut planner, &scope);
@@ -783,6 +789,7 @@ fn plan_delete(
     if !stmt.using_clause.is_empty() {
         return Err(SqlError::unsupported("DELETE ... USING is not supported yet"));
     }
+    refuse(stmt.with_clause.is_some(), "WITH in DELETE is not supported yet")?;
     let (rel, scope) = open_target(parts, stmt.relation.as_ref())?;
     let mut planner = Planner::new(parts);
     let mut plan_host = PlanHost::with_planner(param_types, &mut planner, &scope);

@@ -23,6 +23,14 @@
 //! read aggregates through `ExecHost::aggs` (set per row from that suffix).
 //! Scans copy one page of visible tuples at a time (see `heap::scan`), so no
 //! page lock is held while rows flow up the tree.
+//!
+//! Cancel, `statement_timeout` and a vanished client reach a statement only
+//! where a node calls `check_interrupts` (PostgreSQL's CHECK_FOR_INTERRUPTS).
+//! Scans and the work-table scan check per row; so must every node that can
+//! loop without pulling a new row from below: generate_series, a nested
+//! loop's pass over its materialised inner side, a join probing one bucket,
+//! an aggregate's DISTINCT de-duplication. A new loop of that kind needs a
+//! check too, or one query can keep a core busy past every timeout.
 
 pub mod instrument;
 mod join;
@@ -40,7 +48,7 @@ use super::scanstats::ScanTally;
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::{deform_row, deform_row_projected};
 use crate::error::{Result, SqlError};
-use crate::expr::{eval, eval_qual, Expr};
+use crate::expr::{eval, eval_qual, EvalHost, Expr};
 use sluice_access::common::TupleDesc;
 use sluice_access::heap::scan::HeapScan;
 use sluice_access::heap::visibility::VisibilityContext;
@@ -445,7 +453,6 @@ impl<'e> IndexScan<'e> {
 
 impl<'e> RowSource<'e> for IndexScan<'e> {
     fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
-        use crate::expr::EvalHost;
         host.check_interrupts()?;
         if self.rows.is_none() {
             self.index_tally.start(host.env().stats, self.path.index.oid);
@@ -503,7 +510,6 @@ impl<'e> SeqScan<'e> {
 
 impl<'e> RowSource<'e> for SeqScan<'e> {
     fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
-        use crate::expr::EvalHost;
         host.check_interrupts()?;
         if !self.tally.started() {
             self.tally.start(host.env().stats, self.oid);
@@ -555,16 +561,42 @@ impl<'e> Series<'e> {
         };
         if start.is_null() || stop.is_null() || step.is_null() {
             self.done = true;
-        } else if cmp(&step, &self.constant(0)?) == Ordering::Equal {
-            return Err(SqlError::new("22023", "step size cannot equal zero"));
+        } else {
+            check_series_bound(&start, "start value")?;
+            check_series_bound(&stop, "stop value")?;
+            if self.args.2.is_some() {
+                check_series_bound(&step, "step size")?;
+            }
+            if cmp(&step, &self.constant(0)?) == Ordering::Equal {
+                return Err(SqlError::new("22023", "step size cannot equal zero"));
+            }
         }
         self.state = Some((start, stop, step));
         Ok(())
     }
 }
 
+/// check_series_bound -- 22023 for a NaN or infinite numeric argument of
+/// generate_series (PostgreSQL's generate_series_step_numeric): the series
+/// would never reach its end, since NaN compares above everything and
+/// infinity plus a step is infinity.
+fn check_series_bound(value: &Datum, what: &str) -> Result<()> {
+    let Datum::Numeric(n) = value else { return Ok(()) };
+    let problem = if n.is_nan() {
+        "NaN"
+    } else if !n.is_finite() {
+        "infinity"
+    } else {
+        return Ok(());
+    };
+    Err(SqlError::new("22023", format!("{what} cannot be {problem}")))
+}
+
 impl<'e> RowSource<'e> for Series<'e> {
     fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
+        // A series can be as long as its bounds allow: nothing below this
+        // node reads a page, so the node itself must let a cancel in.
+        host.check_interrupts()?;
         if self.state.is_none() && !self.done {
             self.init(host)?;
         }
@@ -599,7 +631,6 @@ impl<'e> RowSource<'e> for Series<'e> {
 }
 
 fn host_context<'h>(host: &'h ExecHost) -> &'h sluice_types::Context {
-    use crate::expr::EvalHost;
     host.context()
 }
 
@@ -745,6 +776,7 @@ impl<'e> RowSource<'e> for NestLoopSource<'e> {
             let outer = self.current.as_ref().expect("set");
             let mut joined = outer.clone();
             while self.inner.append_next(&mut joined, host)? {
+                host.check_interrupts()?;
                 if self.qual.map_or(Ok(true), |q| eval_qual(q, &joined, host))? {
                     self.matched = true;
                     return Ok(Some(joined));
@@ -963,6 +995,7 @@ impl<'e> AggregateSource<'e> {
             let mut state = AggState::new(agg.kind, input_type)?;
             let mut seen: Vec<Datum> = Vec::new();
             for (_, row) in rows {
+                host.check_interrupts()?;
                 let value = match &agg.arg {
                     Some(e) => eval(e, row, host)?,
                     None => Datum::Bool(true),

@@ -19,6 +19,7 @@ use crate::optimizer::{
     choose_hashed_agg, choose_ordered_scan, choose_scan, covers, LimitEstimate, OrderRequest,
     ScanContext,
 };
+use crate::parser::unsupported::refuse;
 use planner::LateralRefs;
 pub(crate) use planner::Planner;
 pub use rowmarks::RowLockSpec;
@@ -119,14 +120,29 @@ fn plan_body(
     stmt: &SelectStmt,
     resolve_unknowns: bool,
 ) -> Result<Planned> {
+    refuse_select_clauses(stmt)?;
     if !stmt.values_lists.is_empty() {
         return plan_values(pl, stmt, params);
     }
     if stmt.op != protobuf::SetOperation::SetopNone as i32 {
-        rowmarks::set_operation_error(stmt)?;
+        rowmarks::set_operation_error(stmt, pl.inherited_lock.take())?;
         return setop::plan_set_operation(pl, params, stmt);
     }
     plan_simple(pl, params, stmt, resolve_unknowns)
+}
+
+/// refuse_select_clauses -- 0A000 for the clauses of a SELECT that sluice
+/// does not implement (see `parser/unsupported.rs`). WINDOW definitions are
+/// refused here even when no window function uses them (those calls are
+/// refused in `expr/func.rs`).
+fn refuse_select_clauses(stmt: &SelectStmt) -> Result<()> {
+    refuse(stmt.into_clause.is_some(), "SELECT ... INTO is not supported yet")?;
+    refuse(stmt.group_distinct, "GROUP BY DISTINCT is not supported yet")?;
+    refuse(!stmt.window_clause.is_empty(), "WINDOW clauses are not supported yet")?;
+    refuse(
+        stmt.limit_option == protobuf::LimitOption::WithTies as i32,
+        "FETCH ... WITH TIES is not supported yet",
+    )
 }
 
 /// A SELECT without set operations.
@@ -917,6 +933,9 @@ fn plan_function(
     params: &mut Vec<Option<SqlType>>,
     lateral: &Scope,
 ) -> Result<FromItem> {
+    refuse(rf.ordinality, "WITH ORDINALITY is not supported yet")?;
+    refuse(rf.is_rowsfrom, "ROWS FROM is not supported yet")?;
+    refuse(!rf.coldeflist.is_empty(), "column definition lists are not supported yet")?;
     let call = rf
         .functions
         .first()

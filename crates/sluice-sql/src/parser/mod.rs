@@ -11,6 +11,7 @@
 //! only on the error path.
 
 mod ffi;
+pub(crate) mod unsupported;
 
 use crate::error::{Result, SqlError};
 use pg_query::NodeEnum;

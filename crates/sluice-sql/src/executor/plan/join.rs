@@ -30,7 +30,7 @@
 use super::instrument::Counter;
 use super::{ExecHost, JoinKind, Source};
 use crate::error::Result;
-use crate::expr::{eval, eval_qual, Expr};
+use crate::expr::{eval, eval_qual, EvalHost, Expr};
 use sluice_types::compare::{cmp, hash};
 use sluice_types::Datum;
 use std::cmp::Ordering;
@@ -186,6 +186,7 @@ impl<'e> super::RowSource<'e> for HashJoinSource<'e> {
             }
             let (outer, candidates, pos, matched) = self.current.as_mut().expect("set");
             while *pos < candidates.len() {
+                host.check_interrupts()?;
                 let i = candidates[*pos];
                 *pos += 1;
                 let mut joined = outer.clone();
@@ -361,6 +362,7 @@ impl<'e> super::RowSource<'e> for MergeJoinSource<'e> {
             }
             let (outer, pos, matched) = self.current.as_mut().expect("set");
             while *pos < self.group.len() {
+                host.check_interrupts()?;
                 let mut joined = outer.clone();
                 joined.extend(self.group[*pos].iter().cloned());
                 *pos += 1;

@@ -56,7 +56,7 @@ use std::rc::Rc;
 use super::{open, Plan, Source};
 use crate::error::{Result, SqlError};
 use crate::executor::host::ExecHost;
-use crate::expr::{eval, Builtin, Comparison, Expr, SubLinkKind};
+use crate::expr::{eval, Builtin, Comparison, EvalHost, Expr, SubLinkKind};
 use sluice_types::compare::cmp;
 use sluice_types::ops::CmpOp;
 use sluice_types::Datum;
@@ -333,6 +333,7 @@ fn compare_all(
     let decisive = matches!(sp.kind, SubLinkKind::Any { .. });
     let mut saw_null = false;
     for value in values {
+        host.check_interrupts()?;
         host.subplans.set_param(sp.result_slot, value.clone())?;
         match eval(test, row, host)? {
             Datum::Bool(b) if b == decisive => return Ok(Datum::Bool(decisive)),

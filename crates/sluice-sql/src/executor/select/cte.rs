@@ -316,7 +316,8 @@ fn plan_recursive(
     Ok((plan, columns))
 }
 
-/// The recursive CTE's query must be a UNION without ORDER BY, OFFSET or LIMIT.
+/// The recursive CTE's query must be a UNION without ORDER BY, OFFSET, LIMIT
+/// or a locking clause.
 fn check_recursive_shape(def: &CommonTableExpr, select: &SelectStmt) -> Result<()> {
     if select.op != SetOperation::SetopUnion as i32 {
         return Err(SqlError::new(
@@ -341,6 +342,11 @@ fn check_recursive_shape(def: &CommonTableExpr, select: &SelectStmt) -> Result<(
     }
     if let Some(limit) = select.limit_count.as_deref() {
         return Err(not_implemented("LIMIT", Some(limit)));
+    }
+    // PostgreSQL refuses it (checkWellFormedRecursion); run anyway, such a
+    // query never ended and grew the server until the kernel killed it.
+    if let Some(lock) = select.locking_clause.first() {
+        return Err(not_implemented("FOR UPDATE/SHARE", Some(lock)));
     }
     Ok(())
 }

@@ -257,9 +257,14 @@ pub(crate) fn check_select_locking(
     Err(SqlError::new("0A000", format!("{clause} is not allowed with {reason}")))
 }
 
-/// The error for a locking clause on UNION/INTERSECT/EXCEPT.
-pub(crate) fn set_operation_error(stmt: &protobuf::SelectStmt) -> Result<()> {
-    match LockRequest::from_clauses(&stmt.locking_clause, None)? {
+/// The error for a locking clause on UNION/INTERSECT/EXCEPT or on one of
+/// its arms (`stmt`), or for an enclosing query's clause that covers a set
+/// operation in FROM (`inherited`): their rows are not table rows.
+pub(crate) fn set_operation_error(
+    stmt: &protobuf::SelectStmt,
+    inherited: Option<RowLockSpec>,
+) -> Result<()> {
+    match LockRequest::from_clauses(&stmt.locking_clause, inherited)? {
         Some(request) => Err(SqlError::new(
             "0A000",
             format!("{} is not allowed with UNION/INTERSECT/EXCEPT", request.first_clause()),

@@ -118,6 +118,7 @@ pub(super) fn plan_tree(
     stmt: &SelectStmt,
 ) -> Result<Branch> {
     let Some((kind, construct)) = operation(stmt).filter(|_| stmt.larg.is_some()) else {
+        super::rowmarks::set_operation_error(stmt, None)?;
         return Ok(leaf(plan_query(pl, params, stmt, false)?));
     };
     let (larg, rarg) = arms(stmt)?;

@@ -1,0 +1,55 @@
+-- sluice-only: PostgreSQL 15 accepts all of these; sluice refuses each clause it does not implement (0A000) instead of dropping it.
+\set VERBOSITY verbose
+CREATE TABLE base (a int);
+-- CREATE TABLE
+CREATE TABLE p (a int) PARTITION BY RANGE (a);
+CREATE TABLE c PARTITION OF base FOR VALUES FROM (1) TO (10);
+CREATE TABLE ch (b int) INHERITS (base);
+CREATE TEMP TABLE tt (a int);
+CREATE UNLOGGED TABLE ut (a int);
+CREATE TEMP TABLE oc (a int) ON COMMIT DELETE ROWS;
+CREATE TABLE ts (a int) TABLESPACE pg_global;
+-- columns
+CREATE TABLE coll (a text COLLATE "C");
+CREATE TABLE gen (a int, b int GENERATED ALWAYS AS (a * 2) STORED);
+CREATE TABLE idn (a int GENERATED ALWAYS AS IDENTITY);
+CREATE TABLE comp (a text COMPRESSION pglz);
+CREATE TABLE stor (a text STORAGE EXTERNAL);
+CREATE TABLE chk (a int CHECK (a > 0));
+CREATE TABLE fk (a int REFERENCES base (a));
+-- PRIMARY KEY and UNIQUE
+CREATE TABLE inc (a int, b int, UNIQUE (a) INCLUDE (b));
+CREATE TABLE nnd (a int, UNIQUE NULLS NOT DISTINCT (a));
+CREATE TABLE dfr (a int PRIMARY KEY DEFERRABLE INITIALLY DEFERRED);
+CREATE TABLE ispc (a int, PRIMARY KEY (a) USING INDEX TABLESPACE pg_global);
+-- CREATE INDEX
+CREATE TABLE t (a int, b int, c text);
+CREATE INDEX ON t (a) INCLUDE (b);
+CREATE UNIQUE INDEX ON t (a) NULLS NOT DISTINCT;
+CREATE INDEX ON t (c text_pattern_ops);
+CREATE INDEX ON t (c COLLATE "C");
+CREATE INDEX ON t (a) TABLESPACE pg_global;
+-- SELECT
+SELECT a FROM t WINDOW w AS (ORDER BY a);
+SELECT a FROM t GROUP BY DISTINCT a;
+SELECT * FROM t ORDER BY a FETCH FIRST 1 ROWS WITH TIES;
+SELECT * INTO newt FROM t;
+SELECT * FROM generate_series(1, 3) WITH ORDINALITY;
+SELECT * FROM ROWS FROM (generate_series(1, 3));
+-- INSERT, UPDATE, DELETE
+WITH x AS (SELECT 1) INSERT INTO t SELECT * FROM x;
+WITH x AS (SELECT 1) UPDATE t SET b = 1;
+WITH x AS (SELECT 1) DELETE FROM t;
+-- transaction modes: READ ONLY is refused, SERIALIZABLE runs as REPEATABLE READ
+BEGIN READ ONLY;
+START TRANSACTION ISOLATION LEVEL SERIALIZABLE, READ ONLY, DEFERRABLE;
+BEGIN;
+SET TRANSACTION READ ONLY;
+ROLLBACK;
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SHOW transaction_isolation;
+COMMIT;
+-- none of the refused statements left anything behind; the session carries on
+SELECT relname FROM pg_class WHERE relname IN ('p', 'c', 'ch', 'tt', 'ut', 'coll', 'gen', 'inc', 'newt') ORDER BY 1;
+INSERT INTO t VALUES (1, 2, 'x');
+SELECT * FROM t;
