@@ -104,6 +104,12 @@ impl fmt::Display for SqlError {
 
 impl std::error::Error for SqlError {}
 
+/// The 1-based error position of a parse node's 0-based `location` (-1,
+/// unknown, gives none), for [`SqlError::at`].
+pub fn position(location: i32) -> Option<u32> {
+    u32::try_from(location).ok().map(|l| l + 1)
+}
+
 impl From<sluice_access::AccessError> for SqlError {
     fn from(e: sluice_access::AccessError) -> SqlError {
         SqlError::new(e.sqlstate(), e.to_string())

@@ -290,13 +290,7 @@ fn check_target(
 ) -> Result<TmResult<Target>> {
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());
     loop {
-        let item = page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
-        let ctid = HeapTupleHeader::new(item)?.ctid();
-        let (status, hints) = satisfies_update(item, tid, &ctx)?;
-        if hints != 0 {
-            let hint = TupleHint::new(tid.offset, item, hints)?;
-            set_hints(engine, tag, page, &[hint])?;
-        }
+        let (status, ctid) = judge_for_update(engine, tag, page, tid, &ctx)?;
         let item = page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
         return Ok(match status {
             UpdateStatus::Ok | UpdateStatus::BeingModified(_) => {
@@ -318,6 +312,26 @@ fn check_target(
             UpdateStatus::Deleted => Err(TmFailure::Deleted),
         });
     }
+}
+
+/// judge_for_update -- `satisfies_update` of the version at `tid` on the
+/// locked `page`, setting the hint bits the check earned; with the
+/// version's ctid (where its successor is, if it was updated).
+pub(super) fn judge_for_update(
+    engine: &Engine,
+    tag: BufferTag,
+    page: &mut BufferWriteGuard<'_>,
+    tid: ItemPointer,
+    ctx: &VisibilityContext,
+) -> Result<(UpdateStatus, ItemPointer)> {
+    let item = page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
+    let ctid = HeapTupleHeader::new(item)?.ctid();
+    let (status, hints) = satisfies_update(item, tid, ctx)?;
+    if hints != 0 {
+        let hint = TupleHint::new(tid.offset, item, hints)?;
+        set_hints(engine, tag, page, &[hint])?;
+    }
+    Ok((status, ctid))
 }
 
 /// wait_for -- sleeps until transaction `xid` ends, as `txn`'s backend, so the

@@ -63,11 +63,11 @@
 //! subtransaction's).
 
 use super::heapam::{
-    corrupt_tid, log_header_change, tag_of, wait_for, LockWaitPolicy, TmFailure, TmResult,
+    corrupt_tid, judge_for_update, log_header_change, tag_of, wait_for, LockWaitPolicy, TmFailure,
+    TmResult,
 };
-use super::hints::{set_hints, TupleHint};
 use super::multixact::{holds, new_xmax, plan, request_status, update_xid, Plan};
-use super::visibility::{satisfies_update, UpdateStatus, VisibilityContext};
+use super::visibility::{UpdateStatus, VisibilityContext};
 use super::xlog::{HeaderChange, XLOG_HEAP_LOCK};
 use super::HeapRelation;
 use crate::common::htup::*;
@@ -208,13 +208,7 @@ fn examine(
 ) -> Result<Verdict> {
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());
     loop {
-        let item = page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
-        let ctid = HeapTupleHeader::new(item)?.ctid();
-        let (status, hints) = satisfies_update(item, tid, &ctx)?;
-        if hints != 0 {
-            let hint = TupleHint::new(tid.offset, item, hints)?;
-            set_hints(engine, tag_of(rel, tid.block), page, &[hint])?;
-        }
+        let (status, ctid) = judge_for_update(engine, tag_of(rel, tid.block), page, tid, &ctx)?;
         let item = page.item(tid.offset).ok_or_else(|| corrupt_tid(tid))?;
         let past_update = match status {
             UpdateStatus::Ok | UpdateStatus::BeingModified(_) => None,

@@ -24,6 +24,7 @@ use crate::catalog::relation::{self, oid_of, RelationId};
 use crate::catalog::schema::*;
 use crate::catalog::statistic::latest_view;
 use crate::catalog::{delete, insert, replace, scan, scan_as};
+pub(crate) use crate::error::position;
 use crate::error::{Result, SqlError};
 use crate::parser::unsupported::{other_tablespace, refuse};
 use crate::session::{ExecParts, Session, SessionEnv};
@@ -63,10 +64,6 @@ pub(crate) fn target_namespace(rv: &RangeVar) -> Result<Oid> {
         other => Err(SqlError::new("3F000", format!("schema \"{other}\" does not exist"))
             .at(position(rv.location))),
     }
-}
-
-pub(crate) fn position(location: i32) -> Option<u32> {
-    (location >= 0).then_some(location as u32 + 1)
 }
 
 /// CREATE TABLE.

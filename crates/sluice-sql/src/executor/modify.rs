@@ -21,6 +21,7 @@ use super::select::{
 };
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::{deform_row, form_row};
+use crate::error::position;
 use crate::error::{Result, SqlError};
 use crate::expr::{
     analyze, check_boolean, coerce, coerce_to_column, column_name, eval, eval_qual,
@@ -41,10 +42,6 @@ use sluice_access::Engine;
 use sluice_txn::lmgr::LockMode;
 use sluice_txn::Transaction;
 use sluice_types::{Datum, SqlType};
-
-fn position(location: i32) -> Option<u32> {
-    (location >= 0).then_some(location as u32 + 1)
-}
 
 /// The analysed RETURNING list, if any.
 struct Returning {

@@ -54,6 +54,7 @@ use crate::catalog::index::{indexes_of, IndexDesc};
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::{deform_row, form_row};
 use crate::commands::indexcmds::predicate_text;
+use crate::error::position;
 use crate::error::{Result, SqlError};
 use crate::expr::{analyze, check_boolean, eval, eval_qual, Expr, Scope};
 use crate::session::ExecParts;
@@ -97,10 +98,6 @@ pub enum Proposed {
     Updated(Vec<Datum>),
     /// Dropped: DO NOTHING, or DO UPDATE whose WHERE was false.
     Skipped,
-}
-
-fn position(location: i32) -> Option<u32> {
-    (location >= 0).then_some(location as u32 + 1)
 }
 
 /// plan -- analyses `clause` for an INSERT into `rel` (named `alias` in

@@ -32,6 +32,7 @@ use super::plan::lockrows::{LockRowsSpec, RowMark};
 use super::plan::{prune_scan_columns, single_scan, JoinKind, Plan, SortKey};
 use crate::catalog::relation::{self, RelationDesc};
 use crate::commands::tablecmds::lock_relation_in;
+use crate::error::position;
 use crate::error::{Result, SqlError};
 use crate::expr::{
     analyze, check_boolean, column_name, expand_star, resolve_unknown_with, select_common_type,
@@ -53,10 +54,6 @@ pub struct Planned {
     pub plan: Plan,
     /// Result columns.
     pub columns: Vec<OutputColumn>,
-}
-
-fn position(location: i32) -> Option<u32> {
-    (location >= 0).then_some(location as u32 + 1)
 }
 
 /// plan_select -- plans a SELECT (or VALUES) statement whose rows go to the

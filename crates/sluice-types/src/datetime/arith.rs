@@ -62,13 +62,13 @@ pub fn date_to_timestamp(date: i32) -> Result<i64> {
         i32::MIN => Ok(i64::MIN),
         i32::MAX => Ok(i64::MAX),
         _ => {
-            let ts = i64::from(date) * USECS_PER_DAY;
-            if !calendar::is_valid_timestamp(ts) {
+            let ts = i64::from(date).checked_mul(USECS_PER_DAY);
+            let Some(ts) = ts.filter(|&ts| calendar::is_valid_timestamp(ts)) else {
                 return Err(TypeError::new(
                     ErrorKind::DatetimeFieldOverflow,
                     "date out of range for timestamp",
                 ));
-            }
+            };
             Ok(ts)
         }
     }
@@ -204,4 +204,18 @@ pub fn date_add_time(date: i32, time: i64) -> Result<i64> {
         return Err(timestamp_range_error());
     }
     Ok(ts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_date_beyond_the_timestamp_range_is_an_error_not_an_overflow() {
+        // '2202020-10-05'::date::timestamp, from PostgreSQL's horology test.
+        let date = 2_202_020 * 365;
+        let err = date_to_timestamp(date).unwrap_err();
+        assert_eq!(err.message, "date out of range for timestamp");
+        assert_eq!(date_to_timestamp(0), Ok(0));
+    }
 }

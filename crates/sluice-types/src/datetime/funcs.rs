@@ -255,8 +255,10 @@ fn int(v: i64) -> Numeric {
     Numeric::from_i64(v)
 }
 
-/// `v / 10^scale` as numeric with exactly `scale` decimals.
-fn scaled(v: i64, scale: i32) -> Numeric {
+/// `v / 10^scale` as numeric with exactly `scale` decimals (wide enough for
+/// a timestamp's distance from another epoch).
+fn scaled(v: impl Into<i128>, scale: i32) -> Numeric {
+    let v: i128 = v.into();
     let text = format!("{v}e-{scale}");
     crate::numeric::parse(&text, -1).unwrap_or_else(|_| Numeric::nan())
 }
@@ -360,7 +362,7 @@ fn extract_ts_common(unit_name: &str, ts: i64, tz: Option<(i32, i64)>) -> Result
         (Second, _) => scaled(sec_us, 6),
         (Minute, _) => int(tm.minute),
         (Hour, _) => int(tm.hour),
-        (Epoch, _) => scaled(ts - epoch_offset, 6),
+        (Epoch, _) => scaled(i128::from(ts) - i128::from(epoch_offset), 6),
         (Julian, _) => {
             let day_us = calendar::tm2time(&tm);
             int(calendar::date2j(tm.year, tm.month, tm.day))
@@ -510,4 +512,18 @@ pub fn age_from_today(ts: i64, ctx: &Context) -> Result<Interval> {
 pub fn age_from_today_tz(ts: i64, ctx: &Context) -> Result<Interval> {
     let today = from_local(i64::from(super::input::local_date(ctx.now, ctx)) * USECS_PER_DAY, ctx);
     age_timestamptz(today, ts, ctx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_epoch_of_the_last_timestamps_does_not_overflow() {
+        // date_part('epoch', '294270-01-01 00:00:00'::timestamp) is
+        // 9224097091200 in PostgreSQL 15.
+        let days = calendar::date2j(294_270, 1, 1) - calendar::POSTGRES_EPOCH_JDATE;
+        let epoch = extract_timestamp("epoch", days * USECS_PER_DAY).unwrap().unwrap();
+        assert_eq!(epoch.to_string(), "9224097091200.000000");
+    }
 }

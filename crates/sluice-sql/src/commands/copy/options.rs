@@ -13,6 +13,7 @@
 //! Column lists (FORCE_QUOTE, FORCE_NOT_NULL, FORCE_NULL) stay names here;
 //! `copy.rs` resolves them against the columns being copied.
 
+use crate::error::position;
 use crate::error::{Result, SqlError};
 use pg_query::protobuf::{DefElem, Node};
 use pg_query::NodeEnum;
@@ -99,10 +100,6 @@ struct Given {
     force_not_null: Option<Vec<String>>,
     force_null: Option<Vec<String>>,
     encoding: Option<Encoding>,
-}
-
-fn position(location: i32) -> Option<u32> {
-    (location >= 0).then_some(location as u32 + 1)
 }
 
 /// parse_options -- the options of a COPY FROM (`is_from`) or COPY TO.

@@ -188,7 +188,7 @@ fn locked_names(lc: &protobuf::LockingClause) -> Vec<(String, Option<u32>)> {
         .iter()
         .filter_map(|n| match n.node.as_ref()? {
             NodeEnum::RangeVar(rv) => {
-                Some((rv.relname.clone(), (rv.location >= 0).then_some(rv.location as u32 + 1)))
+                Some((rv.relname.clone(), crate::error::position(rv.location)))
             }
             _ => None,
         })
