@@ -66,14 +66,15 @@ pub fn cmp_typed(ty: SqlType, a: &Datum, b: &Datum) -> Ordering {
     }
 }
 
-/// A date against a timestamp: the date is its midnight.
+/// A date against a timestamp: the date is its midnight (computed wide: a
+/// date past the timestamp range still compares, as beyond every timestamp).
 fn date_vs_timestamp(d: i32, t: i64) -> Ordering {
     let as_ts = match d {
-        i32::MIN => i64::MIN,
-        i32::MAX => i64::MAX,
-        _ => i64::from(d) * crate::datetime::calendar::USECS_PER_DAY,
+        i32::MIN => i128::from(i64::MIN),
+        i32::MAX => i128::from(i64::MAX),
+        _ => i128::from(d) * i128::from(crate::datetime::calendar::USECS_PER_DAY),
     };
-    as_ts.cmp(&t)
+    as_ts.cmp(&i128::from(t))
 }
 
 /// Compare two numbers of different numeric types, if both are numbers.
@@ -244,4 +245,17 @@ fn hash_f64(v: f64, h: &mut Fnv) {
         v
     };
     h.write(&canonical.to_bits().to_le_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_date_past_the_timestamp_range_sorts_after_every_timestamp() {
+        // '2202020-10-05'::date > some timestamp, from PostgreSQL's horology test.
+        assert_eq!(date_vs_timestamp(2_202_020 * 365, i64::MAX - 1), Ordering::Greater);
+        assert_eq!(date_vs_timestamp(-2_202_020 * 365, i64::MIN + 1), Ordering::Less);
+        assert_eq!(date_vs_timestamp(1, crate::datetime::calendar::USECS_PER_DAY), Ordering::Equal);
+    }
 }
