@@ -131,18 +131,21 @@ impl Interrupts {
     /// check -- PostgreSQL's CHECK_FOR_INTERRUPTS.
     ///
     /// Returns the error the pending interrupt calls for, most serious first:
-    /// FATAL 08006 if the client is gone, FATAL 57P01 on termination, ERROR 57014 on
-    /// cancel (which clears the cancel flag: one request cancels one statement).
+    /// FATAL 57P01 on termination, FATAL 08006 if the client is gone, ERROR 57014
+    /// on cancel (which clears the cancel flag: one request cancels one
+    /// statement). Termination comes first because it shuts the socket's read
+    /// side itself, which the hang-up poll would otherwise take for a lost
+    /// client.
     pub fn check(&self) -> Result<(), PgError> {
-        self.probe_client();
-        if self.inner.client_lost.load(Ordering::SeqCst) {
-            return Err(PgError::fatal(SqlState::CONNECTION_FAILURE, "connection to client lost"));
-        }
         if self.terminate_requested() {
             return Err(PgError::fatal(
                 SqlState::ADMIN_SHUTDOWN,
                 "terminating connection due to administrator command",
             ));
+        }
+        self.probe_client();
+        if self.inner.client_lost.load(Ordering::SeqCst) {
+            return Err(PgError::fatal(SqlState::CONNECTION_FAILURE, "connection to client lost"));
         }
         if self.inner.cancel.swap(false, Ordering::SeqCst) {
             return Err(PgError::error(
@@ -235,6 +238,19 @@ mod tests {
         i.request_cancel();
         i.request_terminate();
         assert_eq!(i.check().unwrap_err().code, SqlState::ADMIN_SHUTDOWN);
+        assert_eq!(i.check().unwrap_err().code, SqlState::ADMIN_SHUTDOWN);
+    }
+
+    #[test]
+    fn a_terminated_session_is_not_mistaken_for_a_lost_client() {
+        // Terminate shuts the socket's read side, which looks like a hang-up.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let _client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (server, _) = listener.accept().unwrap();
+        let i = Interrupts::new();
+        i.attach_socket(server);
+        i.request_terminate();
+        std::thread::sleep(CLIENT_CHECK_INTERVAL + Duration::from_millis(50));
         assert_eq!(i.check().unwrap_err().code, SqlState::ADMIN_SHUTDOWN);
     }
 
