@@ -40,12 +40,8 @@ SELECT * FROM ROWS FROM (generate_series(1, 3));
 WITH x AS (SELECT 1) INSERT INTO t SELECT * FROM x;
 WITH x AS (SELECT 1) UPDATE t SET b = 1;
 WITH x AS (SELECT 1) DELETE FROM t;
--- transaction modes: READ ONLY is refused, SERIALIZABLE runs as REPEATABLE READ
-BEGIN READ ONLY;
-START TRANSACTION ISOLATION LEVEL SERIALIZABLE, READ ONLY, DEFERRABLE;
-BEGIN;
-SET TRANSACTION READ ONLY;
-ROLLBACK;
+-- transaction modes: SERIALIZABLE runs as REPEATABLE READ (READ ONLY is
+-- enforced, see read_only.sql)
 BEGIN ISOLATION LEVEL SERIALIZABLE;
 SHOW transaction_isolation;
 COMMIT;
@@ -53,3 +49,4 @@ COMMIT;
 SELECT relname FROM pg_class WHERE relname IN ('p', 'c', 'ch', 'tt', 'ut', 'coll', 'gen', 'inc', 'newt') ORDER BY 1;
 INSERT INTO t VALUES (1, 2, 'x');
 SELECT * FROM t;
+BEGIN; COMMIT AND CHAIN; ROLLBACK;

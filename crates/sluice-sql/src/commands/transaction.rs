@@ -8,7 +8,6 @@
 
 use super::node_str;
 use crate::error::{Result, SqlError};
-use crate::parser::unsupported::refuse;
 use crate::session::{aborted_block_error, Session};
 use crate::sink::QuerySink;
 use pg_query::protobuf::{TransactionStmt, TransactionStmtKind};
@@ -21,6 +20,13 @@ pub fn run(session: &mut Session, stmt: &TransactionStmt, sink: &mut dyn QuerySi
     if session.in_failed_block() && !exits_failed_block(kind) {
         return Err(aborted_block_error());
     }
+    // COMMIT / ROLLBACK AND CHAIN would have to open the next transaction
+    // with the same characteristics; until it does, it must not end the
+    // block as a plain COMMIT would.
+    crate::parser::unsupported::refuse(
+        stmt.chain,
+        "COMMIT AND CHAIN and ROLLBACK AND CHAIN are not supported yet",
+    )?;
     match kind {
         TransactionStmtKind::TransStmtBegin => begin(session, stmt, "BEGIN", sink),
         TransactionStmtKind::TransStmtStart => begin(session, stmt, "START TRANSACTION", sink),
@@ -80,33 +86,40 @@ fn begin(
     tag: &str,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
-    refuse_transaction_modes(&stmt.options)?;
     let option = isolation_option(stmt)?;
+    let read_only = read_only_option(&stmt.options);
     session.begin_block(option.as_ref().map(|(level, _)| *level), tag, sink)?;
     if let Some((_, name)) = option {
         session.settings().set("transaction_isolation", &name)?;
     }
+    if let Some(read_only) = read_only {
+        session.settings().set("transaction_read_only", on_off(read_only))?;
+    }
     Ok(())
 }
 
-/// refuse_transaction_modes -- 0A000 for the transaction modes of BEGIN,
-/// START TRANSACTION and SET TRANSACTION that sluice does not implement
-/// (see `parser/unsupported.rs`). ISOLATION LEVEL is read by the callers
-/// (SERIALIZABLE runs as REPEATABLE READ, see docs/architecture.md) and READ
-/// WRITE is what every transaction is. READ ONLY is refused: sluice would
-/// not stop the transaction's writes. [NOT] DEFERRABLE is accepted: it
-/// matters only to a SERIALIZABLE READ ONLY transaction, and so has no
-/// effect here.
-pub(crate) fn refuse_transaction_modes(options: &[pg_query::protobuf::Node]) -> Result<()> {
-    for option in options {
-        let Some(NodeEnum::DefElem(def)) = option.node.as_ref() else { continue };
-        let on = def.arg.as_deref().and_then(node_str).is_some_and(|v| v != "0" && v != "false");
-        refuse(
-            def.defname == "transaction_read_only" && on,
-            "read-only transactions are not supported yet",
-        )?;
+/// read_only_option -- the READ ONLY / READ WRITE mode of BEGIN, START
+/// TRANSACTION or SET TRANSACTION, if given (`transaction_read_only`, which
+/// the session enforces before every statement that writes). [NOT]
+/// DEFERRABLE is accepted: it matters only to a SERIALIZABLE READ ONLY
+/// transaction under SSI, and SERIALIZABLE runs as REPEATABLE READ here
+/// (see docs/architecture.md).
+pub(crate) fn read_only_option(options: &[pg_query::protobuf::Node]) -> Option<bool> {
+    options.iter().find_map(|option| {
+        let Some(NodeEnum::DefElem(def)) = option.node.as_ref() else { return None };
+        (def.defname == "transaction_read_only").then(|| {
+            def.arg.as_deref().and_then(node_str).is_some_and(|v| v != "0" && v != "false")
+        })
+    })
+}
+
+/// The `on`/`off` value of a read-only mode.
+pub(crate) fn on_off(on: bool) -> &'static str {
+    if on {
+        "on"
+    } else {
+        "off"
     }
-    Ok(())
 }
 
 /// The ISOLATION LEVEL option of BEGIN / START TRANSACTION, if given: the

@@ -88,9 +88,21 @@ pub fn alter_system(
     sink.complete("ALTER SYSTEM")
 }
 
-/// SET TRANSACTION ISOLATION LEVEL ... (and SET SESSION CHARACTERISTICS AS ...).
+/// SET TRANSACTION { ISOLATION LEVEL ... | READ ONLY | READ WRITE } (and SET
+/// SESSION CHARACTERISTICS AS ..., which sets the defaults).
 fn set_transaction(session: &mut Session, stmt: &VariableSetStmt) -> Result<()> {
-    super::transaction::refuse_transaction_modes(&stmt.args)?;
+    if let Some(read_only) = super::transaction::read_only_option(&stmt.args) {
+        let value = super::transaction::on_off(read_only);
+        match stmt.name.as_str() {
+            // Outside a block there is no transaction to change (PostgreSQL
+            // warns and does nothing, as for the isolation level below).
+            "TRANSACTION" if session.in_transaction_block() => {
+                session.settings().set("transaction_read_only", value)?
+            }
+            "TRANSACTION" => {}
+            _ => session.settings().set("default_transaction_read_only", value)?,
+        }
+    }
     for arg in &stmt.args {
         let Some(pg_query::NodeEnum::DefElem(def)) = arg.node.as_ref() else { continue };
         if def.defname == "transaction_isolation" {
