@@ -21,6 +21,7 @@ use crate::expr::{analyze, coerce, eval_qual, CoercionContext, EvalHost, Expr};
 use sluice_access::common::{deform_tuple, TupleDesc};
 use sluice_access::heap::heapam::{heap_dirty_status, heap_dirty_version};
 use sluice_access::heap::visibility::{DirtyStatus, VisibilityContext};
+use sluice_access::heap::HeapRelation;
 use sluice_access::nbtree::{btree_insert, btree_probe_unique, BTreeIndex, UniqueCheck};
 use sluice_access::AccessError;
 use sluice_common::{ItemPointer, Oid, Xid};
@@ -222,11 +223,9 @@ impl IndexSet {
             if !self.covers(index, host, row)? {
                 continue;
             }
-            let (_, stored) = key_of(index, row);
+            let (_, stored, heap, ctx) = self.unique_parts(index, host, txn, row);
             let values: Vec<Option<&[u8]>> = stored.iter().map(Option::as_deref).collect();
             let engine = host.engine();
-            let heap = self.table.heap();
-            let ctx = self.dirty_view(host, txn);
             let interrupts = host.interrupts();
             let interrupted = move || interrupts().is_err();
             let mut last = None;
@@ -294,6 +293,20 @@ impl IndexSet {
         }
     }
 
+    /// What a unique check of `index` for `row` starts from: the key (its
+    /// values and stored forms), the table's heap, and the visibility that
+    /// judges duplicates ([`IndexSet::dirty_view`]).
+    fn unique_parts<'v>(
+        &self,
+        index: &OpenIndex,
+        host: &ExecHost<'v, '_>,
+        txn: &Transaction,
+        row: &[Datum],
+    ) -> (Vec<Datum>, Vec<Option<Vec<u8>>>, HeapRelation, VisibilityContext<'v>) {
+        let (keys, stored) = key_of(index, row);
+        (keys, stored, self.table.heap(), self.dirty_view(host, txn))
+    }
+
     /// The visibility a unique check judges rows by: the statement's, but
     /// with the transaction's xid as its own (the snapshot may predate the
     /// xid its first write took; our own rows must still count as ours).
@@ -312,11 +325,9 @@ impl IndexSet {
         tid: ItemPointer,
         mode: UniqueMode,
     ) -> Result<()> {
-        let (keys, stored) = key_of(index, row);
+        let (keys, stored, heap, ctx) = self.unique_parts(index, host, txn, row);
         let values: Vec<Option<&[u8]>> = stored.iter().map(Option::as_deref).collect();
         let engine = host.engine();
-        let heap = self.table.heap();
-        let ctx = self.dirty_view(host, txn);
         let interrupts = host.interrupts();
         let interrupted = move || interrupts().is_err();
         let mut probe = |t: ItemPointer| {
