@@ -295,7 +295,7 @@ fn check_target(
         return Ok(match status {
             UpdateStatus::Ok | UpdateStatus::BeingModified(_) => {
                 match plan(&HeapTupleHeader::new(item)?, &ctx, xid, want)? {
-                    Plan::Wait(holders) => Ok(Target::Wait(holders[0])),
+                    Plan::Wait { blockers, .. } => Ok(Target::Wait(blockers[0])),
                     Plan::Proceed(keep, status) => {
                         let new = new_xmax(engine.txns(), xid, status, &keep)?;
                         Ok(Target::Go(new, keep))

@@ -172,22 +172,19 @@ pub fn any_running<B: AsRef<[u8]>>(
     Ok(false)
 }
 
-/// holds -- whether the asking transaction is among the version's live
-/// holders (a lock it took earlier, in this or another subtransaction).
-pub fn holds<B: AsRef<[u8]>>(hdr: &HeapTupleHeader<B>, ctx: &VisibilityContext) -> Result<bool> {
-    Ok(match holders(hdr, ctx, None)? {
-        Holders::Live(live) => live.iter().any(|m| ctx.is_own(m.xid)),
-        Holders::Outdated => false,
-    })
-}
-
 /// What a request must do about the row's holders.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Plan {
     /// The asker already locks the row at least this strongly.
     Held,
     /// Live holders of other transactions conflict: wait for each.
-    Wait(Vec<Xid>),
+    Wait {
+        /// The conflicting holders, in member order.
+        blockers: Vec<Xid>,
+        /// Whether the asker is itself among the live holders (a lock it
+        /// took earlier): an upgrade, which must not queue behind waiters.
+        asker_holds: bool,
+    },
     /// Go ahead; these holders stay beside the requester, whose status (its
     /// request merged with its own earlier lock) is the second field.
     Proceed(Vec<MultiXactMember>, MultiXactStatus),
@@ -223,7 +220,8 @@ pub fn plan<B: AsRef<[u8]>>(
         .map(|m| m.xid)
         .collect();
     if !blockers.is_empty() {
-        return Ok(Plan::Wait(blockers));
+        let asker_holds = live.iter().any(own);
+        return Ok(Plan::Wait { blockers, asker_holds });
     }
     let status = merged_status(&live, xid, want);
     Ok(Plan::Proceed(live.into_iter().filter(|m| m.xid != xid).collect(), status))

@@ -66,7 +66,7 @@ use super::heapam::{
     corrupt_tid, judge_for_update, log_header_change, tag_of, wait_for, LockWaitPolicy, TmFailure,
     TmResult,
 };
-use super::multixact::{holds, new_xmax, plan, request_status, update_xid, Plan};
+use super::multixact::{new_xmax, plan, request_status, update_xid, Plan};
 use super::visibility::{UpdateStatus, VisibilityContext};
 use super::xlog::{HeaderChange, XLOG_HEAP_LOCK};
 use super::HeapRelation;
@@ -223,7 +223,7 @@ fn examine(
         let hdr = HeapTupleHeader::new(item)?;
         return Ok(match plan(&hdr, &ctx, xid, request_status(mode, false))? {
             Plan::Held => Verdict::Held,
-            Plan::Wait(holders) => Verdict::WaitFor(holders[0], holds(&hdr, &ctx)?),
+            Plan::Wait { blockers, asker_holds } => Verdict::WaitFor(blockers[0], asker_holds),
             Plan::Proceed(keep, status) => Verdict::Take(keep, status),
             Plan::Recheck => match past_update {
                 Some(failure) => Verdict::Fail(failure),
@@ -296,7 +296,7 @@ fn lock_loop(
     loop {
         let buffer = engine.pool().read_buffer(tag_of(rel, tid.block))?;
         let mut page = buffer.write();
-        let holder = match examine(engine, rel, &mut page, tid, txn, request)? {
+        let (holder, already_holder) = match examine(engine, rel, &mut page, tid, txn, request)? {
             Verdict::Held => return Ok(Ok(())),
             Verdict::Take(keep, status) => {
                 let updater = keep.iter().find(|m| m.status.is_update()).map(|m| m.xid);
@@ -317,9 +317,8 @@ fn lock_loop(
             Verdict::WaitFor(..) if policy != LockWaitPolicy::Block => {
                 return Ok(Err(TmFailure::WouldBlock))
             }
-            Verdict::WaitFor(holder, holds) => (holder, holds),
+            Verdict::WaitFor(holder, asker_holds) => (holder, asker_holds),
         };
-        let (holder, already_holder) = holder;
         drop(page);
         drop(buffer);
         // A holder upgrading its lock waits for the conflicting holders
@@ -374,10 +373,10 @@ fn lock_newer_versions(
             Plan::Held => {}
             Plan::Recheck if ctid == tid => return Ok(Err(TmFailure::Deleted)),
             Plan::Recheck => return Ok(Err(TmFailure::Updated(ctid))),
-            Plan::Wait(holders) => {
+            Plan::Wait { blockers, .. } => {
                 drop(page);
                 drop(buffer);
-                wait_for(txn, holders[0], interrupted)?;
+                wait_for(txn, blockers[0], interrupted)?;
                 continue;
             }
             Plan::Proceed(keep, status) => {
