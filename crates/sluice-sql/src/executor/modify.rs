@@ -313,6 +313,8 @@ fn execute_insert(
     let mut host = ExecHost::new(env, params, ctx.clone());
     let mut source = super::plan::open(source, engine, &ctx)?;
     let indexes = IndexSet::open(&host, rel)?;
+    let on_conflict =
+        on_conflict.map(|c| Speculation::new(engine, (rel, &heap), &indexes, &ctx, c));
     let mut count = 0u64;
     while let Some(values) = source.next(&mut host)? {
         let mut row: Vec<Datum> = Vec::with_capacity(rel.columns.len());
@@ -328,22 +330,18 @@ fn execute_insert(
             row.push(value);
         }
         check_not_null(rel, &row, &host)?;
-        let stored = match on_conflict {
+        let stored = match &on_conflict {
             None => {
                 let tid = heap_insert(engine, &heap, txn, &form_row(&desc, &types, &row))?;
                 host.env().stats.count_insert(rel.oid, txn.savepoint_depth(), 1);
                 indexes.insert(txn, &mut host, &row, tid)?;
                 row
             }
-            Some(clause) => {
-                let speculation =
-                    Speculation { engine, rel, heap: &heap, indexes: &indexes, ctx: &ctx };
-                match speculation.insert(clause, txn, &mut host, &row)? {
-                    Proposed::Inserted => row,
-                    Proposed::Updated(new) => new,
-                    Proposed::Skipped => continue,
-                }
-            }
+            Some(speculation) => match speculation.insert(txn, &mut host, &row)? {
+                Proposed::Inserted => row,
+                Proposed::Updated(new) => new,
+                Proposed::Skipped => continue,
+            },
         };
         count += 1;
         emit_returning(returning, &stored, &mut host, sink)?;

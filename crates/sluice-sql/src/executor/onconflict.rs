@@ -245,33 +245,49 @@ fn predicate_implied(index: &IndexDesc, given: Option<&str>) -> bool {
 }
 
 /// Everything one proposed row's insertion works with.
+/// Set up once per statement.
 pub(super) struct Speculation<'a, 'e> {
-    pub engine: &'e Engine,
-    pub rel: &'a RelationDesc,
-    pub heap: &'a HeapRelation,
-    pub indexes: &'a IndexSet,
-    pub ctx: &'a VisibilityContext<'e>,
+    engine: &'e Engine,
+    rel: &'a RelationDesc,
+    heap: &'a HeapRelation,
+    indexes: &'a IndexSet,
+    ctx: &'a VisibilityContext<'e>,
+    clause: &'a OnConflict,
+    /// The arbiter indexes, resolved: every unique index when the clause
+    /// names none.
+    arbiters: Vec<Oid>,
 }
 
-impl Speculation<'_, '_> {
+impl<'a, 'e> Speculation<'a, 'e> {
+    /// new -- the statement's speculative insertion for `clause` into `rel`.
+    pub fn new(
+        engine: &'e Engine,
+        (rel, heap): (&'a RelationDesc, &'a HeapRelation),
+        indexes: &'a IndexSet,
+        ctx: &'a VisibilityContext<'e>,
+        clause: &'a OnConflict,
+    ) -> Self {
+        let arbiters = match clause.arbiters.is_empty() {
+            true => indexes.unique_oids(),
+            false => clause.arbiters.clone(),
+        };
+        Speculation { engine, rel, heap, indexes, ctx, clause, arbiters }
+    }
+
     /// insert -- runs the speculative insertion loop of the module doc for
     /// the proposed `row`.
     pub fn insert(
         &self,
-        clause: &OnConflict,
         txn: &mut Transaction,
         host: &mut ExecHost,
         row: &[Datum],
     ) -> Result<Proposed> {
-        let arbiters = match clause.arbiters.is_empty() {
-            true => self.indexes.unique_oids(),
-            false => clause.arbiters.clone(),
-        };
+        let (clause, arbiters) = (self.clause, &self.arbiters);
         let interrupts = host.interrupts();
         let interrupted = move || interrupts().is_err();
         loop {
             host.interrupts()()?;
-            match self.indexes.probe(txn, host, row, &arbiters)? {
+            match self.indexes.probe(txn, host, row, arbiters)? {
                 Some(Conflict::InProgress(xid)) => {
                     wait_for(txn, xid, &interrupted).map_err(|e| self.interrupted(e, host))?;
                     continue;
@@ -293,7 +309,7 @@ impl Speculation<'_, '_> {
             }
             let (desc, types) = (self.rel.tuple_desc(), self.rel.types());
             let tid = heap_insert(self.engine, self.heap, txn, &form_row(&desc, &types, row))?;
-            if self.indexes.insert_speculative(txn, host, (row, tid), &arbiters)? {
+            if self.indexes.insert_speculative(txn, host, (row, tid), arbiters)? {
                 host.env().stats.count_insert(self.rel.oid, txn.savepoint_depth(), 1);
                 return Ok(Proposed::Inserted);
             }
