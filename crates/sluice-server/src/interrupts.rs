@@ -241,14 +241,21 @@ mod tests {
         assert_eq!(i.check().unwrap_err().code, SqlState::ADMIN_SHUTDOWN);
     }
 
-    #[test]
-    fn a_terminated_session_is_not_mistaken_for_a_lost_client() {
-        // Terminate shuts the socket's read side, which looks like a hang-up.
+    /// Interrupts attached to the server side of a loopback connection, and
+    /// the client side.
+    fn attached_to_a_client() -> (Interrupts, TcpStream) {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let _client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
         let (server, _) = listener.accept().unwrap();
         let i = Interrupts::new();
         i.attach_socket(server);
+        (i, client)
+    }
+
+    #[test]
+    fn a_terminated_session_is_not_mistaken_for_a_lost_client() {
+        // Terminate shuts the socket's read side, which looks like a hang-up.
+        let (i, _client) = attached_to_a_client();
         i.request_terminate();
         std::thread::sleep(CLIENT_CHECK_INTERVAL + Duration::from_millis(50));
         assert_eq!(i.check().unwrap_err().code, SqlState::ADMIN_SHUTDOWN);
@@ -269,11 +276,7 @@ mod tests {
 
     #[test]
     fn a_closed_client_is_noticed_by_check() {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
-        let (server, _) = listener.accept().unwrap();
-        let i = Interrupts::new();
-        i.attach_socket(server);
+        let (i, client) = attached_to_a_client();
         assert!(i.check().is_ok(), "an open client is not lost");
         drop(client);
         let deadline = Instant::now() + CLIENT_CHECK_INTERVAL * 3;
