@@ -86,6 +86,12 @@ pub trait QuerySink {
     /// turn values into text keep it, others ignore it.
     fn output_context(&mut self, _context: &Context) {}
 
+    /// Whether the client reads result column `column` (of the columns
+    /// last announced) as text rather than in binary.
+    fn reads_as_text(&self, _column: usize) -> bool {
+        true
+    }
+
     /// An INFO message (ANALYZE VERBOSE's progress lines). Its SQLSTATE
     /// (00000) is a NOTICE's too, so the level needs its own call; sinks that
     /// do not tell levels apart send it as a notice.

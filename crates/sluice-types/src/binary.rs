@@ -95,7 +95,7 @@ pub fn recv(ty: SqlType, b: &[u8], typmod: i32) -> Result<Datum> {
         SqlType::Int8 => Datum::Int8(i64::from_be_bytes(fixed(b)?)),
         SqlType::Float4 => Datum::Float4(f32::from_bits(u32::from_be_bytes(fixed(b)?))),
         SqlType::Float8 => Datum::Float8(f64::from_bits(u64::from_be_bytes(fixed(b)?))),
-        SqlType::Oid => Datum::Oid(u32::from_be_bytes(fixed(b)?)),
+        SqlType::Oid | SqlType::Reg(_) => Datum::Oid(u32::from_be_bytes(fixed(b)?)),
         SqlType::Xid => Datum::Xid(u32::from_be_bytes(fixed(b)?).into()),
         SqlType::Xid8 => Datum::Xid8(u64::from_be_bytes(fixed(b)?)),
         SqlType::Date => Datum::Date(date_recv(i32::from_be_bytes(fixed(b)?))?),

@@ -64,6 +64,9 @@ pub fn cast_context(from: SqlType, to: SqlType) -> Option<CastContext> {
         (Numeric, Float4 | Float8) => Implicit,
         (Numeric, Int2 | Int4 | Int8) => Assignment,
         (Oid, Int4 | Int8) => Assignment,
+        // The `reg*` types are `oid` with a different text form.
+        (Reg(_), Oid) | (Oid | Int2 | Int4 | Int8, Reg(_)) => Implicit,
+        (Reg(_), Int4 | Int8) => Assignment,
         (Xid8, Xid) => Explicit,
         (Date, Timestamp | TimestampTz) | (Timestamp, TimestampTz) | (Time, Interval) => Implicit,
         (Timestamp, Date | Time) | (TimestampTz, Date | Time | Timestamp) | (Interval, Time) => {
@@ -165,6 +168,7 @@ fn convert(d: &Datum, from: SqlType, to: SqlType, ctx: &Context) -> Result<Datum
         (Datum::Float4(v), _) => from_float(f64::from(*v), true, to),
         (Datum::Float8(v), _) => from_float(*v, false, to),
         (Datum::Numeric(n), _) => from_numeric(n, to),
+        (Datum::Oid(v), Oid | Reg(_)) => Ok(Datum::Oid(*v)),
         (Datum::Oid(v), Int4) => Ok(Datum::Int4(*v as i32)),
         (Datum::Oid(v), Int8) => Ok(Datum::Int8(i64::from(*v))),
         (Datum::Xid8(v), Xid) => Ok(Datum::Xid(*v)),
@@ -202,10 +206,12 @@ fn from_int(v: i64, to: SqlType) -> Result<Datum> {
         SqlType::Float8 => Datum::Float8(v as f64),
         SqlType::Numeric => Datum::Numeric(Numeric::from_i64(v)),
         SqlType::Bool => Datum::Bool(v != 0),
-        SqlType::Oid if (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(&v) => {
+        SqlType::Oid | SqlType::Reg(_)
+            if (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(&v) =>
+        {
             Datum::Oid(v as u32)
         }
-        SqlType::Oid => return Err(TypeError::out_of_range("OID out of range")),
+        SqlType::Oid | SqlType::Reg(_) => return Err(TypeError::out_of_range("OID out of range")),
         other => return Err(TypeError::cannot_cast("integer", &format_type(other, -1))),
     })
 }

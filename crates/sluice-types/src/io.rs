@@ -43,7 +43,9 @@ pub fn parse(ty: SqlType, input: &str, typmod: i32, ctx: &Context) -> Result<Dat
             Datum::Json(input.to_string())
         }
         SqlType::Record(_) => return Err(crate::record::input_not_implemented()),
-        SqlType::Oid => Datum::Oid(oid::parse(input)?),
+        // A name needs the catalogs: the SQL layer looks names up before
+        // a `reg*` value gets here, so only the numeric form is left.
+        SqlType::Oid | SqlType::Reg(_) => Datum::Oid(oid::parse(input)?),
         SqlType::Uuid => Datum::Uuid(uuid::parse(input)?),
         SqlType::PgLsn => Datum::PgLsn(crate::pg_lsn::parse(input)?),
         SqlType::Xid => Datum::Xid(xid::parse(input, "xid")?),

@@ -67,7 +67,7 @@ pub use datum::Datum;
 pub use error::{ErrorKind, Result, TypeError};
 pub use numeric::Numeric;
 pub use record::{Record, RecordType};
-pub use types::{format_type, ElemType, SqlType};
+pub use types::{format_type, ElemType, RegKind, SqlType};
 
 #[cfg(test)]
 mod tests;

@@ -95,7 +95,7 @@ pub fn from_storage(ty: SqlType, bytes: &[u8]) -> Result<Datum> {
         SqlType::Int8 => Datum::Int8(i64::from_le_bytes(arr(fixed(8)?))),
         SqlType::Float4 => Datum::Float4(f32::from_le_bytes(arr(fixed(4)?))),
         SqlType::Float8 => Datum::Float8(f64::from_le_bytes(arr(fixed(8)?))),
-        SqlType::Oid => Datum::Oid(u32::from_le_bytes(arr(fixed(4)?))),
+        SqlType::Oid | SqlType::Reg(_) => Datum::Oid(u32::from_le_bytes(arr(fixed(4)?))),
         SqlType::Xid => Datum::Xid(u64::from_le_bytes(arr(fixed(8)?))),
         SqlType::Xid8 => Datum::Xid8(u64::from_le_bytes(arr(fixed(8)?))),
         SqlType::Date => Datum::Date(i32::from_le_bytes(arr(fixed(4)?))),

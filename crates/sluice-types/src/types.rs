@@ -91,6 +91,53 @@ pub enum SqlType {
     /// A composite (row) type: `record` or a table's row type, with its
     /// fields (see [`crate::record`]).
     Record(RecordType),
+    /// An object-identifier alias type (`regclass`, `regtype`, ...): an OID
+    /// held as [`crate::Datum::Oid`] whose text form is the object's name.
+    Reg(RegKind),
+}
+
+/// The object-identifier alias types (PostgreSQL's `regproc.c`): each is an
+/// `oid` whose input function looks a name up and whose output function
+/// prints the name back. Both need the catalogs, which this crate cannot
+/// see, so the SQL layer does the lookups: a cast of a string to one of
+/// these types and the output of such a value (text format) are session
+/// functions there; here they are plain OIDs, binary-coercible to `oid`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RegKind {
+    /// `regclass`: a relation.
+    Class,
+    /// `regtype`: a type.
+    Type,
+    /// `regnamespace`: a schema.
+    Namespace,
+    /// `regrole`: a role.
+    Role,
+}
+
+impl RegKind {
+    /// Every kind, for tables and tests.
+    pub const ALL: [RegKind; 4] =
+        [RegKind::Class, RegKind::Type, RegKind::Namespace, RegKind::Role];
+
+    /// The type's name (`pg_type.typname`, also its SQL spelling).
+    pub fn typname(self) -> &'static str {
+        match self {
+            RegKind::Class => "regclass",
+            RegKind::Type => "regtype",
+            RegKind::Namespace => "regnamespace",
+            RegKind::Role => "regrole",
+        }
+    }
+
+    /// The type's OID in `pg_type`.
+    fn oid(self) -> u32 {
+        match self {
+            RegKind::Class => 2205,
+            RegKind::Type => 2206,
+            RegKind::Namespace => 4089,
+            RegKind::Role => 4096,
+        }
+    }
 }
 
 /// The element type of an array type: a scalar type other than `unknown`.
@@ -275,12 +322,17 @@ impl SqlType {
             SqlType::PgLsn => 3220,
             SqlType::Array(e) => e.0.oid,
             SqlType::Record(_) => crate::record::RECORD_OID,
+            SqlType::Reg(kind) => kind.oid(),
         }
     }
 
     /// The type with OID `oid`, if it is one sluice supports.
     pub fn from_oid(oid: u32) -> Option<SqlType> {
-        ALL_TYPES.into_iter().chain(SqlType::array_types()).find(|t| t.oid() == oid)
+        ALL_TYPES
+            .into_iter()
+            .chain(RegKind::ALL.map(SqlType::Reg))
+            .chain(SqlType::array_types())
+            .find(|t| t.oid() == oid)
     }
 
     /// Every array type, in the order of their element types' OIDs.
@@ -339,6 +391,7 @@ impl SqlType {
             SqlType::PgLsn => "pg_lsn",
             SqlType::Array(e) => e.0.typname,
             SqlType::Record(_) => "record",
+            SqlType::Reg(kind) => kind.typname(),
         }
     }
 
@@ -392,7 +445,7 @@ impl SqlType {
         match self {
             SqlType::Bool => 1,
             SqlType::Int2 => 2,
-            SqlType::Int4 | SqlType::Oid | SqlType::Float4 | SqlType::Date => 4,
+            SqlType::Int4 | SqlType::Oid | SqlType::Reg(_) | SqlType::Float4 | SqlType::Date => 4,
             SqlType::Int8
             | SqlType::Xid
             | SqlType::Xid8
@@ -421,7 +474,7 @@ impl SqlType {
         match self {
             SqlType::Bool | SqlType::Name | SqlType::Uuid | SqlType::Unknown => 1,
             SqlType::Int2 => 2,
-            SqlType::Int4 | SqlType::Oid | SqlType::Float4 | SqlType::Date => 4,
+            SqlType::Int4 | SqlType::Oid | SqlType::Reg(_) | SqlType::Float4 | SqlType::Date => 4,
             SqlType::Int8
             | SqlType::Xid
             | SqlType::Xid8
@@ -454,6 +507,7 @@ impl SqlType {
                 | SqlType::Int4
                 | SqlType::Int8
                 | SqlType::Oid
+                | SqlType::Reg(_)
                 | SqlType::Xid
                 | SqlType::Xid8
                 | SqlType::Float4
@@ -474,6 +528,7 @@ impl SqlType {
             | SqlType::Int4
             | SqlType::Int8
             | SqlType::Oid
+            | SqlType::Reg(_)
             | SqlType::Float4
             | SqlType::Float8
             | SqlType::Numeric => TypeCategory::Numeric,

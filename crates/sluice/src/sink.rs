@@ -214,6 +214,10 @@ impl QuerySink for WireSink<'_> {
         self.context = context.clone();
     }
 
+    fn reads_as_text(&self, column: usize) -> bool {
+        self.formats.get(column) != Some(&Format::Binary)
+    }
+
     fn info(&mut self, info: &SqlError) -> sluice_sql::Result<()> {
         self.out.notice(&pg_error(info, Severity::Info)).map_err(wire)
     }

@@ -20,4 +20,16 @@ SELECT 'nosuch'::regclass;
 SELECT 'nosuch'::regtype;
 SELECT 'nosuch'::regnamespace;
 SELECT c.relname FROM pg_class c WHERE c.oid = 'reg_t'::regclass;
+-- reg* values print as names, compare as OIDs.
+SELECT 'int4'::regtype, 'pg_class'::regclass, 23::regtype, 'int4'::regtype::oid AS oid;
+SELECT pg_typeof('int4'::regtype), pg_typeof(to_regclass('pg_class'));
+SELECT 'varchar'::regtype::text, 'x' || 'pg_class'::regclass AS cat, 'character(3)'::regtype;
+SELECT c.oid::regclass, c.relname FROM pg_class c WHERE c.oid = 'reg_t'::regclass;
+SELECT oid::regclass FROM pg_class WHERE relname IN ('pg_class', 'pg_type', 'pg_attribute') ORDER BY oid::regclass;
+SELECT to_regrole('postgres'), 'postgres'::regrole, to_regrole('nobody_here') IS NULL AS missing;
+SELECT 'public'::regnamespace, 'pg_catalog'::regnamespace::oid;
+SELECT 0::regclass, 0::regtype, 999999::regclass;
+SELECT 'nobody_here'::regrole;
+COPY (SELECT 'pg_class'::regclass, 'int8'::regtype) TO STDOUT;
+INSERT INTO reg_t VALUES (1) RETURNING a, 'reg_t'::regclass;
 DROP TABLE reg_t;

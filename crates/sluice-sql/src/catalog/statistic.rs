@@ -136,7 +136,7 @@ pub fn sort_operators(ty: SqlType) -> (Oid, Oid) {
         SqlType::Int2 => (94, 95),
         SqlType::Int4 => (96, 97),
         SqlType::Text | SqlType::Varchar | SqlType::Unknown => (98, 664),
-        SqlType::Oid => (607, 609),
+        SqlType::Oid | SqlType::Reg(_) => (607, 609),
         SqlType::Float4 => (620, 622),
         SqlType::Float8 => (670, 672),
         SqlType::Bpchar => (1054, 1058),

@@ -55,6 +55,7 @@ mod to;
 
 use crate::catalog::relation::{self, RelationDesc};
 use crate::error::{Result, SqlError};
+use crate::executor::functions::RegColumns;
 use crate::executor::host::{ExecHost, PlanHost};
 use crate::executor::modify::{self, column_defaults};
 use crate::executor::plan::{self, Plan};
@@ -410,13 +411,16 @@ fn copy_select_to(
     let planned = plan_select(parts, select, &mut param_types)?;
     let names: Vec<String> = planned.columns.iter().map(|c| c.name.clone()).collect();
     let force_quote = query_force_quote(&options, &names)?;
+    let text = options.format != Format::Binary;
     let dest = open_dest(stmt, sink, &options, names.len())?;
     let ExecParts { engine, txn, env, .. } = parts;
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());
     let mut host = ExecHost::new(env, Vec::new(), ctx.clone());
     let mut writer = RowWriter::start(options, force_quote, &names, host_context(&host), dest)?;
     let mut rows = plan::open(&planned.plan, engine, &ctx)?;
-    while let Some(row) = rows.next(&mut host)? {
+    let names = RegColumns::of(planned.columns.iter().map(|c| c.ty), |_| text);
+    while let Some(mut row) = rows.next(&mut host)? {
+        names.name(&mut host, &mut row)?;
         writer.row(&row)?;
     }
     writer.finish()

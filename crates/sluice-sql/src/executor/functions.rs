@@ -9,6 +9,7 @@ mod advisory;
 mod pgstat;
 pub(crate) mod pgstattuple;
 mod regproc;
+pub(crate) use regproc::RegColumns;
 mod ruleutils;
 
 use super::host::ExecHost;

@@ -26,6 +26,7 @@ use crate::session::{ExecParts, Session};
 use crate::sink::QuerySink;
 pub use explain::explain;
 pub(crate) use explain::expr as deparse;
+use functions::RegColumns;
 use host::ExecHost;
 use pg_query::NodeEnum;
 use select::Planned;
@@ -84,8 +85,10 @@ fn run_select(
     let mut host =
         ExecHost::new(&mut parts.env, params.to_vec(), ctx.clone()).with_transaction(parts.txn);
     let mut source = plan::open(&planned.plan, parts.engine, &ctx)?;
+    let names = RegColumns::of(planned.columns.iter().map(|c| c.ty), |i| sink.reads_as_text(i));
     let mut count = 0u64;
-    while let Some(row) = source.next(&mut host)? {
+    while let Some(mut row) = source.next(&mut host)? {
+        names.name(&mut host, &mut row)?;
         sink.row(&row)?;
         count += 1;
     }

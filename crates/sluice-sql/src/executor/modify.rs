@@ -8,6 +8,7 @@
 //! (Halloween protection).
 
 use super::bitmapscan::BitmapRows;
+use super::functions::RegColumns;
 use super::host::{ExecHost, PlanHost};
 use super::indexing::IndexSet;
 use super::indexscan::{IndexPath, IndexRows, ScanMethod};
@@ -501,7 +502,9 @@ fn emit_returning(
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
     let Some(r) = returning else { return Ok(()) };
-    let out = r.exprs.iter().map(|e| eval(e, row, host)).collect::<Result<Vec<_>>>()?;
+    let mut out = r.exprs.iter().map(|e| eval(e, row, host)).collect::<Result<Vec<_>>>()?;
+    let names = RegColumns::of(r.columns.iter().map(|c| c.ty), |i| sink.reads_as_text(i));
+    names.name(host, &mut out)?;
     sink.row(&out)
 }
 

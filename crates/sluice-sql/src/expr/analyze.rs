@@ -303,9 +303,6 @@ impl Analyzer<'_> {
         }
         let (ty, typmod) = type_from_name(type_name_node)?;
         let arg = self.child(t.arg.as_deref())?;
-        if let Some(name) = regtypes::cast_from_reg(&arg, ty, location) {
-            return Ok(name);
-        }
         let from = arg.ty();
         coerce_to_target(self.host, arg, ty, typmod, CoercionContext::Explicit, true, location)?
             .ok_or_else(|| cannot_cast(from, ty).at(location))

@@ -225,6 +225,9 @@ pub(super) fn coerce_to_target(
     if !can_coerce(from, to, context) {
         return Ok(None);
     }
+    if let Some(name) = super::regtypes::cast_from_reg(&expr, to, location) {
+        return Ok(Some(apply_typmod(name, typmod, explicit, location)));
+    }
     let converted = match expr {
         Expr::Const { value, ty: SqlType::Unknown, location: lit, .. } => {
             return literal(host, value, to, typmod, explicit, lit, location).map(Some)

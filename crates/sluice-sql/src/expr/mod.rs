@@ -124,7 +124,7 @@ pub use eval::{eval, eval_qual};
 pub use naming::column_name;
 pub use oper::make_op;
 pub use tree::{BoolOp, BoolTestKind, CaseWhen, Expr};
-pub use typename::type_from_name;
+pub use typename::{parse_type_string, type_from_name};
 
 use crate::Result;
 
@@ -301,20 +301,8 @@ pub struct AdvisoryLock {
     pub try_only: bool,
 }
 
-/// The object-identifier types whose values print as names (`regclass`,
-/// `regtype`, `regnamespace`). sluice has no such types: a cast to one
-/// becomes a [`SessionFunction::RegIn`] call of type `oid`, and a cast of
-/// that call to a string type a [`SessionFunction::RegOut`] call
-/// (`regtypes.rs`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RegKind {
-    /// `regclass`: a relation.
-    Class,
-    /// `regtype`: a type.
-    Type,
-    /// `regnamespace`: a schema.
-    Namespace,
-}
+/// The object-identifier alias types (`regclass`, ...): see `regtypes.rs`.
+pub use sluice_types::RegKind;
 
 /// One column of a `pgstattuple` extension function's result row: which
 /// function, and the column's position in it.

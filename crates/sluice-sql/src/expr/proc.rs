@@ -386,9 +386,10 @@ static PROCS: &[Proc] = &[
     session("obj_description", &[OID], Text, S::ObjDescription),
     session("obj_description", &[OID, NAME], Text, S::ObjDescription),
     session("pg_relation_is_publishable", &[REGCLASS], Bool, S::RelationIsPublishable),
-    session("to_regclass", &[TEXT], SqlType::Oid, S::ToReg(RegKind::Class)),
-    session("to_regtype", &[TEXT], SqlType::Oid, S::ToReg(RegKind::Type)),
-    session("to_regnamespace", &[TEXT], SqlType::Oid, S::ToReg(RegKind::Namespace)),
+    session("to_regclass", &[TEXT], Reg(RegKind::Class), S::ToReg(RegKind::Class)),
+    session("to_regtype", &[TEXT], Reg(RegKind::Type), S::ToReg(RegKind::Type)),
+    session("to_regnamespace", &[TEXT], Reg(RegKind::Namespace), S::ToReg(RegKind::Namespace)),
+    session("to_regrole", &[TEXT], Reg(RegKind::Role), S::ToReg(RegKind::Role)),
     session("pg_is_in_recovery", &[], Bool, S::IsInRecovery),
     session("pg_get_statisticsobjdef_columns", &[OID], Text, S::StatisticsObjDefColumns),
     // Arrays.

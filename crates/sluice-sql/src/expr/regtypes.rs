@@ -1,24 +1,24 @@
-//! Casts to and from the object-identifier types `regclass`, `regtype` and
-//! `regnamespace` (PostgreSQL's `regproc.c`), without those types.
+//! Casts to and from the object-identifier alias types `regclass`,
+//! `regtype`, `regnamespace` and `regrole` (PostgreSQL's `regproc.c`).
 //!
 //! In PostgreSQL `'t'::regclass` is an OID whose input function looks the
 //! name up and whose output function prints the name back, so clients write
-//! `c.oid::regclass::text` to get a relation's name and `'t'::regclass` to
-//! get its OID. sluice has no such types (a type whose output needs the
-//! catalogs would have to reach past `sluice_types`), so analysis rewrites
-//! the casts instead:
+//! `c.oid::regclass` to show a relation's name and `'t'::regclass` to get
+//! its OID. sluice has these types ([`SqlType::Reg`]), but their values are
+//! plain OIDs in `sluice_types`, which cannot see the catalogs; the lookups
+//! are session functions (`executor/functions/regproc.rs`) that analysis
+//! puts where PostgreSQL would call the input or output function:
 //!
 //! ```text
-//!   'x'::regclass            → RegIn(Class)('x')           : oid (looked up)
-//!   c.oid::regclass          → RegIn(Class)(c.oid)         : oid (unchanged)
-//!   <RegIn(Class)(..)>::text → RegOut(Class)(RegIn(..))    : text (the name)
+//!   'x'::regclass            → RegIn(Class)('x')       : regclass (looked up)
+//!   c.oid::regclass          → RegIn(Class)(c.oid)     : regclass (unchanged)
+//!   <regclass value>::text   → RegOut(Class)(value)    : text (the name)
 //! ```
 //!
-//! So comparisons, function arguments and `::text` behave as in PostgreSQL;
-//! the one visible difference is a bare `SELECT c.oid::regclass`, which
-//! shows the OID (its column is of type `oid`) where PostgreSQL shows the
-//! name. The lookups themselves are session functions
-//! (`executor/functions/regproc.rs`).
+//! A `reg*` column of a result is printed by name when it leaves the
+//! executor for a client that reads it as text (`regproc::RegColumns`);
+//! in binary it stays the OID, as PostgreSQL sends it. Comparisons use the
+//! OID (the types are binary-coercible to `oid`), as PostgreSQL's do.
 
 use pg_query::protobuf::TypeName;
 use sluice_types::SqlType;
@@ -42,6 +42,7 @@ pub(super) fn reg_kind(tn: &TypeName) -> Option<RegKind> {
             "regclass" => Some(RegKind::Class),
             "regtype" => Some(RegKind::Type),
             "regnamespace" => Some(RegKind::Namespace),
+            "regrole" => Some(RegKind::Role),
             _ => None,
         },
         _ => None,
@@ -74,14 +75,14 @@ pub(super) fn cast_to_reg(
     };
     let arg = coerce_to_target(host, arg, input, -1, CoercionContext::Explicit, true, location)?
         .ok_or_else(|| cannot_cast_to(from, kind).at(location))?;
-    Ok(call(SessionFunction::RegIn(kind), arg, SqlType::Oid, at))
+    Ok(call(SessionFunction::RegIn(kind), arg, SqlType::Reg(kind), at))
 }
 
-/// cast_from_reg -- `x::regclass::text`: the name, for a cast of a `reg*`
-/// value to a string type; `None` for any other cast.
+/// cast_from_reg -- `x::regclass::text`: the name, for a coercion of a
+/// `reg*` value to a string type; `None` for any other.
 pub(super) fn cast_from_reg(arg: &Expr, to: SqlType, location: Option<u32>) -> Option<Expr> {
     let kind = reg_of(arg)?;
-    if !matches!(to, SqlType::Text | SqlType::Name | SqlType::Varchar) {
+    if !matches!(to, SqlType::Text | SqlType::Name | SqlType::Varchar | SqlType::Bpchar) {
         return None;
     }
     let name = call(SessionFunction::RegOut(kind), arg.clone(), SqlType::Text, location);
@@ -91,13 +92,10 @@ pub(super) fn cast_from_reg(arg: &Expr, to: SqlType, location: Option<u32>) -> O
     })
 }
 
-/// The `reg*` type an expression stands for, if it is such a cast.
+/// The `reg*` type of an expression, if it has one.
 fn reg_of(e: &Expr) -> Option<RegKind> {
-    match e {
-        Expr::Call {
-            func: Builtin::Session(SessionFunction::RegIn(kind) | SessionFunction::ToReg(kind)),
-            ..
-        } => Some(*kind),
+    match e.ty() {
+        SqlType::Reg(kind) => Some(kind),
         _ => None,
     }
 }
@@ -109,10 +107,5 @@ fn call(f: SessionFunction, arg: Expr, ty: SqlType, location: Option<u32>) -> Ex
 
 /// 42846 `cannot cast type X to regclass`.
 fn cannot_cast_to(from: SqlType, kind: RegKind) -> SqlError {
-    let to = match kind {
-        RegKind::Class => "regclass",
-        RegKind::Type => "regtype",
-        RegKind::Namespace => "regnamespace",
-    };
-    SqlError::new("42846", format!("cannot cast type {} to {to}", type_name(from)))
+    SqlError::new("42846", format!("cannot cast type {} to {}", type_name(from), kind.typname()))
 }

@@ -100,6 +100,44 @@ pub fn type_from_name(tn: &TypeName) -> Result<(SqlType, i32)> {
     Ok((array, typmod))
 }
 
+/// parse_type_string -- the type and typmod a string names, in any
+/// spelling a cast accepts (`character varying(10)[]`, `pg_catalog.int4`):
+/// `regtype`'s input (PostgreSQL's `parseTypeString`, which parses
+/// `SELECT NULL::name` the same way). Anything but a lone type name is
+/// 42601 `invalid type name`.
+pub fn parse_type_string(text: &str) -> Result<(SqlType, i32)> {
+    let invalid = || SqlError::syntax(format!("invalid type name \"{text}\""));
+    let sql = format!("SELECT NULL::{text}");
+    let parsed =
+        pg_query::parse(&sql, pg_query::ParserOptions::default()).map_err(|_| invalid())?;
+    let [statement] = parsed.protobuf.stmts.as_slice() else { return Err(invalid()) };
+    let type_name = statement
+        .stmt
+        .as_ref()
+        .and_then(|s| s.node.as_ref())
+        .and_then(lone_cast_target)
+        .ok_or_else(invalid)?;
+    // The positions would point into the made-up statement, not the string.
+    type_from_name(type_name).map_err(|mut e| {
+        e.position = None;
+        e
+    })
+}
+
+/// The type name of `SELECT NULL::name`, if the statement is nothing more.
+fn lone_cast_target(statement: &node::Node) -> Option<&TypeName> {
+    let node::Node::SelectStmt(select) = statement else { return None };
+    let plain = select.from_clause.is_empty()
+        && select.where_clause.is_none()
+        && select.sort_clause.is_empty()
+        && select.limit_count.is_none()
+        && select.larg.is_none();
+    let [target] = select.target_list.as_slice() else { return None };
+    let Some(node::Node::ResTarget(target)) = target.node.as_ref() else { return None };
+    let Some(node::Node::TypeCast(cast)) = target.val.as_ref()?.node.as_ref() else { return None };
+    (plain && target.name.is_empty()).then_some(cast.type_name.as_ref()?)
+}
+
 /// The 1-based position of a parse-tree location (-1 for none).
 pub(super) fn position_of(location: i32) -> Option<u32> {
     u32::try_from(location).ok().map(|l| l + 1)

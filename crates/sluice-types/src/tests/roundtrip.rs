@@ -106,7 +106,7 @@ fn random_value(ty: SqlType, r: &mut Prng) -> Datum {
         )),
         SqlType::Jsonb => Datum::Jsonb(Box::new(random_jsonb(r, 0))),
         SqlType::Json => Datum::Json(crate::jsonb::output(&random_jsonb(r, 0))),
-        SqlType::Oid => Datum::Oid(r.next() as u32),
+        SqlType::Oid | SqlType::Reg(_) => Datum::Oid(r.next() as u32),
         SqlType::Uuid => Datum::Uuid(std::array::from_fn(|_| r.next() as u8)),
         // `xid`'s binary form is PostgreSQL's four bytes (see xid.rs).
         SqlType::Xid => Datum::Xid(u64::from(r.next() as u32)),

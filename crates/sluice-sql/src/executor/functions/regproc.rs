@@ -16,7 +16,7 @@ use crate::catalog::schema::{
 };
 use crate::commands::quote_identifier;
 use crate::error::{Result, SqlError};
-use crate::expr::RegKind;
+use crate::expr::{parse_type_string, RegKind};
 use sluice_common::Oid;
 use sluice_types::{Datum, SqlType};
 
@@ -55,11 +55,11 @@ pub(super) fn to_reg(host: &mut ExecHost, kind: RegKind, arg: &Datum) -> Result<
 fn lookup(host: &mut ExecHost, kind: RegKind, name: &str) -> Result<Oid> {
     let oid = match kind {
         RegKind::Class => relation_oid(host, name)?,
-        RegKind::Type => SqlType::from_name(name)
-            .map(SqlType::oid)
-            .ok_or_else(|| SqlError::new("42704", format!("type \"{name}\" does not exist")))?,
+        RegKind::Type => parse_type_string(name)?.0.oid(),
         RegKind::Namespace => namespace_oid(host, &unquote(name))?
             .ok_or_else(|| SqlError::new("3F000", format!("schema \"{name}\" does not exist")))?,
+        RegKind::Role => role_oid(host, &unquote(name))?
+            .ok_or_else(|| SqlError::new("42704", format!("role \"{name}\" does not exist")))?,
     };
     Ok(oid)
 }
@@ -80,17 +80,62 @@ pub(super) fn reg_out(host: &mut ExecHost, kind: RegKind, arg: &Datum) -> Result
             t => sluice_types::format_type(t, -1),
         }),
         RegKind::Namespace => namespace_name(host, *oid)?.map(|n| quote_identifier(&n)),
+        RegKind::Role => role_name(host, *oid)?.map(|n| quote_identifier(&n)),
     };
     Ok(Datum::Text(name.unwrap_or_else(|| oid.to_string())))
+}
+
+/// The columns of a result whose `reg*` values must leave the executor as
+/// names: those of a `reg*` type that the receiver reads as text.
+/// PostgreSQL's output functions for these types read the catalogs, which
+/// the protocol layer cannot, so the names are looked up here, under the
+/// statement's snapshot; a column read in binary stays the OID, which is
+/// what PostgreSQL's send functions send.
+pub(crate) struct RegColumns(Vec<(usize, RegKind)>);
+
+impl RegColumns {
+    /// The `reg*` columns among `types` for which `as_text(column)` holds.
+    pub(crate) fn of(
+        types: impl IntoIterator<Item = SqlType>,
+        as_text: impl Fn(usize) -> bool,
+    ) -> RegColumns {
+        let columns = types.into_iter().enumerate().filter_map(|(i, ty)| match ty {
+            SqlType::Reg(kind) if as_text(i) => Some((i, kind)),
+            _ => None,
+        });
+        RegColumns(columns.collect())
+    }
+
+    /// Replaces the OIDs of the `reg*` columns of `row` by their names.
+    pub(crate) fn name(&self, host: &mut ExecHost, row: &mut [Datum]) -> Result<()> {
+        for &(column, kind) in &self.0 {
+            if let Some(value) = row.get_mut(column) {
+                *value = reg_out(host, kind, value)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// `pg_get_userbyid(oid)`: the role's name, or `unknown (OID=n)`.
 pub(super) fn user_by_id(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
     let Some(Datum::Oid(oid)) = args.first() else { return Ok(Datum::Null) };
-    let engine = host.env().engine.clone();
-    let rows = scan_as(&engine, 0, &PG_AUTHID, host.visibility(), |r| oid_of(&r[0]) == *oid)?;
-    let name = rows.first().and_then(|(_, r)| r[1].as_str().map(str::to_string));
+    let name = role_name(host, *oid)?;
     Ok(Datum::Text(name.unwrap_or_else(|| format!("unknown (OID={oid})"))))
+}
+
+/// The name of the role with OID `oid`, if there is one.
+fn role_name(host: &mut ExecHost, oid: Oid) -> Result<Option<String>> {
+    let engine = host.env().engine.clone();
+    let rows = scan_as(&engine, 0, &PG_AUTHID, host.visibility(), |r| oid_of(&r[0]) == oid)?;
+    Ok(rows.first().and_then(|(_, r)| r[1].as_str().map(str::to_string)))
+}
+
+/// The OID of the role named `name`, if there is one.
+fn role_oid(host: &mut ExecHost, name: &str) -> Result<Option<Oid>> {
+    let engine = host.env().engine.clone();
+    let rows = scan_as(&engine, 0, &PG_AUTHID, host.visibility(), |r| r[1].as_str() == Some(name))?;
+    Ok(rows.first().map(|(_, r)| oid_of(&r[0])))
 }
 
 /// `pg_table_is_visible(oid)`: whether the relation is the first of its
