@@ -216,3 +216,8 @@ fn soft_deadlock() {
 fn lock_upgrade_wait() {
     check("lock_upgrade_wait");
 }
+
+#[test]
+fn sequence_alter() {
+    check("sequence_alter");
+}

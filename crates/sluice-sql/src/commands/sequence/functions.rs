@@ -45,7 +45,7 @@ use sluice_access::sequence::{self, Fetched, SeqLimit};
 use sluice_common::{Lsn, Oid};
 use sluice_guc::Settings;
 use sluice_txn::lmgr::{LockMode, LockOwner, LockTag};
-use sluice_txn::Snapshot;
+use sluice_txn::{Csn, Snapshot};
 use sluice_types::Datum;
 use std::collections::HashMap;
 
@@ -267,10 +267,32 @@ fn open(host: &mut ExecHost, arg: &Datum) -> Result<RelationId> {
         },
     };
     lock(host.env(), &seq)?;
+    let seq = as_now_committed(host, seq)?;
     if seq.kind != RelKind::Sequence {
         return Err(not_a_sequence(&seq.name));
     }
     Ok(seq)
+}
+
+/// as_now_committed -- the sequence as the latest committed catalogs
+/// describe it, once it is locked. Its state is not transactional: the
+/// values live in whatever relfilenode is current, so a nextval that
+/// waited for (or came just after) an ALTER SEQUENCE that gave the
+/// sequence a new file must use the new file and limits even though the
+/// statement's snapshot still sees the old `pg_class` row (PostgreSQL's
+/// relcache is rebuilt from the invalidation the ALTER sent). Looking the
+/// row up again is only needed when a catalog change the snapshot does not
+/// see may have committed.
+fn as_now_committed(host: &mut ExecHost, seq: RelationId) -> Result<RelationId> {
+    let mut ctx = host.visibility().clone();
+    let env = host.env();
+    if !env.engine.txns().catalog_changes().changed_since(&ctx.snapshot) {
+        return Ok(seq);
+    }
+    ctx.snapshot.csn = Csn::LATEST;
+    find_by_oid_as(env.engine, env.database, &ctx, seq.oid)?.ok_or_else(|| {
+        SqlError::new("42P01", format!("could not open relation with OID {}", seq.oid))
+    })
 }
 
 fn by_oid(host: &mut ExecHost, oid: Oid) -> Result<RelationId> {
