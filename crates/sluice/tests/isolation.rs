@@ -221,3 +221,8 @@ fn lock_upgrade_wait() {
 fn sequence_alter() {
     check("sequence_alter");
 }
+
+#[test]
+fn drop_index_concurrently() {
+    check("drop_index_concurrently");
+}

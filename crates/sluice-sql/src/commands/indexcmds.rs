@@ -634,6 +634,14 @@ pub fn drop_indexes(
 ) -> Result<()> {
     if stmt.concurrent {
         session.prevent_transaction_block("DROP INDEX CONCURRENTLY")?;
+        if stmt.objects.len() > 1 {
+            return Err(SqlError::unsupported(
+                "DROP INDEX CONCURRENTLY does not support dropping multiple objects",
+            ));
+        }
+        if stmt.behavior == pg_query::protobuf::DropBehavior::DropCascade as i32 {
+            return Err(SqlError::unsupported("DROP INDEX CONCURRENTLY does not support CASCADE"));
+        }
     }
     for object in &stmt.objects {
         let Some(NodeEnum::List(list)) = object.node.as_ref() else { continue };
@@ -647,7 +655,11 @@ pub fn drop_indexes(
         match found {
             Some(rel) if rel.kind == RelKind::Index => {
                 let table = table_of_index(session, rel.oid)?;
-                lock_relation(session, table, LockMode::AccessExclusive)?;
+                let mode = match stmt.concurrent {
+                    true => LockMode::ShareUpdateExclusive,
+                    false => LockMode::AccessExclusive,
+                };
+                lock_relation(session, table, mode)?;
                 if let Some(constraint) = constraint_of_index(session, rel.oid)? {
                     let table_name = relation::find_by_oid(&engine, db, session.txn()?, table)?
                         .map(|t| t.name)
@@ -658,7 +670,10 @@ pub fn drop_indexes(
                     )
                     .with_hint(format!("You can drop constraint {constraint} on table {table_name} instead.")));
                 }
-                remove_index(session, rel.oid)?;
+                match stmt.concurrent {
+                    true => concurrently::drop_index_concurrently(session, table, rel.oid)?,
+                    false => remove_index(session, rel.oid)?,
+                }
             }
             Some(_) => {
                 return Err(SqlError::new("42809", format!("\"{name}\" is not an index"))

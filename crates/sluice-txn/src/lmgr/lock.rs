@@ -107,6 +107,25 @@ struct ProcLocks {
 pub struct LockManager {
     partitions: Box<[Mutex<Partition>]>,
     procs: Box<[ProcLocks]>,
+    /// Backends waiting out another backend's transaction by watching it
+    /// rather than through a lock (waiter pid → awaited pid): CONCURRENTLY
+    /// commands outlasting a transaction that has no xid. PostgreSQL waits
+    /// on such a transaction's virtual xid lock; sluice's transactions hold
+    /// no such lock, so the wait is registered here for `pg_blocking_pids`.
+    watching: Mutex<HashMap<u32, u32>>,
+}
+
+/// A registered wait for another backend's transaction (see
+/// [`LockManager::watch_backend`]); dropping it ends the wait.
+pub struct BackendWatch<'m> {
+    manager: &'m LockManager,
+    waiter: u32,
+}
+
+impl Drop for BackendWatch<'_> {
+    fn drop(&mut self) {
+        self.manager.watching.lock().remove(&self.waiter);
+    }
 }
 
 impl Lock {
@@ -287,7 +306,20 @@ impl LockManager {
         LockManager {
             partitions: (0..LOCK_PARTITIONS).map(|_| Mutex::default()).collect(),
             procs: (0..max_procs).map(|_| ProcLocks::default()).collect(),
+            watching: Mutex::default(),
         }
+    }
+
+    /// watch_backend -- records that backend `waiter` waits for the
+    /// transaction of backend `awaited` to end, until the guard drops.
+    pub fn watch_backend(&self, waiter: u32, awaited: u32) -> BackendWatch<'_> {
+        self.watching.lock().insert(waiter, awaited);
+        BackendWatch { manager: self, waiter }
+    }
+
+    /// The backend `waiter` watches, if any.
+    pub(super) fn watched_by(&self, waiter: u32) -> Option<u32> {
+        self.watching.lock().get(&waiter).copied()
     }
 
     /// acquire -- takes `mode` on `tag` for `owner`, waiting as `params` allow

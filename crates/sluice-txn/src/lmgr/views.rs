@@ -61,17 +61,17 @@ impl LockManager {
 
     /// blocking_pids -- the processes that keep process `pid` waiting for a
     /// lock (pg_blocking_pids): holders of modes that conflict with its request
-    /// and earlier waiters asking for conflicting modes. Empty if it does not
-    /// wait.
+    /// and earlier waiters asking for conflicting modes, or the backend whose
+    /// transaction it watches (see [`LockManager::watch_backend`]). Empty if
+    /// it does not wait.
     pub fn blocking_pids(&self, pid: u32) -> Vec<u32> {
-        let partitions = self.lock_all();
-        partitions
-            .iter()
-            .flat_map(|p| p.values())
-            .find_map(|lock| {
+        let in_queue = {
+            let partitions = self.lock_all();
+            partitions.iter().flat_map(|p| p.values()).find_map(|lock| {
                 let position = lock.waiters.iter().position(|w| w.owner.pid == pid)?;
                 Some(lock.blockers(position).into_iter().map(|b| b.pid).collect())
             })
-            .unwrap_or_default()
+        };
+        in_queue.or_else(|| self.watched_by(pid).map(|p| vec![p])).unwrap_or_default()
     }
 }

@@ -1,5 +1,6 @@
 //! CREATE INDEX CONCURRENTLY (the concurrent path of PostgreSQL's
-//! `DefineIndex`, with `validate_index` and `WaitForOlderSnapshots`).
+//! `DefineIndex`, with `validate_index` and `WaitForOlderSnapshots`) and
+//! DROP INDEX CONCURRENTLY (the concurrent path of `index_drop`).
 //!
 //! A plain CREATE INDEX holds a SHARE lock on the table for the whole build,
 //! so every writer waits. CONCURRENTLY takes only SHARE UPDATE EXCLUSIVE
@@ -32,6 +33,15 @@
 //! can touch the table in between, and it is released however the command
 //! ends. If a step fails, the entry stays behind as an invalid index (`\d`
 //! shows INVALID), as in PostgreSQL: DROP INDEX removes it.
+//!
+//! DROP INDEX CONCURRENTLY runs the same steps backwards, under the same
+//! session lock: the index is marked not valid (queries stop choosing it)
+//! and that commits; once every transaction that held any lock on the table
+//! then has ended (each may be running a plan that reads the index), it is
+//! marked not ready (writers stop adding to it) and that commits; after
+//! waiting out the table's lockers once more — a writer may still be adding
+//! entries — its catalog rows go and its file is removed at commit. Neither
+//! readers nor writers of the table wait for the drop at any step.
 //!
 //! Waiting for a transaction is sleeping on its xid's lock; a lock holder
 //! that has no xid yet (it has not written) is polled until it gets one or
@@ -90,17 +100,35 @@ pub(super) fn define_index_concurrently(
     };
     session.restart_transaction()?;
 
-    wait_for_lockers(session, tag)?;
+    wait_for_lockers(session, tag, LockMode::Share)?;
     build_index_from(session, table, created.oid, &created.name, BuildScan::Snapshot)?;
-    set_index_flag(session, created.oid, INDISREADY)?;
+    set_index_flag(session, created.oid, INDISREADY, true)?;
     session.restart_transaction()?;
 
-    wait_for_lockers(session, tag)?;
+    wait_for_lockers(session, tag, LockMode::Share)?;
     let reference_xmin = validate_index(session, table, &created)?;
     session.restart_transaction()?;
     wait_for_older_snapshots(session, reference_xmin)?;
-    set_index_flag(session, created.oid, INDISVALID)?;
+    set_index_flag(session, created.oid, INDISVALID, true)?;
     Ok(Some(created.oid))
+}
+
+/// drop_index_concurrently -- removes `index` of `table` without blocking
+/// the table's readers or writers (see the module doc).
+pub(super) fn drop_index_concurrently(session: &mut Session, table: Oid, index: Oid) -> Result<()> {
+    lock_relation(session, table, BUILD_LOCK)?;
+    let tag = LockTag::Relation { database: session.database(), relation: table };
+    let _held = SessionLock::take(session, tag)?;
+    set_index_flag(session, index, INDISVALID, false)?;
+    session.restart_transaction()?;
+
+    wait_for_lockers(session, tag, LockMode::AccessExclusive)?;
+    set_index_flag(session, index, INDISREADY, false)?;
+    session.restart_transaction()?;
+
+    wait_for_lockers(session, tag, LockMode::AccessExclusive)?;
+    lock_relation(session, index, LockMode::AccessExclusive)?;
+    super::remove_index(session, index)
 }
 
 /// A session lock on the table, released when the command ends however it
@@ -146,12 +174,17 @@ pub(super) fn index_of(
 }
 
 /// set_index_flag -- sets one of `indisready`/`indisvalid` of index `oid`.
-pub(super) fn set_index_flag(session: &mut Session, oid: Oid, column: usize) -> Result<()> {
+pub(super) fn set_index_flag(
+    session: &mut Session,
+    oid: Oid,
+    column: usize,
+    value: bool,
+) -> Result<()> {
     let engine = session.engine().clone();
     let db = session.database();
     let txn = session.txn()?;
     for (tid, mut row) in scan(&engine, db, &PG_INDEX, txn, |r| oid_of(&r[0]) == oid)? {
-        row[column] = Datum::Bool(true);
+        row[column] = Datum::Bool(value);
         replace(&engine, db, &PG_INDEX, txn, tid, &row)?;
     }
     Ok(())
@@ -204,18 +237,16 @@ fn missing_tuples(
 }
 
 /// wait_for_lockers -- waits until every transaction that now holds a lock
-/// on `tag` conflicting with SHARE has ended (PostgreSQL's WaitForLockers).
-pub(super) fn wait_for_lockers(session: &mut Session, tag: LockTag) -> Result<()> {
+/// on `tag` conflicting with `mode` has ended (PostgreSQL's WaitForLockers):
+/// SHARE finds the writers, ACCESS EXCLUSIVE every user of the table.
+pub(super) fn wait_for_lockers(session: &mut Session, tag: LockTag, mode: LockMode) -> Result<()> {
     let backend = session.backend().clone();
     let me = backend.proc();
-    let holders = backend.manager().lock_manager().conflicting_holders(tag, LockMode::Share, me);
+    let holders = backend.manager().lock_manager().conflicting_holders(tag, mode, me);
     for holder in holders {
         wait_for_proc(session, holder.proc, |s| {
             let locks = s.backend().manager().lock_manager();
-            locks
-                .conflicting_holders(tag, LockMode::Share, me)
-                .iter()
-                .any(|h| h.proc == holder.proc)
+            locks.conflicting_holders(tag, mode, me).iter().any(|h| h.proc == holder.proc)
         })?;
     }
     Ok(())
@@ -237,15 +268,23 @@ pub(super) fn wait_for_older_snapshots(session: &mut Session, limit: Xid) -> Res
 
 /// wait_for_proc -- waits while `still` says backend `proc`'s transaction
 /// is one we must outlast: on its xid's lock when it has one (its
-/// transaction then has ended), else by polling.
+/// transaction then has ended), else by polling, registered as a wait for
+/// that backend so that `pg_blocking_pids` names it.
 fn wait_for_proc(
     session: &mut Session,
     proc: ProcId,
     still: impl Fn(&Session) -> bool,
 ) -> Result<()> {
+    let backend = session.backend().clone();
+    let locks = backend.manager().lock_manager();
+    let mut watch = None;
     while still(session) {
-        let states = session.backend().manager().proc_states();
-        let xid = states.iter().find(|p| p.proc == proc).and_then(|p| p.xid);
+        let states = backend.manager().proc_states();
+        let state = states.iter().find(|p| p.proc == proc);
+        let xid = state.and_then(|p| p.xid);
+        if watch.is_none() {
+            watch = state.map(|p| locks.watch_backend(backend.lock_owner().pid, p.pid));
+        }
         let parts = session.parts()?;
         match xid {
             Some(xid) => {

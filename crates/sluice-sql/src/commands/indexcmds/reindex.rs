@@ -88,7 +88,7 @@ pub(crate) fn rebuild_index(
     // INDEX CONCURRENTLY usable (PostgreSQL's reindex_index).
     for (set, column) in [(index.ready, INDISREADY), (index.valid, INDISVALID)] {
         if !set {
-            set_index_flag(session, index.oid, column)?;
+            set_index_flag(session, index.oid, column, true)?;
             session.txn()?.increment_command();
         }
     }
@@ -284,6 +284,8 @@ struct Rebuild {
 ///    removed once no snapshot that may still read it remains. Writers
 ///    maintained both files until the swap committed, so whichever
 ///    catalog view a writer had, the new file holds its entries.
+/// 5. The swap commits, and the command waits out the table's users
+///    (`outlast_old_users`).
 ///
 /// The table is held SHARE UPDATE EXCLUSIVE across the transactions by a
 /// session lock, so no other DDL or VACUUM touches it meanwhile. A failure
@@ -309,14 +311,14 @@ fn reindex_concurrently(
     let rebuilds = create_copies(session, &table, chosen, sink)?;
     session.restart_transaction()?;
 
-    wait_for_lockers(session, tag)?;
+    wait_for_lockers(session, tag, LockMode::Share)?;
     for rebuild in &rebuilds {
         build_index_from(session, &table, rebuild.new.oid, &rebuild.new.name, BuildScan::Snapshot)?;
-        set_index_flag(session, rebuild.new.oid, INDISREADY)?;
+        set_index_flag(session, rebuild.new.oid, INDISREADY, true)?;
     }
     session.restart_transaction()?;
 
-    wait_for_lockers(session, tag)?;
+    wait_for_lockers(session, tag, LockMode::Share)?;
     let mut limit = None;
     for rebuild in &rebuilds {
         let xmin = validate_index(session, &table, &rebuild.new)?;
@@ -330,7 +332,20 @@ fn reindex_concurrently(
         swap_files(session, &table, rebuild)?;
         report(sink, options, &rebuild.old)?;
     }
-    Ok(())
+    session.restart_transaction()?;
+    outlast_old_users(session, tag)
+}
+
+/// outlast_old_users -- after the swap: returns once every transaction
+/// that used the table while the old files were current has ended, and
+/// then every one that started using it meanwhile. PostgreSQL waits twice
+/// here (before marking the old indexes dead, and before dropping them),
+/// so a REINDEX CONCURRENTLY ends only after the transactions that ran
+/// beside it; clients and PostgreSQL's own tests rely on that order. The
+/// old files themselves go once no snapshot may read them (`swap_files`).
+fn outlast_old_users(session: &mut Session, tag: LockTag) -> Result<()> {
+    wait_for_lockers(session, tag, LockMode::AccessExclusive)?;
+    wait_for_lockers(session, tag, LockMode::AccessExclusive)
 }
 
 /// The indexes REINDEX CONCURRENTLY rebuilds: the one named, or every
