@@ -449,8 +449,10 @@ impl Session {
         let deadlock_timeout = self
             .timeout_setting("deadlock_timeout")
             .unwrap_or(sluice_txn::lmgr::DEFAULT_DEADLOCK_TIMEOUT);
+        let interrupts = self.interrupts.clone();
         if let Some(txn) = self.current_txn() {
             txn.set_wait_timeouts(lock_timeout, deadlock_timeout);
+            txn.set_interrupt_check(Arc::new(move || interrupts().is_err()));
         }
     }
 

@@ -127,6 +127,9 @@ pub struct Backend {
     pid: u32,
 }
 
+/// Says whether a statement has been cancelled or has timed out.
+pub type InterruptFlag = Arc<dyn Fn() -> bool + Send + Sync>;
+
 /// A transaction in progress. Dropping it without committing rolls it back.
 pub struct Transaction {
     backend: Arc<Backend>,
@@ -145,6 +148,9 @@ pub struct Transaction {
     lock_timeout: Option<Duration>,
     /// `deadlock_timeout` for those waits.
     deadlock_timeout: Duration,
+    /// Whether the statement running has been cancelled or timed out, for
+    /// the same waits (a catalog row write waiting for a row locker).
+    interrupts: Option<InterruptFlag>,
     /// It wrote catalog rows (see `inval.rs`).
     catalog_written: bool,
     /// Open savepoints, outermost first (`subxact.rs`).
@@ -473,6 +479,7 @@ impl Backend {
             first_snapshot_taken: false,
             lock_timeout: None,
             deadlock_timeout: DEFAULT_DEADLOCK_TIMEOUT,
+            interrupts: None,
             catalog_written: false,
             levels: Vec::new(),
             own_subxids: Arc::default(),
@@ -617,6 +624,19 @@ impl Transaction {
     ) {
         self.lock_timeout = lock_timeout;
         self.deadlock_timeout = deadlock_timeout;
+    }
+
+    /// set_interrupt_check -- how the running statement's waits without a
+    /// session at hand learn that it was cancelled or timed out; set per
+    /// statement with the wait timeouts.
+    pub fn set_interrupt_check(&mut self, interrupts: InterruptFlag) {
+        self.interrupts = Some(interrupts);
+    }
+
+    /// interrupt_check -- says whether the running statement has been
+    /// cancelled or timed out (never, when no check was set).
+    pub fn interrupt_check(&self) -> InterruptFlag {
+        self.interrupts.clone().unwrap_or_else(|| Arc::new(|| false))
     }
 
     /// row_wait_params -- how to wait for another transaction's row lock: the

@@ -226,3 +226,8 @@ fn sequence_alter() {
 fn drop_index_concurrently() {
     check("drop_index_concurrently");
 }
+
+#[test]
+fn catalog_row_locks() {
+    check("catalog_row_locks");
+}

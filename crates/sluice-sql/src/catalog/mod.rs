@@ -28,7 +28,7 @@ use rows::{deform_row, form_row, tuple_desc};
 use schema::CatalogDef;
 use sluice_access::catcache::{CatalogRow, CatalogRows};
 use sluice_access::common::{get_attr, TupleDesc};
-use sluice_access::heap::heapam::{heap_delete, heap_insert};
+use sluice_access::heap::heapam::{heap_delete, heap_insert, heap_update};
 use sluice_access::heap::scan::HeapScan;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::heap::HeapRelation;
@@ -200,8 +200,10 @@ pub fn insert(
     Ok(heap_insert(engine, &heap_of(def, db), txn, &tuple)?)
 }
 
-/// delete -- removes the row at `tid` from catalog `def`. DDL holds an
-/// AccessExclusive lock on the object, so nobody else changes these rows.
+/// delete -- removes the row at `tid` from catalog `def`. DDL holds a lock
+/// on the object, so no other DDL changes the row meanwhile; a client's
+/// `SELECT ... FOR UPDATE` of it may still make the delete wait, and
+/// cancel and the statement's timeouts end that wait.
 pub fn delete(
     engine: &Engine,
     db: Oid,
@@ -210,14 +212,17 @@ pub fn delete(
     tid: ItemPointer,
 ) -> Result<()> {
     txn.note_catalog_write();
-    heap_delete(engine, &heap_of(def, db), txn, tid, &|| false)?.map_err(|f| {
-        crate::SqlError::internal(format!("catalog row at {tid} changed concurrently: {f:?}"))
-    })
+    let interrupted = txn.interrupt_check();
+    heap_delete(engine, &heap_of(def, db), txn, tid, &*interrupted)?
+        .map_err(|f| changed_concurrently(tid, f))
 }
 
-/// replace -- swaps the row at `tid` of catalog `def` for `values` (a delete
-/// and an insert: to MVCC readers the same as an update; catalogs have no
-/// indexes or HOT chains that would tell the difference).
+/// replace -- updates the row at `tid` of catalog `def` to `values`. The
+/// row's key (its OID or name) is as good as unchanged for row lockers:
+/// like PostgreSQL's catalog updates, this is a no-key update, so a
+/// client's `FOR KEY SHARE` lock on the row does not make it wait (`FOR
+/// UPDATE` and `FOR NO KEY UPDATE` do, cancellably). Catalogs have no
+/// indexes, so the new version may be heap-only.
 pub fn replace(
     engine: &Engine,
     db: Oid,
@@ -226,6 +231,18 @@ pub fn replace(
     tid: ItemPointer,
     values: &[Datum],
 ) -> Result<ItemPointer> {
-    delete(engine, db, def, txn, tid)?;
-    insert(engine, db, def, txn, values)
+    let types = def.types();
+    let tuple = form_row(&tuple_desc(&types), &types, values);
+    txn.note_catalog_write();
+    let interrupted = txn.interrupt_check();
+    let no_key_changed = |_: &[u8], _: &[u8]| true;
+    let rel = heap_of(def, db);
+    let updated = heap_update(engine, &rel, txn, tid, &tuple, &no_key_changed, &*interrupted)?;
+    Ok(updated.map_err(|f| changed_concurrently(tid, f))?.tid)
+}
+
+/// XX000 for a catalog row another transaction changed first (PostgreSQL's
+/// `tuple concurrently updated`).
+fn changed_concurrently(tid: ItemPointer, failure: impl std::fmt::Debug) -> crate::SqlError {
+    crate::SqlError::internal(format!("catalog row at {tid} changed concurrently: {failure:?}"))
 }
