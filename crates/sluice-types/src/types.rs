@@ -112,12 +112,22 @@ pub enum RegKind {
     Namespace,
     /// `regrole`: a role.
     Role,
+    /// `regproc`: a function, by name alone.
+    Proc,
+    /// `regprocedure`: a function, by name and argument types.
+    Procedure,
 }
 
 impl RegKind {
     /// Every kind, for tables and tests.
-    pub const ALL: [RegKind; 4] =
-        [RegKind::Class, RegKind::Type, RegKind::Namespace, RegKind::Role];
+    pub const ALL: [RegKind; 6] = [
+        RegKind::Class,
+        RegKind::Type,
+        RegKind::Namespace,
+        RegKind::Role,
+        RegKind::Proc,
+        RegKind::Procedure,
+    ];
 
     /// The type's name (`pg_type.typname`, also its SQL spelling).
     pub fn typname(self) -> &'static str {
@@ -126,6 +136,8 @@ impl RegKind {
             RegKind::Type => "regtype",
             RegKind::Namespace => "regnamespace",
             RegKind::Role => "regrole",
+            RegKind::Proc => "regproc",
+            RegKind::Procedure => "regprocedure",
         }
     }
 
@@ -136,6 +148,8 @@ impl RegKind {
             RegKind::Type => 2206,
             RegKind::Namespace => 4089,
             RegKind::Role => 4096,
+            RegKind::Proc => 24,
+            RegKind::Procedure => 2202,
         }
     }
 }

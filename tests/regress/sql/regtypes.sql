@@ -33,3 +33,12 @@ SELECT 'nobody_here'::regrole;
 COPY (SELECT 'pg_class'::regclass, 'int8'::regtype) TO STDOUT;
 INSERT INTO reg_t VALUES (1) RETURNING a, 'reg_t'::regclass;
 DROP TABLE reg_t;
+-- regproc and regprocedure: functions by name, with PostgreSQL's OIDs.
+SELECT to_regproc('now'), to_regproc('length'), to_regproc('nope'), to_regproc('pg_catalog.now');
+SELECT to_regprocedure('abs(int4)'), to_regprocedure('substr(text, integer)'), to_regprocedure('abs(text)');
+SELECT 'now'::regproc, 'now'::regproc::oid, 'now()'::regprocedure, 'concat("any")'::regprocedure;
+SELECT 'round(numeric, int4)'::regprocedure, 'lpad(text,integer,text)'::regprocedure::oid;
+SELECT 'length'::regproc;
+SELECT 'nope'::regproc;
+SELECT 'abs(text)'::regprocedure;
+SELECT 1299::regproc, 1299::regprocedure, 0::regproc;

@@ -23,6 +23,7 @@ use super::hints::{set_hints, TupleHint};
 use super::hio::{get_page_for_tuple, page_has_room, reserved_space};
 use super::multixact::{carried_xmax, new_xmax, plan, NewXmax, Plan};
 use super::pruneheap::{heap_page_prune_on_access, heap_page_prune_opt, HotChain};
+use super::tuplock::TupleLockMode;
 use super::visibility::{
     cmin, satisfies_dirty, satisfies_mvcc, satisfies_update, satisfies_vacuum, DirtyStatus,
     PruneHorizon, UpdateStatus, VacuumStatus, VisibilityContext,
@@ -37,7 +38,7 @@ use crate::error::{AccessError, Result};
 use sluice_common::{BlockNumber, ForkNumber, ItemPointer, RmgrId, Xid};
 use sluice_storage::buffer::{Buffer, BufferTag, BufferWriteGuard};
 use sluice_storage::page::PD_PAGE_FULL;
-use sluice_txn::lmgr::LockError;
+use sluice_txn::lmgr::{LockError, LockMode, LockTag};
 use sluice_txn::{MultiXactMember, MultiXactStatus, Transaction};
 use sluice_wal::{BlockRef, RecordBuilder, BLOCK_WILL_INIT};
 
@@ -268,8 +269,63 @@ enum Target {
     /// Go ahead, stamping this xmax; these lockers (FOR KEY SHARE under a
     /// no-key update) keep holding the row and go on to the new version.
     Go(NewXmax, Vec<MultiXactMember>),
-    /// Wait for this holder first.
-    Wait(Xid),
+    /// Wait for this holder first; `queue` unless the asker already holds
+    /// a lock on the row (queueing behind waiters that wait for the asker
+    /// would deadlock, as PostgreSQL's `current_is_member` check avoids).
+    Wait { holder: Xid, queue: bool },
+}
+
+/// The heavyweight tuple lock a writer that must wait for a row queues on
+/// before sleeping on the holder (PostgreSQL's `heap_acquire_tuplock` in
+/// heap_update and heap_delete), the same lock row lockers queue on
+/// (`tuplock.rs`): waiters for one row are then served in arrival order
+/// instead of by whoever wakes first. Taken at the first wait, released
+/// once the change is made or given up.
+struct RowQueue {
+    tag: LockTag,
+    held: Option<LockMode>,
+}
+
+impl RowQueue {
+    fn new(rel: &HeapRelation, tid: ItemPointer) -> RowQueue {
+        let tag = LockTag::Tuple {
+            database: rel.locator.db_oid,
+            relation: rel.oid,
+            block: tid.block,
+            offset: tid.offset,
+        };
+        RowQueue { tag, held: None }
+    }
+
+    /// join -- takes the tuple lock in the mode of `want`, once.
+    fn join(
+        &mut self,
+        txn: &Transaction,
+        want: MultiXactStatus,
+        interrupted: &dyn Fn() -> bool,
+    ) -> Result<()> {
+        if self.held.is_some() {
+            return Ok(());
+        }
+        let strength = match want {
+            MultiXactStatus::NoKeyUpdate => TupleLockMode::NoKeyUpdate,
+            _ => TupleLockMode::Update,
+        };
+        let mode = strength.tuple_lock_mode();
+        match txn.lock(self.tag, mode, &txn.row_wait_params(interrupted)) {
+            Ok(()) => self.held = Some(mode),
+            Err(LockError::Interrupted) => return Err(AccessError::Interrupted),
+            Err(e) => return Err(AccessError::Lock(e)),
+        }
+        Ok(())
+    }
+
+    /// leave -- releases the tuple lock if it was taken.
+    fn leave(self, txn: &Transaction) {
+        if let Some(mode) = self.held {
+            txn.unlock(self.tag, mode);
+        }
+    }
 }
 
 /// Checks `tid` on the locked `page` for a delete/update by `xid` as
@@ -295,7 +351,9 @@ fn check_target(
         return Ok(match status {
             UpdateStatus::Ok | UpdateStatus::BeingModified(_) => {
                 match plan(&HeapTupleHeader::new(item)?, &ctx, xid, want)? {
-                    Plan::Wait { blockers, .. } => Ok(Target::Wait(blockers[0])),
+                    Plan::Wait { blockers, asker_holds } => {
+                        Ok(Target::Wait { holder: blockers[0], queue: !asker_holds })
+                    }
                     Plan::Proceed(keep, status) => {
                         let new = new_xmax(engine.txns(), xid, status, &keep)?;
                         Ok(Target::Go(new, keep))
@@ -392,22 +450,28 @@ fn with_changeable_version<T>(
     change: impl FnOnce(&mut Transaction, &mut BufferWriteGuard<'_>, NewXmax) -> Result<T>,
 ) -> Result<TmResult<T>> {
     let want = (xid, MultiXactStatus::Update);
-    loop {
+    let mut queue = RowQueue::new(rel, tid);
+    let outcome = (|| loop {
         let buffer = engine.pool().read_buffer(tag_of(rel, tid.block))?;
         let mut page = buffer.write();
         match check_target(engine, buffer.tag(), &mut page, tid, txn, want)? {
             Err(failure) => return Ok(Err(failure)),
-            Ok(Target::Wait(_)) if policy != LockWaitPolicy::Block => {
+            Ok(Target::Wait { .. }) if policy != LockWaitPolicy::Block => {
                 return Ok(Err(TmFailure::WouldBlock))
             }
-            Ok(Target::Wait(holder)) => {
+            Ok(Target::Wait { holder, queue: in_queue }) => {
                 drop(page);
                 drop(buffer);
+                if in_queue {
+                    queue.join(txn, want.1, interrupted)?;
+                }
                 wait_for(txn, holder, interrupted)?;
             }
             Ok(Target::Go(new, _)) => return change(txn, &mut page, new).map(Ok),
         }
-    }
+    })();
+    queue.leave(txn);
+    outcome
 }
 
 /// Marks the page dirty, logs `change` of the tuple at `tid` as record `info`,
@@ -469,16 +533,20 @@ pub fn heap_update(
     let xid = txn.assign_xid();
     let mut tuple = tuple.to_vec();
     stamp_new_tuple(&mut tuple, xid, txn.command_id(), true)?;
-    loop {
+    let mut queue = RowQueue::new(rel, otid);
+    let outcome = (|| loop {
         let obuf = engine.pool().read_buffer(tag_of(rel, otid.block))?;
         let mut opage = obuf.write();
         let old = opage.item(otid.offset).ok_or_else(|| corrupt_tid(otid))?;
         let want = (xid, update_status(indexed_unchanged(old, &tuple)));
         let new = match check_target(engine, obuf.tag(), &mut opage, otid, txn, want)? {
             Err(failure) => return Ok(Err(failure)),
-            Ok(Target::Wait(holder)) => {
+            Ok(Target::Wait { holder, queue: in_queue }) => {
                 drop(opage);
                 drop(obuf);
+                if in_queue {
+                    queue.join(txn, want.1, interrupted)?;
+                }
                 wait_for(txn, holder, interrupted)?;
                 continue;
             }
@@ -508,7 +576,9 @@ pub fn heap_update(
             return Ok(Ok(UpdatedVersion { tid: new_tid, heap_only: false }));
         }
         // The old version changed or the new page filled while unlocked: retry.
-    }
+    })();
+    queue.leave(txn);
+    outcome
 }
 
 /// The member status of an UPDATE: a no-key update when no indexed column

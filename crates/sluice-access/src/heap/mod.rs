@@ -57,21 +57,25 @@ pub mod visibility;
 pub mod visibilitymap;
 pub mod xlog;
 
-use sluice_common::RelFileLocator;
+use sluice_common::{Oid, RelFileLocator};
 
 /// The facts about a heap relation the access method needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HeapRelation {
     /// Where its files are.
     pub locator: RelFileLocator,
+    /// Its OID (`pg_class.oid`), which names it in the tuple locks that
+    /// writers waiting for one of its rows queue on.
+    pub oid: Oid,
     /// `fillfactor` (10..=100): inserts leave this percentage of a page free
     /// for updates of its rows.
     pub fillfactor: u8,
 }
 
 impl HeapRelation {
-    /// A relation with the default fillfactor (100).
+    /// A relation with the default fillfactor (100) whose OID is its file
+    /// number (catalogs, which are never rewritten, and tests).
     pub fn new(locator: RelFileLocator) -> HeapRelation {
-        HeapRelation { locator, fillfactor: 100 }
+        HeapRelation { locator, oid: locator.rel_number, fillfactor: 100 }
     }
 }

@@ -405,7 +405,7 @@ mod tests {
     }
 
     fn rel(fillfactor: u8) -> HeapRelation {
-        HeapRelation { locator: RelFileLocator::default(), fillfactor }
+        HeapRelation { fillfactor, ..HeapRelation::new(RelFileLocator::default()) }
     }
 
     #[test]

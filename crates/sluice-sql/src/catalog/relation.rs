@@ -73,7 +73,7 @@ impl RelationDesc {
 
     /// The heap access method's view of the relation.
     pub fn heap(&self) -> HeapRelation {
-        HeapRelation { locator: self.locator, fillfactor: self.fillfactor }
+        HeapRelation { locator: self.locator, oid: self.oid, fillfactor: self.fillfactor }
     }
 
     /// Index of the column named `name`.

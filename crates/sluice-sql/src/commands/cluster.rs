@@ -246,7 +246,7 @@ fn write_new_file(
     progress: &mut Progress,
 ) -> Result<u32> {
     progress.update(|c| c.phase = "writing new heap");
-    let template = HeapRelation { locator: rel.locator, fillfactor: rel.fillfactor };
+    let template = rel.heap();
     let plan = plan_rewrite(&template, &found.survivors)?;
     let id = RelationId {
         oid: rel.oid,
@@ -260,7 +260,7 @@ fn write_new_file(
     let mut written = |n| progress.update(|c| c.heap_tuples_written = n);
     let result = set_new_relfilenode(session, &id, |engine, locator| {
         engine.create_relation_fork(locator, ForkNumber::Main)?;
-        let new_rel = HeapRelation { locator, fillfactor: rel.fillfactor };
+        let new_rel = HeapRelation { locator, ..rel.heap() };
         let old = rel.heap();
         write_rewrite(engine, &old, &new_rel, &found.survivors, &plan, &interrupted, &mut written)?;
         Ok(())

@@ -616,6 +616,7 @@ fn alter_reloptions(
         .collect();
     for item in &list.items {
         let Some(NodeEnum::DefElem(def)) = item.node.as_ref() else { continue };
+        refuse_toast_option(def)?;
         options.retain(|(k, _)| *k != def.defname);
         if reset {
             continue;
@@ -644,11 +645,29 @@ fn reloptions(stmt: &CreateStmt) -> Result<Option<String>> {
     let mut items = Vec::new();
     for option in &stmt.options {
         let Some(NodeEnum::DefElem(def)) = option.node.as_ref() else { continue };
+        refuse_toast_option(def)?;
         let value = def.arg.as_deref().and_then(node_str).unwrap_or_else(|| "true".into());
         validate_reloption(&def.defname, &value)?;
         items.push(format!("{}={}", def.defname, value));
     }
     Ok((!items.is_empty()).then(|| format!("{{{}}}", items.join(","))))
+}
+
+/// `toast.name = value` sets an option of the table's TOAST table, which
+/// sluice does not have (0A000): storing it as the table's own option
+/// would change the table's behaviour instead.
+fn refuse_toast_option(def: &pg_query::protobuf::DefElem) -> Result<()> {
+    match def.defnamespace.as_str() {
+        "" => Ok(()),
+        "toast" => Err(SqlError::unsupported(format!(
+            "storage parameter \"toast.{}\" is not supported: sluice has no TOAST tables yet",
+            def.defname
+        ))
+        .at(position(def.location))),
+        other => {
+            Err(SqlError::new("22023", format!("unrecognized parameter namespace \"{other}\"")))
+        }
+    }
 }
 
 fn validate_reloption(name: &str, value: &str) -> Result<()> {

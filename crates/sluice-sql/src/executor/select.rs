@@ -1049,7 +1049,12 @@ fn plan_stat_function(
     let types: Vec<String> = args.iter().map(|a| sluice_types::format_type(a.ty(), -1)).collect();
     let regclass = matches!(
         args.iter().map(|a| a.ty()).collect::<Vec<_>>().as_slice(),
-        [SqlType::Unknown | SqlType::Text | SqlType::Varchar | SqlType::Oid | SqlType::Int4]
+        [SqlType::Unknown
+            | SqlType::Text
+            | SqlType::Varchar
+            | SqlType::Oid
+            | SqlType::Int4
+            | SqlType::Reg(sluice_types::RegKind::Class)]
     );
     let name = function.name();
     if !regclass || !crate::commands::extension::installed_in(pl.parts(), pgstattuple::EXTENSION)? {
@@ -1064,8 +1069,11 @@ fn plan_stat_function(
         .at(position(call.location)));
     }
     let arg = args.into_iter().next().expect("one argument");
-    let target =
-        if matches!(arg.ty(), SqlType::Oid | SqlType::Int4) { SqlType::Oid } else { SqlType::Text };
+    let target = if matches!(arg.ty(), SqlType::Oid | SqlType::Int4 | SqlType::Reg(_)) {
+        SqlType::Oid
+    } else {
+        SqlType::Text
+    };
     let arg = crate::expr::coerce(arg, target, -1, crate::expr::CoercionContext::Implicit)?;
     let Expr::Const { value, .. } = &arg else {
         return Err(SqlError::unsupported(format!(

@@ -21,7 +21,7 @@
 //! both which operator runs and which error a user sees.
 
 use sluice_types::types::TypeCategory;
-use sluice_types::SqlType;
+use sluice_types::{RegKind, SqlType};
 
 use super::coerce::{can_coerce, is_preferred};
 use super::CoercionContext;
@@ -85,13 +85,17 @@ impl ArgType {
                     | SqlType::Int4
                     | SqlType::Int8
                     | SqlType::Oid
+                    | SqlType::Reg(RegKind::Class)
             ),
         }
     }
 
     /// Whether this is exactly `input`.
     fn is(self, input: SqlType) -> bool {
-        self == ArgType::Is(input)
+        match self {
+            ArgType::RegClass => input == SqlType::Reg(RegKind::Class),
+            other => other == ArgType::Is(input),
+        }
     }
 }
 

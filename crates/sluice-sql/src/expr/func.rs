@@ -15,7 +15,7 @@
 
 use pg_query::protobuf::node::Node as NodeEnum;
 use pg_query::protobuf::{FuncCall, Node};
-use sluice_types::{AggKind, Datum, SqlType};
+use sluice_types::{AggKind, Datum, RegKind, SqlType};
 
 use super::analyze::Analyzer;
 use super::builtin::Builtin;
@@ -308,9 +308,11 @@ pub(super) fn coerce_args(
                 .ok_or_else(|| SqlError::internal("no text conversion"))
             }
             ArgType::RegClass => match arg.ty() {
-                SqlType::Int2 | SqlType::Int4 | SqlType::Int8 | SqlType::Oid => {
-                    coerce_implicit(host, arg, SqlType::Oid)
-                }
+                SqlType::Int2
+                | SqlType::Int4
+                | SqlType::Int8
+                | SqlType::Oid
+                | SqlType::Reg(RegKind::Class) => coerce_implicit(host, arg, SqlType::Oid),
                 _ => coerce_implicit(host, arg, SqlType::Text),
             },
         })

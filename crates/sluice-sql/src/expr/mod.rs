@@ -99,6 +99,7 @@ mod naming;
 mod oper;
 mod polymorphic;
 mod proc;
+mod proc_oids;
 mod regex;
 mod regtypes;
 mod rowtypes;
@@ -123,6 +124,7 @@ pub use column::expand_star;
 pub use eval::{eval, eval_qual};
 pub use naming::column_name;
 pub use oper::make_op;
+pub use regtypes::{function_named, function_signature, function_with_args, FunctionNamed};
 pub use tree::{BoolOp, BoolTestKind, CaseWhen, Expr};
 pub use typename::{parse_type_string, type_from_name};
 

@@ -390,6 +390,8 @@ static PROCS: &[Proc] = &[
     session("to_regtype", &[TEXT], Reg(RegKind::Type), S::ToReg(RegKind::Type)),
     session("to_regnamespace", &[TEXT], Reg(RegKind::Namespace), S::ToReg(RegKind::Namespace)),
     session("to_regrole", &[TEXT], Reg(RegKind::Role), S::ToReg(RegKind::Role)),
+    session("to_regproc", &[TEXT], Reg(RegKind::Proc), S::ToReg(RegKind::Proc)),
+    session("to_regprocedure", &[TEXT], Reg(RegKind::Procedure), S::ToReg(RegKind::Procedure)),
     session("pg_is_in_recovery", &[], Bool, S::IsInRecovery),
     session("pg_get_statisticsobjdef_columns", &[OID], Text, S::StatisticsObjDefColumns),
     // Arrays.

@@ -1,5 +1,6 @@
 //! Casts to and from the object-identifier alias types `regclass`,
-//! `regtype`, `regnamespace` and `regrole` (PostgreSQL's `regproc.c`).
+//! `regtype`, `regnamespace`, `regrole`, `regproc` and `regprocedure`
+//! (PostgreSQL's `regproc.c`), and the function OIDs the last two need.
 //!
 //! In PostgreSQL `'t'::regclass` is an OID whose input function looks the
 //! name up and whose output function prints the name back, so clients write
@@ -25,6 +26,7 @@ use sluice_types::SqlType;
 
 use super::builtin::Builtin;
 use super::coerce::{coerce_to_target, type_name, CoercionContext};
+use super::proc_oids::{OVERLOADS, PROC_OIDS};
 use super::tree::Expr;
 use super::typename::string_of;
 use super::{AnalyzeHost, RegKind, SessionFunction};
@@ -43,6 +45,8 @@ pub(super) fn reg_kind(tn: &TypeName) -> Option<RegKind> {
             "regtype" => Some(RegKind::Type),
             "regnamespace" => Some(RegKind::Namespace),
             "regrole" => Some(RegKind::Role),
+            "regproc" => Some(RegKind::Proc),
+            "regprocedure" => Some(RegKind::Procedure),
             _ => None,
         },
         _ => None,
@@ -108,4 +112,42 @@ fn call(f: SessionFunction, arg: Expr, ty: SqlType, location: Option<u32>) -> Ex
 /// 42846 `cannot cast type X to regclass`.
 fn cannot_cast_to(from: SqlType, kind: RegKind) -> SqlError {
     SqlError::new("42846", format!("cannot cast type {} to {}", type_name(from), kind.typname()))
+}
+
+/// What a function name finds among the built-in functions (`regproc`
+/// input): PostgreSQL's answer, since sluice's functions carry PostgreSQL's
+/// OIDs (`proc_oids.rs`) and a name PostgreSQL overloads is ambiguous even
+/// where sluice implements only one of its functions.
+pub enum FunctionNamed {
+    /// The one function of that name.
+    Unique(u32),
+    /// More than one function has the name.
+    Ambiguous,
+    /// No function sluice implements has it.
+    Missing,
+}
+
+/// function_named -- the function `name` (unqualified or `pg_catalog.`).
+pub fn function_named(name: &str) -> FunctionNamed {
+    let name = name.strip_prefix("pg_catalog.").unwrap_or(name);
+    let overloads = OVERLOADS.iter().find(|(n, _)| *n == name).map_or(0, |&(_, count)| count);
+    match PROC_OIDS.iter().find(|p| p.name == name) {
+        Some(p) if overloads == 1 => FunctionNamed::Unique(p.oid),
+        Some(_) => FunctionNamed::Ambiguous,
+        None => FunctionNamed::Missing,
+    }
+}
+
+/// function_with_args -- the OID of function `name` whose argument types
+/// are `args` (`pg_type.typname`s), if sluice implements it (`regprocedure`
+/// input).
+pub fn function_with_args(name: &str, args: &[&str]) -> Option<u32> {
+    let name = name.strip_prefix("pg_catalog.").unwrap_or(name);
+    PROC_OIDS.iter().find(|p| p.name == name && p.args == args).map(|p| p.oid)
+}
+
+/// function_signature -- the name and argument types (`pg_type.typname`s)
+/// of the function with OID `oid`, if it is one sluice implements.
+pub fn function_signature(oid: u32) -> Option<(&'static str, &'static [&'static str])> {
+    PROC_OIDS.iter().find(|p| p.oid == oid).map(|p| (p.name, p.args))
 }

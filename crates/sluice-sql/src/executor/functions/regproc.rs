@@ -16,7 +16,10 @@ use crate::catalog::schema::{
 };
 use crate::commands::quote_identifier;
 use crate::error::{Result, SqlError};
-use crate::expr::{parse_type_string, RegKind};
+use crate::expr::{
+    function_named, function_signature, function_with_args, parse_type_string, FunctionNamed,
+    RegKind,
+};
 use sluice_common::Oid;
 use sluice_types::{Datum, SqlType};
 
@@ -39,13 +42,16 @@ pub(super) fn reg_in(host: &mut ExecHost, kind: RegKind, arg: &Datum) -> Result<
 }
 
 /// to_reg -- `to_regclass(text)` and its kin: the OID the name stands
-/// for, or NULL where the cast would fail for want of the object (a
+/// for, or NULL where the cast would fail for want of the object or, for
+/// a function name, because it is overloaded (a
 /// number is a name here, not an OID, as in PostgreSQL 15).
 pub(super) fn to_reg(host: &mut ExecHost, kind: RegKind, arg: &Datum) -> Result<Datum> {
     let Datum::Text(name) = arg else { return Ok(Datum::Null) };
     match lookup(host, kind, name.trim()) {
         Ok(oid) => Ok(Datum::Oid(oid)),
-        Err(e) if matches!(e.code, "42P01" | "42704" | "3F000") => Ok(Datum::Null),
+        Err(e) if matches!(e.code, "42P01" | "42704" | "3F000" | "42883" | "42725") => {
+            Ok(Datum::Null)
+        }
         Err(e) => Err(e),
     }
 }
@@ -60,6 +66,8 @@ fn lookup(host: &mut ExecHost, kind: RegKind, name: &str) -> Result<Oid> {
             .ok_or_else(|| SqlError::new("3F000", format!("schema \"{name}\" does not exist")))?,
         RegKind::Role => role_oid(host, &unquote(name))?
             .ok_or_else(|| SqlError::new("42704", format!("role \"{name}\" does not exist")))?,
+        RegKind::Proc => function_oid(name)?,
+        RegKind::Procedure => procedure_oid(name)?,
     };
     Ok(oid)
 }
@@ -81,6 +89,11 @@ pub(super) fn reg_out(host: &mut ExecHost, kind: RegKind, arg: &Datum) -> Result
         }),
         RegKind::Namespace => namespace_name(host, *oid)?.map(|n| quote_identifier(&n)),
         RegKind::Role => role_name(host, *oid)?.map(|n| quote_identifier(&n)),
+        RegKind::Proc => function_signature(*oid).map(|(name, _)| quote_identifier(name)),
+        RegKind::Procedure => function_signature(*oid).map(|(name, args)| {
+            let args: Vec<String> = args.iter().map(|a| type_display(a)).collect();
+            format!("{}({})", quote_identifier(name), args.join(","))
+        }),
     };
     Ok(Datum::Text(name.unwrap_or_else(|| oid.to_string())))
 }
@@ -224,6 +237,82 @@ pub(super) fn namespace_name(host: &mut ExecHost, oid: Oid) -> Result<Option<Str
     let db = host.env().database;
     let rows = scan_as(&engine, db, &PG_NAMESPACE, host.visibility(), |r| oid_of(&r[0]) == oid)?;
     Ok(rows.first().and_then(|(_, r)| r[1].as_str().map(str::to_string)))
+}
+
+/// function_oid -- `regproc` input: the one built-in function named `name`
+/// (42883 if there is none, 42725 if the name is overloaded).
+fn function_oid(name: &str) -> Result<Oid> {
+    match function_named(&split_qualified(name).join(".")) {
+        FunctionNamed::Unique(oid) => Ok(oid),
+        FunctionNamed::Ambiguous => {
+            Err(SqlError::new("42725", format!("more than one function named \"{name}\"")))
+        }
+        FunctionNamed::Missing => {
+            Err(SqlError::new("42883", format!("function \"{name}\" does not exist")))
+        }
+    }
+}
+
+/// procedure_oid -- `regprocedure` input: the built-in function that
+/// `name(type, ...)` names (42883 if there is none).
+fn procedure_oid(text: &str) -> Result<Oid> {
+    let invalid = || SqlError::new("42601", "expected a left parenthesis");
+    let (name, rest) = text.split_once('(').ok_or_else(invalid)?;
+    let args = rest
+        .trim_end()
+        .strip_suffix(')')
+        .ok_or_else(|| SqlError::new("42601", "expected a right parenthesis"))?;
+    let names = top_level_items(args).map(|a| arg_typname(a.trim())).collect::<Result<Vec<_>>>()?;
+    let name = split_qualified(name.trim()).join(".");
+    let wanted: Vec<&str> = names.iter().map(String::as_str).collect();
+    function_with_args(&name, &wanted)
+        .ok_or_else(|| SqlError::new("42883", format!("function \"{text}\" does not exist")))
+}
+
+/// The comma-separated items of `list`, commas inside parentheses
+/// (`numeric(10,2)`) kept; none for an empty list.
+fn top_level_items(list: &str) -> impl Iterator<Item = &str> {
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in list.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&list[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !list.trim().is_empty() {
+        items.push(&list[start..]);
+    }
+    items.into_iter()
+}
+
+/// The pseudo-types built-in functions take, which are no `SqlType`.
+const PSEUDO_TYPES: [&str; 6] =
+    ["any", "anyelement", "anyarray", "anynonarray", "anycompatible", "anycompatiblearray"];
+
+/// The `pg_type.typname` of an argument type as written in `regprocedure`
+/// input.
+fn arg_typname(arg: &str) -> Result<String> {
+    let bare = arg.trim_matches('"').to_ascii_lowercase();
+    if PSEUDO_TYPES.contains(&bare.as_str()) {
+        return Ok(bare);
+    }
+    Ok(parse_type_string(arg)?.0.typname().to_string())
+}
+
+/// A `pg_type.typname` as `format_type` prints it (`int4` → `integer`;
+/// `"any"` keeps its quotes, as PostgreSQL prints that keyword).
+fn type_display(typname: &str) -> String {
+    match SqlType::from_name(typname) {
+        Some(ty) => sluice_types::format_type(ty, -1),
+        None if typname == "any" => "\"any\"".to_string(),
+        None => typname.to_string(),
+    }
 }
 
 /// The parts of a dotted name; unquoted parts fold to lower case, quoted
