@@ -26,6 +26,10 @@
 //! moves no row, or every row, shows the keys are too skewed to split, and
 //! the table then grows past the limit instead (`growEnabled`).
 //!
+//! At most [`MAX_BATCHES`] batches: each has up to two open files, and each
+//! file buffers a block, so the files' buffers (16 MB at most) are bounded
+//! but not by `work_mem`, as PostgreSQL's per-batch BufFiles are not.
+//!
 //! Files hold `key ++ row`, so neither side's keys are evaluated twice.
 //! With batches, the inner rows with NULL keys of a RIGHT join (unmatched
 //! by definition) wait in a tuplestore and come last. An outer row with a
