@@ -26,5 +26,6 @@ pub mod sink;
 
 pub use activity::BackendSignal;
 pub use error::{Result, SqlError};
+pub use executor::spill::remove_leftover_temp_files;
 pub use session::{Instance, InterruptCheck, Session, TxnStatus};
 pub use sink::{OutputColumn, QuerySink};

@@ -15,7 +15,8 @@
 //! * [`Datum`] — one value; [`SqlType`] — one type (OIDs, names, layout);
 //! * [`io`] — text input/output (`typinput`/`typoutput`) for every type;
 //! * [`binary`] — wire-protocol binary send/receive;
-//! * [`storage`] — the on-disk bytes inside heap tuples;
+//! * [`storage`] — the on-disk bytes inside heap tuples; [`rowcodec`] — rows
+//!   in the executor's temporary files;
 //! * [`compare`] — ordering and hashing (B-tree and hash opclasses);
 //! * [`mod@cast`] — `pg_cast`: which casts exist, and converting;
 //! * [`ops`] — operators (`+ - * / %`, comparisons, `||`);
@@ -52,6 +53,7 @@ pub mod oid;
 pub mod ops;
 pub mod pg_lsn;
 pub mod record;
+pub mod rowcodec;
 mod scan;
 pub mod storage;
 pub mod text;

@@ -6,6 +6,7 @@ use sluice_guc::{ConfigOptions, GlobalConfig, ServerIdentity, Settings};
 use sluice_sql::catalog::bootstrap;
 use sluice_sql::Instance;
 use sluice_txn::SynchronousCommit;
+use sluice_wal::{ControlFile, DbState};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -43,6 +44,7 @@ pub fn start(
         command_line,
     })
     .map_err(|e| e.to_string())?;
+    remove_temp_files(data_dir, &config);
     let engine = Engine::open(data_dir, engine_config(&config)).map_err(|e| e.to_string())?;
     if !bootstrap::is_initialized(data_dir) {
         if engine.recovered_records() > 1
@@ -60,6 +62,21 @@ pub fn start(
         Arc::new(Instance { engine, config: Arc::new(config), activity: Default::default() }),
         listen,
     ))
+}
+
+/// remove_temp_files -- deletes the temporary files of statements a previous
+/// run of the server was executing when it died (PostgreSQL's
+/// `RemovePgTempFiles` at postmaster start). A server shut down cleanly
+/// leaves none; after a crash `remove_temp_files_after_crash = off` keeps
+/// them for inspection, as in PostgreSQL.
+fn remove_temp_files(data_dir: &Path, config: &GlobalConfig) {
+    let crashed = ControlFile::read(data_dir)
+        .ok()
+        .flatten()
+        .is_some_and(|control| control.state != DbState::ShutDown);
+    if !crashed || config.get_bool("remove_temp_files_after_crash") {
+        sluice_sql::remove_leftover_temp_files(data_dir);
+    }
 }
 
 /// The engine's settings, from the GUCs of the same names.

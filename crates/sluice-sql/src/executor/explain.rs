@@ -28,7 +28,9 @@
 //! differ in how sluice runs plans: a nested loop's inner side is kept in
 //! memory once, so it is shown with the loops PostgreSQL's rescans would
 //! have; and the Hash node's `Memory Usage` is an estimate of PostgreSQL's
-//! (entries of a hash link plus a minimal tuple of the estimated width).
+//! (entries of a hash link plus a minimal tuple of the estimated width), as
+//! is a quicksort's `Memory`. A sort that spilled prints `external merge`
+//! with the bytes of its runs (sluice's row format, not PostgreSQL's tapes).
 
 use super::host::AggCall;
 use super::host::ExecHost;
@@ -510,7 +512,7 @@ impl Printer<'_, '_> {
                 self.header_line(depth + 1, text);
                 let sort_keys: Vec<String> = keys.iter().map(|k| expr(k, &input_names)).collect();
                 self.detail(depth + 1, format!("Sort Key: {}", sort_keys.join(", ")));
-                self.memory_line(depth + 1, "Sort Method: quicksort  Memory", input, 24.0)?;
+                self.sort_method(depth + 1, plan, input)?;
                 self.child(input, depth + 2)
             }
             Plan::Sort { input, keys } => {
@@ -518,7 +520,7 @@ impl Printer<'_, '_> {
                 self.header(depth, "Sort".into(), top)?;
                 let keys: Vec<String> = keys.iter().map(|k| sort_key(k, &input_names)).collect();
                 self.detail(depth, format!("Sort Key: {}", keys.join(", ")));
-                self.memory_line(depth, "Sort Method: quicksort  Memory", input, 24.0)?;
+                self.sort_method(depth, plan, input)?;
                 self.node(input, input, depth + 1, filters)
             }
             Plan::Limit { input, limit, offset } => {
@@ -599,6 +601,19 @@ impl Printer<'_, '_> {
             self.join_removed(depth, plan);
         }
         self.filter(depth, &filters.iter().collect::<Vec<_>>(), &names);
+    }
+
+    /// sort_method -- under ANALYZE, how the node `sorter` sorted the rows
+    /// of `input`: `external merge` with the bytes its runs took when it
+    /// spilled, else `quicksort` with an estimate of the memory.
+    fn sort_method(&mut self, depth: usize, sorter: &Plan, input: &Plan) -> Result<()> {
+        let disk = self.actual.map_or(0, |a| a.stats(key_of(sorter)).sort_disk);
+        if disk == 0 {
+            return self.memory_line(depth, "Sort Method: quicksort  Memory", input, 24.0);
+        }
+        let kb = disk.div_ceil(1024);
+        self.detail(depth, format!("Sort Method: external merge  Disk: {kb}kB"));
+        Ok(())
     }
 
     /// memory_line -- under ANALYZE, `{label}: NkB` for a node that keeps

@@ -4,6 +4,7 @@
 //! (now(), current_setting(), pg_backend_pid(), relation sizes, ...).
 
 use super::plan::subplan::{run_subplan, Registry, SubplanState};
+use super::spill::TempSpace;
 use crate::error::{Result, SqlError};
 use crate::expr::{AnalyzeHost, EvalHost, Expr, Scope, SessionFunction, SubLinkKind};
 use crate::session::SessionEnv;
@@ -13,6 +14,8 @@ use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::Engine;
 use sluice_txn::Transaction;
 use sluice_types::{AggKind, Context, Datum, SqlType};
+use std::cell::OnceCell;
+use std::rc::Rc;
 
 /// One aggregate call found while analysing a query's targets.
 #[derive(Clone, Debug)]
@@ -166,6 +169,9 @@ pub struct ExecHost<'h, 'a> {
     rng: rand::rngs::ThreadRng,
     /// The transaction, for statements that lock rows (LockRows).
     txn: Option<&'h mut Transaction>,
+    /// Memory budget and temporary files of nodes that spill, made when
+    /// the first one asks.
+    temp: OnceCell<Rc<TempSpace>>,
 }
 
 impl<'h, 'a> ExecHost<'h, 'a> {
@@ -185,6 +191,7 @@ impl<'h, 'a> ExecHost<'h, 'a> {
             subplans: SubplanState::default(),
             rng: rand::rng(),
             txn: None,
+            temp: OnceCell::new(),
         }
     }
 
@@ -247,6 +254,16 @@ impl<'h, 'a> ExecHost<'h, 'a> {
             .snapshot
             .own_xid
             .ok_or_else(|| SqlError::internal("transaction id was not assigned"))
+    }
+
+    /// The statement's `work_mem` budget and temporary file space (see
+    /// `spill`), shared by all its nodes.
+    pub fn temp_space(&self) -> Rc<TempSpace> {
+        let make = || {
+            let interrupts = self.env.interrupts.clone();
+            Rc::new(TempSpace::new(self.env.engine.data_dir(), &*self.env.settings, interrupts))
+        };
+        self.temp.get_or_init(make).clone()
     }
 
     /// The session's interrupt check (for waits inside the heap).

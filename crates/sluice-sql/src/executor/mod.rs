@@ -16,6 +16,7 @@ mod pgstat_views;
 pub mod plan;
 pub(crate) mod scanstats;
 pub mod select;
+pub mod spill;
 mod sysviews;
 
 use crate::commands::tablecmds::lock_relation_in;

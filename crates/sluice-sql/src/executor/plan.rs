@@ -19,8 +19,14 @@
 //!
 //! Aggregation groups its input by sorting on the grouping keys or through
 //! a hash table and emits, per group, the group's first row followed by the
-//! aggregate results; expressions above it
+//! aggregate results (see `agg.rs`); expressions above it
 //! read aggregates through `ExecHost::aggs` (set per row from that suffix).
+//!
+//! Nodes that hold many rows — Sort, Distinct, grouping, the hash join's
+//! table, a nested loop's materialised inner side, WITH results and
+//! recursive working tables, INTERSECT/EXCEPT — keep them within `work_mem`
+//! and spill the rest to temporary files (`executor/spill`), each node with
+//! its own budget as in PostgreSQL.
 //! Scans copy one page of visible tuples at a time (see `heap::scan`), so no
 //! page lock is held while rows flow up the tree.
 //!
@@ -29,9 +35,13 @@
 //! Scans and the work-table scan check per row; so must every node that can
 //! loop without pulling a new row from below: generate_series, a nested
 //! loop's pass over its materialised inner side, a join probing one bucket,
-//! an aggregate's DISTINCT de-duplication. A new loop of that kind needs a
+//! an aggregate's DISTINCT de-duplication, and every read of spilled rows
+//! (`spill::RowReader` checks before each row, so merges and batch passes
+//! are covered). A new loop of that kind needs a
 //! check too, or one query can keep a core busy past every timeout.
 
+mod agg;
+mod hashjoin;
 pub mod instrument;
 mod join;
 pub mod lockrows;
@@ -45,6 +55,8 @@ use super::host::{AggCall, ExecHost};
 use super::indexonlyscan::IndexOnlyRows;
 use super::indexscan::{IndexPath, IndexRows, ScanMethod};
 use super::scanstats::ScanTally;
+use super::spill::tuplesort::{compare_rows, Sorted, TupleSort};
+use super::spill::tuplestore::{Cursor, TupleStore};
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::{deform_row, deform_row_projected};
 use crate::error::{Result, SqlError};
@@ -54,7 +66,7 @@ use sluice_access::heap::scan::HeapScan;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::Engine;
 use sluice_types::compare::cmp;
-use sluice_types::{AggState, Datum, SqlType};
+use sluice_types::{Datum, SqlType};
 use std::cmp::Ordering;
 
 /// A sort key: which column of the node's input, and its direction.
@@ -141,7 +153,8 @@ pub enum Plan {
         inner_width: usize,
     },
     /// Keeps its input's rows for rescans: the inner side of a nested loop,
-    /// which the loop materialises anyway, so the node only marks that.
+    /// which the loop materialises anyway (in a tuplestore, on disk past
+    /// `work_mem`), so the node only marks that.
     Material { input: Box<Plan> },
     /// Grouping and aggregation; each output row is a group's first input row
     /// (NULLs, `input_width` of them, for the one group of an empty input)
@@ -238,8 +251,8 @@ fn open_node<'e>(
             let inner = if params.is_empty() {
                 Inner::Materialised {
                     source: Some(open(inner, engine, ctx)?),
-                    rows: Vec::new(),
-                    pos: 0,
+                    rows: None,
+                    cursor: Cursor::default(),
                 }
             } else {
                 Inner::Rescanned {
@@ -271,7 +284,7 @@ fn open_node<'e>(
             qual,
             outer_width,
             inner_width,
-        } => Box::new(join::HashJoinSource::new(
+        } => Box::new(hashjoin::HashJoinSource::new(
             open(outer, engine, ctx)?,
             open(inner, engine, ctx)?,
             join::JoinSpec {
@@ -298,26 +311,33 @@ fn open_node<'e>(
             ))
         }
         Plan::Material { input } => open(input, engine, ctx)?,
-        Plan::Aggregate { input, keys, aggs, input_width, hashed } => Box::new(AggregateSource {
-            input: Some(open(input, engine, ctx)?),
-            keys,
-            aggs,
-            input_width: *input_width,
-            hashed: *hashed,
-            groups: Vec::new(),
-            pos: 0,
-        }),
+        Plan::Aggregate { input, keys, aggs, input_width, hashed } => {
+            Box::new(agg::AggregateSource::new(
+                open(input, engine, ctx)?,
+                agg::AggSpec {
+                    keys,
+                    aggs,
+                    input_width: *input_width,
+                    hashed: *hashed,
+                    key: instrument::key_of(plan),
+                },
+            ))
+        }
         Plan::Project { input, exprs, agg_offset } => Box::new(ProjectSource {
             input: open(input, engine, ctx)?,
             exprs,
             agg_offset: *agg_offset,
         }),
-        Plan::Distinct { input, width } => {
-            Box::new(Blocking::distinct(open(input, engine, ctx)?, *width))
-        }
-        Plan::Sort { input, keys } => {
-            Box::new(Blocking::sort(open(input, engine, ctx)?, keys.clone()))
-        }
+        Plan::Distinct { input, width } => Box::new(Blocking::distinct(
+            open(input, engine, ctx)?,
+            *width,
+            instrument::key_of(plan),
+        )),
+        Plan::Sort { input, keys } => Box::new(Blocking::sort(
+            open(input, engine, ctx)?,
+            keys.clone(),
+            instrument::key_of(plan),
+        )),
         Plan::Limit { input, offset, limit } => Box::new(LimitSource {
             input: open(input, engine, ctx)?,
             offset: offset.as_ref(),
@@ -344,10 +364,14 @@ fn open_node<'e>(
             all: *all,
             output: None,
         }),
-        Plan::CteScan { cte } => Box::new(setops::CteScanSource { cte: *cte, pos: 0 }),
-        Plan::WorkTableScan { table } => {
-            Box::new(setops::WorkTableScanSource { table: *table, rows: None, pos: 0 })
+        Plan::CteScan { cte } => {
+            Box::new(setops::CteScanSource { cte: *cte, cursor: Cursor::default() })
         }
+        Plan::WorkTableScan { table } => Box::new(setops::WorkTableScanSource {
+            table: *table,
+            rows: None,
+            cursor: Cursor::default(),
+        }),
         Plan::RecursiveUnion { non_recursive, recursive, table, all } => {
             Box::new(setops::RecursiveUnionSource {
                 first: Some(open(non_recursive, engine, ctx)?),
@@ -357,7 +381,7 @@ fn open_node<'e>(
                 pass: None,
                 table: *table,
                 seen: (!*all).then(Default::default),
-                next_table: Vec::new(),
+                next_table: None,
             })
         }
     })
@@ -703,8 +727,9 @@ struct NestLoopSource<'e> {
 
 /// The inner side of a nested loop.
 enum Inner<'e> {
-    /// Independent of the outer row: run once (at the first outer row), kept.
-    Materialised { source: Option<Source<'e>>, rows: Vec<Vec<Datum>>, pos: usize },
+    /// Independent of the outer row: run once (at the first outer row), kept
+    /// in a tuplestore (PostgreSQL's Material node), read again per outer row.
+    Materialised { source: Option<Source<'e>>, rows: Option<TupleStore>, cursor: Cursor },
     /// LATERAL: run again for each outer row with the slots set from it.
     Rescanned {
         plan: &'e Plan,
@@ -720,13 +745,15 @@ impl<'e> Inner<'e> {
     /// restart -- starts a pass over the inner side for the outer row `outer`.
     fn restart(&mut self, outer: &[Datum], host: &mut ExecHost<'e, '_>) -> Result<()> {
         match self {
-            Inner::Materialised { source, rows, pos } => {
+            Inner::Materialised { source, rows, cursor } => {
                 if let Some(mut input) = source.take() {
+                    let mut store = TupleStore::new(&host.temp_space());
                     while let Some(r) = input.next(host)? {
-                        rows.push(r);
+                        store.push(r)?;
                     }
+                    *rows = Some(store);
                 }
-                *pos = 0;
+                cursor.rewind();
             }
             Inner::Rescanned { plan, engine, ctx, params, ctes, source } => {
                 for (slot, value) in params.iter() {
@@ -748,10 +775,11 @@ impl<'e> Inner<'e> {
         host: &mut ExecHost<'e, '_>,
     ) -> Result<bool> {
         match self {
-            Inner::Materialised { rows, pos, .. } => {
-                let Some(row) = rows.get(*pos) else { return Ok(false) };
-                *pos += 1;
-                joined.extend(row.iter().cloned());
+            Inner::Materialised { rows, cursor, .. } => {
+                let Some(row) = rows.as_ref().map(|r| r.read(cursor)).transpose()?.flatten() else {
+                    return Ok(false);
+                };
+                joined.extend(row);
                 Ok(true)
             }
             Inner::Rescanned { source, .. } => {
@@ -794,234 +822,60 @@ impl<'e> RowSource<'e> for NestLoopSource<'e> {
     }
 }
 
-/// Compares two rows on `keys`.
-fn compare_rows(a: &[Datum], b: &[Datum], keys: &[SortKey]) -> Ordering {
-    for key in keys {
-        let (x, y) = (&a[key.column], &b[key.column]);
-        let ord = match (x.is_null(), y.is_null()) {
-            (true, true) => Ordering::Equal,
-            (true, false) => {
-                if key.nulls_first {
-                    Ordering::Less
-                } else {
-                    Ordering::Greater
-                }
-            }
-            (false, true) => {
-                if key.nulls_first {
-                    Ordering::Greater
-                } else {
-                    Ordering::Less
-                }
-            }
-            (false, false) => {
-                let o = cmp(x, y);
-                if key.descending {
-                    o.reverse()
-                } else {
-                    o
-                }
-            }
-        };
-        if ord != Ordering::Equal {
-            return ord;
-        }
-    }
-    Ordering::Equal
-}
-
-/// Nodes that need their whole input first (sort, distinct).
+/// Nodes that need their whole input first: Sort, and Distinct (sorted,
+/// then each row equal to the one before dropped). Both sort through a
+/// [`TupleSort`], so an input past `work_mem` is merged from disk.
 struct Blocking<'e> {
     input: Option<Source<'e>>,
     keys: Vec<SortKey>,
-    dedup_width: Option<usize>,
-    rows: std::vec::IntoIter<Vec<Datum>>,
+    /// For Distinct: the row returned last.
+    dedup: Option<Option<Vec<Datum>>>,
+    /// The plan node's key (EXPLAIN ANALYZE's sort space).
+    key: usize,
+    rows: Option<Sorted>,
 }
 
 impl<'e> Blocking<'e> {
-    fn sort(input: Source<'e>, keys: Vec<SortKey>) -> Blocking<'e> {
-        Blocking { input: Some(input), keys, dedup_width: None, rows: Vec::new().into_iter() }
+    fn sort(input: Source<'e>, keys: Vec<SortKey>, key: usize) -> Blocking<'e> {
+        Blocking { input: Some(input), keys, dedup: None, key, rows: None }
     }
 
-    fn distinct(input: Source<'e>, width: usize) -> Blocking<'e> {
+    fn distinct(input: Source<'e>, width: usize, key: usize) -> Blocking<'e> {
         let keys = (0..width)
             .map(|column| SortKey { column, descending: false, nulls_first: false })
             .collect();
-        Blocking {
-            input: Some(input),
-            keys,
-            dedup_width: Some(width),
-            rows: Vec::new().into_iter(),
+        Blocking { input: Some(input), keys, dedup: Some(None), key, rows: None }
+    }
+
+    /// sort_input -- reads the whole input into the sort.
+    fn sort_input(&self, mut input: Source<'e>, host: &mut ExecHost<'e, '_>) -> Result<Sorted> {
+        let mut sort = TupleSort::new(&host.temp_space(), self.keys.clone());
+        while let Some(row) = input.next(host)? {
+            sort.put(row)?;
         }
+        let sorted = sort.finish()?;
+        if let Some(bytes) = sorted.disk_bytes() {
+            instrument::count(self.key, instrument::Counter::SortDisk, bytes);
+        }
+        Ok(sorted)
     }
 }
 
 impl<'e> RowSource<'e> for Blocking<'e> {
     fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
-        if let Some(mut input) = self.input.take() {
-            let mut rows = Vec::new();
-            while let Some(r) = input.next(host)? {
-                rows.push(r);
-            }
-            rows.sort_by(|a, b| compare_rows(a, b, &self.keys));
-            if let Some(width) = self.dedup_width {
-                rows.dedup_by(|a, b| {
-                    compare_rows(&a[..width], &b[..width], &self.keys) == Ordering::Equal
-                });
-            }
-            self.rows = rows.into_iter();
-        }
-        Ok(self.rows.next())
-    }
-}
-
-/// The rows of each group, groups in key order (GroupAggregate).
-fn sorted_groups(mut keyed: Vec<(Vec<Datum>, Vec<Datum>)>) -> Vec<Vec<(Vec<Datum>, Vec<Datum>)>> {
-    let width = keyed.first().map_or(0, |k| k.0.len());
-    let key_order: Vec<SortKey> = (0..width)
-        .map(|column| SortKey { column, descending: false, nulls_first: false })
-        .collect();
-    keyed.sort_by(|a, b| compare_rows(&a.0, &b.0, &key_order));
-    let mut groups: Vec<Vec<(Vec<Datum>, Vec<Datum>)>> = Vec::new();
-    for entry in keyed {
-        match groups.last_mut() {
-            Some(g) if compare_rows(&g[0].0, &entry.0, &key_order) == Ordering::Equal => {
-                g.push(entry)
-            }
-            _ => groups.push(vec![entry]),
-        }
-    }
-    groups
-}
-
-/// The rows of each group, groups in the order their first row came
-/// (HashAggregate): a hash of the key finds the candidate groups, and NULL
-/// keys group together, as GROUP BY wants.
-fn hash_groups(keyed: Vec<(Vec<Datum>, Vec<Datum>)>) -> Vec<Vec<(Vec<Datum>, Vec<Datum>)>> {
-    let mut table: std::collections::HashMap<u64, Vec<usize>> = Default::default();
-    let mut groups: Vec<Vec<(Vec<Datum>, Vec<Datum>)>> = Vec::new();
-    for entry in keyed {
-        let hash =
-            entry.0.iter().fold(0u64, |h, d| h.rotate_left(5) ^ sluice_types::compare::hash(d));
-        let candidates = table.entry(hash).or_default();
-        let same = |g: &Vec<(Vec<Datum>, Vec<Datum>)>| {
-            g[0].0.iter().zip(&entry.0).all(|(a, b)| cmp(a, b) == Ordering::Equal)
-        };
-        match candidates.iter().find(|&&i| same(&groups[i])) {
-            Some(&i) => groups[i].push(entry),
-            None => {
-                candidates.push(groups.len());
-                groups.push(vec![entry]);
-            }
-        }
-    }
-    groups
-}
-
-/// Grouping by sorting or hashing.
-struct AggregateSource<'e> {
-    input: Option<Source<'e>>,
-    keys: &'e [Expr],
-    aggs: &'e [AggCall],
-    input_width: usize,
-    hashed: bool,
-    groups: Vec<Vec<Datum>>,
-    pos: usize,
-}
-
-impl<'e> AggregateSource<'e> {
-    fn compute(&mut self, mut input: Source<'e>, host: &mut ExecHost<'e, '_>) -> Result<()> {
-        if self.keys.is_empty() && self.aggs.iter().all(|a| !a.distinct) {
-            return self.compute_single_group(input, host);
-        }
-        let mut keyed: Vec<(Vec<Datum>, Vec<Datum>)> = Vec::new();
-        while let Some(row) = input.next(host)? {
-            let key = self.keys.iter().map(|k| eval(k, &row, host)).collect::<Result<Vec<_>>>()?;
-            keyed.push((key, row));
-        }
-        if keyed.is_empty() && self.keys.is_empty() {
-            self.groups.push(self.finish_group(&[], host)?);
-            return Ok(());
-        }
-        let groups = if self.hashed { hash_groups(keyed) } else { sorted_groups(keyed) };
-        for group in &groups {
-            self.groups.push(self.finish_group(group, host)?);
-        }
-        Ok(())
-    }
-
-    /// Without GROUP BY there is one group: advance the aggregates row by row
-    /// instead of collecting the input.
-    fn compute_single_group(
-        &mut self,
-        mut input: Source<'e>,
-        host: &mut ExecHost<'e, '_>,
-    ) -> Result<()> {
-        let mut states = self
-            .aggs
-            .iter()
-            .map(|a| AggState::new(a.kind, a.arg.as_ref().map_or(SqlType::Int8, Expr::ty)))
-            .collect::<std::result::Result<Vec<_>, _>>()?;
-        let mut first: Option<Vec<Datum>> = None;
-        while let Some(row) = input.next(host)? {
-            for (agg, state) in self.aggs.iter().zip(states.iter_mut()) {
-                match &agg.arg {
-                    Some(e) => state.advance(&eval(e, &row, host)?)?,
-                    None => state.advance(&Datum::Bool(true))?,
-                }
-            }
-            if first.is_none() {
-                first = Some(row);
-            }
-        }
-        let mut out = first.unwrap_or_else(|| vec![Datum::Null; self.input_width]);
-        for state in &states {
-            out.push(state.finish()?);
-        }
-        self.groups.push(out);
-        Ok(())
-    }
-
-    /// The group's first row (or NULLs for an empty input) and its aggregates.
-    fn finish_group(
-        &self,
-        rows: &[(Vec<Datum>, Vec<Datum>)],
-        host: &mut ExecHost,
-    ) -> Result<Vec<Datum>> {
-        let mut out =
-            rows.first().map_or_else(|| vec![Datum::Null; self.input_width], |r| r.1.clone());
-        for agg in self.aggs {
-            let input_type = agg.arg.as_ref().map_or(SqlType::Int8, Expr::ty);
-            let mut state = AggState::new(agg.kind, input_type)?;
-            let mut seen: Vec<Datum> = Vec::new();
-            for (_, row) in rows {
-                host.check_interrupts()?;
-                let value = match &agg.arg {
-                    Some(e) => eval(e, row, host)?,
-                    None => Datum::Bool(true),
-                };
-                if agg.distinct {
-                    if value.is_null() || seen.iter().any(|s| cmp(s, &value) == Ordering::Equal) {
-                        continue;
-                    }
-                    seen.push(value.clone());
-                }
-                state.advance(&value)?;
-            }
-            out.push(state.finish()?);
-        }
-        Ok(out)
-    }
-}
-
-impl<'e> RowSource<'e> for AggregateSource<'e> {
-    fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
         if let Some(input) = self.input.take() {
-            self.compute(input, host)?;
+            self.rows = Some(self.sort_input(input, host)?);
         }
-        let row = self.groups.get(self.pos).cloned();
-        self.pos += 1;
-        Ok(row)
+        let Some(rows) = self.rows.as_mut() else { return Ok(None) };
+        while let Some(row) = rows.next()? {
+            let Some(last) = &mut self.dedup else { return Ok(Some(row)) };
+            if last.as_ref().is_some_and(|l| compare_rows(l, &row, &self.keys).is_eq()) {
+                continue;
+            }
+            *last = Some(row.clone());
+            return Ok(Some(row));
+        }
+        Ok(None)
     }
 }
 

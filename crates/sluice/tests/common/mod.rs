@@ -46,11 +46,22 @@ impl Server {
     /// Starts the binary on this server's directory and port and waits until it
     /// accepts connections.
     pub fn spawn(&mut self) {
+        self.spawn_with(&[]);
+    }
+
+    /// [`Server::spawn`] with `extra` settings (`name=value`) for this run only.
+    pub fn spawn_with(&mut self, extra: &[&str]) {
         let child = Command::new(env!("CARGO_BIN_EXE_sluice"))
             .arg("-D")
             .arg(self.dir.path())
             .args(["-p", &self.port.to_string()])
-            .args(self.settings.iter().flat_map(|s| ["-c", s.as_str()]))
+            .args(
+                self.settings
+                    .iter()
+                    .map(String::as_str)
+                    .chain(extra.iter().copied())
+                    .flat_map(|s| ["-c", s]),
+            )
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -61,6 +72,11 @@ impl Server {
             assert!(start.elapsed() < Duration::from_secs(60), "sluice did not start listening");
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().expect("running").id()
     }
 
     /// A connection string for the `postgres` crate.

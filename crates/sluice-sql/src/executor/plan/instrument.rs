@@ -43,6 +43,9 @@ pub struct NodeStats {
     pub exact_blocks: u64,
     /// Heap versions an index-only scan had to visit (`Heap Fetches: N`).
     pub heap_fetches: u64,
+    /// Bytes of the sorted runs an external sort wrote (`Sort Method:
+    /// external merge  Disk: NkB`); 0 for a sort in memory.
+    pub sort_disk: u64,
     /// Pages the node and the nodes below it touched (`Buffers: ...`).
     pub buffers: BufferUsage,
 }
@@ -56,6 +59,8 @@ pub enum Counter {
     ExactBlocks,
     /// Heap versions an index-only scan visited.
     HeapFetches,
+    /// Bytes an external sort wrote in runs.
+    SortDisk,
 }
 
 /// The counters of one EXPLAIN ANALYZE run, by plan node address.
@@ -125,6 +130,7 @@ pub fn count(key: usize, counter: Counter, n: u64) {
                 Counter::JoinRemoved => s.join_removed += n,
                 Counter::ExactBlocks => s.exact_blocks += n,
                 Counter::HeapFetches => s.heap_fetches += n,
+                Counter::SortDisk => s.sort_disk += n,
             });
         }
     });

@@ -1,21 +1,18 @@
 //! Hash and merge joins (PostgreSQL's `nodeHashjoin.c`/`nodeHash.c` and
-//! `nodeMergejoin.c`), the join methods that need equality conditions.
+//! `nodeMergejoin.c`), the join methods that need equality conditions: the
+//! merge join and what both share; the hash join is in `hashjoin.rs`.
 //!
 //! Both produce the joined row as `outer columns ++ inner columns`, like the
 //! nested loop, so the planner can swap one join method for another without
 //! touching the expressions above.
 //!
-//! **Hash join.** The first call reads the whole inner input into a table
-//! keyed by the hash of its key values (PostgreSQL's Hash node; sluice keeps
-//! it inside the join and EXPLAIN prints the `Hash` child). Each outer row
-//! then looks up its own keys and is paired with every inner row whose keys
-//! are equal; the remaining join condition (`qual`) is checked on the pair.
-//! A NULL key never matches (`=` is strict), so such rows are not hashed, but
-//! a RIGHT join keeps them to emit NULL-extended at the end, together with
-//! every inner row no outer row matched.
+//! **Hash join** (`hashjoin.rs`): a hash table of the inner rows probed by
+//! each outer row, split into batches on disk when the table passes
+//! `work_mem × hash_mem_multiplier`.
 //!
 //! **Merge join.** Both inputs arrive sorted ascending on the key columns,
-//! NULLs last (the planner puts Sort nodes below). The join walks them in
+//! NULLs last (the planner puts Sort nodes below, which spill like any
+//! sort). The join walks them in
 //! step: inner rows with a smaller key are skipped, the run of inner rows
 //! equal to the outer row's key is kept as the current group, and every
 //! outer row with that key pairs with the group. Outer keys only grow, so a
@@ -24,8 +21,9 @@
 //! of a dropped group never paired, and those left when the outer side
 //! ends — NULL-extended.
 //!
-//! Neither spills to disk: the hash table and the merge group live in memory
-//! (the cost model still prices work_mem, see `optimizer/joinpath.rs`).
+//! The merge join's current group lives in memory and is not bounded by
+//! `work_mem` (PostgreSQL re-reads it through mark and restore instead); it
+//! holds the inner rows of one key value only.
 
 use super::instrument::Counter;
 use super::{ExecHost, JoinKind, Source};
@@ -34,7 +32,6 @@ use crate::expr::{eval, eval_qual, EvalHost, Expr};
 use sluice_types::compare::{cmp, hash};
 use sluice_types::Datum;
 use std::cmp::Ordering;
-use std::collections::HashMap;
 
 /// What every join node needs besides its inputs.
 pub(super) struct JoinSpec<'e> {
@@ -51,7 +48,11 @@ pub(super) struct JoinSpec<'e> {
 }
 
 /// The key values of `row`, or `None` if one is NULL (it can match nothing).
-fn key_of(keys: &[Expr], row: &[Datum], host: &mut ExecHost) -> Result<Option<Vec<Datum>>> {
+pub(super) fn key_of(
+    keys: &[Expr],
+    row: &[Datum],
+    host: &mut ExecHost,
+) -> Result<Option<Vec<Datum>>> {
     let mut values = Vec::with_capacity(keys.len());
     for k in keys {
         let v = eval(k, row, host)?;
@@ -63,148 +64,14 @@ fn key_of(keys: &[Expr], row: &[Datum], host: &mut ExecHost) -> Result<Option<Ve
     Ok(Some(values))
 }
 
-fn hash_key(key: &[Datum]) -> u64 {
+/// The hash of a join key (both sides hash alike).
+pub(super) fn hash_key(key: &[Datum]) -> u64 {
     key.iter().fold(0u64, |h, d| h.rotate_left(5) ^ hash(d))
 }
 
-fn keys_equal(a: &[Datum], b: &[Datum]) -> bool {
+/// Whether two join keys are equal.
+pub(super) fn keys_equal(a: &[Datum], b: &[Datum]) -> bool {
     a.iter().zip(b).all(|(x, y)| cmp(x, y) == Ordering::Equal)
-}
-
-/// The hash table of a hash join: inner rows, their keys, whether one
-/// matched, and the rows of each hash value.
-#[derive(Default)]
-struct HashTable {
-    rows: Vec<(Option<Vec<Datum>>, Vec<Datum>)>,
-    matched: Vec<bool>,
-    buckets: HashMap<u64, Vec<usize>>,
-}
-
-/// A running hash join.
-pub(super) struct HashJoinSource<'e> {
-    outer: Source<'e>,
-    inner: Option<Source<'e>>,
-    spec: JoinSpec<'e>,
-    outer_keys: &'e [Expr],
-    inner_keys: &'e [Expr],
-    table: HashTable,
-    /// The outer row being joined, the inner rows it may match, how many of
-    /// them were tried, and whether one matched.
-    current: Option<(Vec<Datum>, Vec<usize>, usize, bool)>,
-    /// After the outer side ends (RIGHT join): the next inner row to check
-    /// for having been unmatched.
-    unmatched: Option<usize>,
-}
-
-impl<'e> HashJoinSource<'e> {
-    pub(super) fn new(
-        outer: Source<'e>,
-        inner: Source<'e>,
-        spec: JoinSpec<'e>,
-        (outer_keys, inner_keys): (&'e [Expr], &'e [Expr]),
-    ) -> HashJoinSource<'e> {
-        HashJoinSource {
-            outer,
-            inner: Some(inner),
-            spec,
-            outer_keys,
-            inner_keys,
-            table: HashTable::default(),
-            current: None,
-            unmatched: None,
-        }
-    }
-
-    /// build -- reads the inner side into the hash table (the Hash node).
-    fn build(&mut self, mut inner: Source<'e>, host: &mut ExecHost<'e, '_>) -> Result<()> {
-        while let Some(row) = inner.next(host)? {
-            let key = key_of(self.inner_keys, &row, host)?;
-            if key.is_none() && self.spec.kind != JoinKind::Right {
-                continue;
-            }
-            if let Some(k) = &key {
-                self.table.buckets.entry(hash_key(k)).or_default().push(self.table.rows.len());
-            }
-            self.table.rows.push((key, row));
-        }
-        self.table.matched = vec![false; self.table.rows.len()];
-        Ok(())
-    }
-
-    /// The next inner row no outer row matched, NULL-extended on the left.
-    fn next_unmatched(&mut self) -> Option<Vec<Datum>> {
-        let pos = self.unmatched.get_or_insert(0);
-        while *pos < self.table.rows.len() {
-            let i = *pos;
-            *pos += 1;
-            if !self.table.matched[i] {
-                let mut row = vec![Datum::Null; self.spec.outer_width];
-                row.extend(self.table.rows[i].1.iter().cloned());
-                return Some(row);
-            }
-        }
-        None
-    }
-}
-
-impl<'e> super::RowSource<'e> for HashJoinSource<'e> {
-    fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
-        if let Some(inner) = self.inner.take() {
-            self.build(inner, host)?;
-        }
-        loop {
-            if self.unmatched.is_some() {
-                return Ok(self.next_unmatched());
-            }
-            if self.current.is_none() {
-                let Some(row) = self.outer.next(host)? else {
-                    if self.spec.kind == JoinKind::Right {
-                        return Ok(self.next_unmatched());
-                    }
-                    return Ok(None);
-                };
-                let candidates = match key_of(self.outer_keys, &row, host)? {
-                    Some(key) => self
-                        .table
-                        .buckets
-                        .get(&hash_key(&key))
-                        .map(|c| {
-                            c.iter()
-                                .copied()
-                                .filter(|&i| {
-                                    self.table.rows[i]
-                                        .0
-                                        .as_deref()
-                                        .is_some_and(|k| keys_equal(k, &key))
-                                })
-                                .collect()
-                        })
-                        .unwrap_or_default(),
-                    None => Vec::new(),
-                };
-                self.current = Some((row, candidates, 0, false));
-            }
-            let (outer, candidates, pos, matched) = self.current.as_mut().expect("set");
-            while *pos < candidates.len() {
-                host.check_interrupts()?;
-                let i = candidates[*pos];
-                *pos += 1;
-                let mut joined = outer.clone();
-                joined.extend(self.table.rows[i].1.iter().cloned());
-                if self.spec.qual.map_or(Ok(true), |q| eval_qual(q, &joined, host))? {
-                    *matched = true;
-                    self.table.matched[i] = true;
-                    return Ok(Some(joined));
-                }
-                super::instrument::count(self.spec.key, Counter::JoinRemoved, 1);
-            }
-            let (mut outer, _, _, matched) = self.current.take().expect("set");
-            if self.spec.kind == JoinKind::Left && !matched {
-                outer.extend(std::iter::repeat_n(Datum::Null, self.spec.inner_width));
-                return Ok(Some(outer));
-            }
-        }
-    }
 }
 
 /// A running merge join.

@@ -4,7 +4,9 @@
 //! the statement root that makes subqueries runnable.
 //!
 //! Duplicates are found by comparing whole rows, with NULL equal to NULL
-//! (SQL's "not distinct" as set operations use it), through [`RowKey`].
+//! (SQL's "not distinct" as set operations use it): INTERSECT and EXCEPT
+//! sort both inputs together (through a `TupleSort`, so they may spill),
+//! the recursive union keeps the rows it produced as [`RowKey`]s.
 //!
 //! # The recursive union
 //! PostgreSQL's working-table algorithm, pulled one row at a time:
@@ -20,13 +22,15 @@
 //! also stops when a pass finds nothing new. Rows leave as soon as they are
 //! made, which lets `LIMIT` end an otherwise endless recursion.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use super::subplan::{cte_row, Registry};
-use super::{open, Plan, RowSource, Source};
+use super::{open, Plan, RowSource, SortKey, Source};
 use crate::error::Result;
 use crate::executor::host::ExecHost;
+use crate::executor::spill::tuplesort::{Sorted, TupleSort};
+use crate::executor::spill::tuplestore::{Cursor, TupleStore};
 use crate::expr::EvalHost;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::Engine;
@@ -106,14 +110,82 @@ impl<'e> RowSource<'e> for AppendSource<'e> {
     }
 }
 
-/// INTERSECT [ALL] and EXCEPT [ALL]: counts each distinct row on both sides,
-/// then emits it as often as the operation says.
+/// INTERSECT [ALL] and EXCEPT [ALL] (PostgreSQL's sorted SetOp): both
+/// inputs' rows, each tagged with its side, go through one sort on all
+/// columns; each run of equal rows is counted per side and its first row
+/// (a left one, the sort being stable and the left rows put first) emitted
+/// as often as the operation says. The output is in sorted order.
 pub(super) struct SetOpSource<'e> {
     pub(super) left: Source<'e>,
     pub(super) right: Source<'e>,
     pub(super) kind: SetOpKind,
     pub(super) all: bool,
-    pub(super) output: Option<std::vec::IntoIter<Row>>,
+    pub(super) output: Option<SetOpOutput>,
+}
+
+/// The sorted, tagged rows and the group being emitted.
+pub(super) struct SetOpOutput {
+    rows: Sorted,
+    /// The first row of the next group, read ahead.
+    ahead: Option<Row>,
+    /// The group's row and the copies of it still to emit.
+    emitting: Option<(Row, usize)>,
+}
+
+impl<'e> SetOpSource<'e> {
+    /// sort_inputs -- both inputs into one sort, each row followed by its
+    /// side (0 left, 1 right).
+    fn sort_inputs(&mut self, host: &mut ExecHost<'e, '_>) -> Result<SetOpOutput> {
+        let space = host.temp_space();
+        let mut sort: Option<TupleSort> = None;
+        for (side, input) in [&mut self.left, &mut self.right].into_iter().enumerate() {
+            while let Some(mut row) = input.next(host)? {
+                let sort = sort.get_or_insert_with(|| {
+                    let keys = (0..row.len())
+                        .map(|column| SortKey { column, descending: false, nulls_first: false })
+                        .collect();
+                    TupleSort::new(&space, keys)
+                });
+                row.push(Datum::Int4(side as i32));
+                sort.put(row)?;
+            }
+        }
+        let sort = sort.unwrap_or_else(|| TupleSort::new(&space, Vec::new()));
+        Ok(SetOpOutput { rows: sort.finish()?, ahead: None, emitting: None })
+    }
+}
+
+impl SetOpOutput {
+    /// next_group -- the next run of equal rows: its first row (side
+    /// dropped) and how many rows each side had.
+    fn next_group(&mut self) -> Result<Option<(Row, usize, usize)>> {
+        let first = match self.ahead.take() {
+            Some(row) => row,
+            None => match self.rows.next()? {
+                Some(row) => row,
+                None => return Ok(None),
+            },
+        };
+        let width = first.len() - 1;
+        let mut counts = [0usize; 2];
+        counts[side(&first)] += 1;
+        while let Some(row) = self.rows.next()? {
+            let same = row[..width].iter().zip(&first[..width]).all(|(a, b)| cmp(a, b).is_eq());
+            if !same {
+                self.ahead = Some(row);
+                break;
+            }
+            counts[side(&row)] += 1;
+        }
+        let mut row = first;
+        row.truncate(width);
+        Ok(Some((row, counts[0], counts[1])))
+    }
+}
+
+/// The side a tagged row came from.
+fn side(row: &[Datum]) -> usize {
+    usize::from(matches!(row.last(), Some(Datum::Int4(1))))
 }
 
 /// How many copies of a row seen `left` times in the left input and `right`
@@ -130,54 +202,48 @@ fn copies(kind: SetOpKind, all: bool, left: usize, right: usize) -> usize {
 impl<'e> RowSource<'e> for SetOpSource<'e> {
     fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Row>> {
         if self.output.is_none() {
-            let mut counts: BTreeMap<RowKey, (usize, usize)> = BTreeMap::new();
-            while let Some(row) = self.left.next(host)? {
-                counts.entry(RowKey(row)).or_default().0 += 1;
-            }
-            while let Some(row) = self.right.next(host)? {
-                if let Some(c) = counts.get_mut(&RowKey(row)) {
-                    c.1 += 1;
+            self.output = Some(self.sort_inputs(host)?);
+        }
+        let output = self.output.as_mut().expect("set");
+        loop {
+            if let Some((row, left)) = &mut output.emitting {
+                if *left > 0 {
+                    *left -= 1;
+                    return Ok(Some(row.clone()));
                 }
             }
-            let mut rows = Vec::new();
-            for (key, (l, r)) in counts {
-                rows.extend(std::iter::repeat_n(key.0, copies(self.kind, self.all, l, r)));
-            }
-            self.output = Some(rows.into_iter());
+            let Some((row, l, r)) = output.next_group()? else { return Ok(None) };
+            output.emitting = Some((row, copies(self.kind, self.all, l, r)));
         }
-        Ok(self.output.as_mut().and_then(Iterator::next))
     }
 }
 
-/// A reader of a WITH query's shared rows.
+/// A reader of a WITH query's shared rows, with its own position in them.
 pub(super) struct CteScanSource {
     pub(super) cte: usize,
-    pub(super) pos: usize,
+    pub(super) cursor: Cursor,
 }
 
 impl<'e> RowSource<'e> for CteScanSource {
     fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Row>> {
-        let row = cte_row(host, self.cte, self.pos)?;
-        self.pos += 1;
-        Ok(row)
+        cte_row(host, self.cte, &mut self.cursor)
     }
 }
 
 /// A reader of a recursive union's current working table.
 pub(super) struct WorkTableScanSource {
     pub(super) table: usize,
-    pub(super) rows: Option<Rc<Vec<Row>>>,
-    pub(super) pos: usize,
+    pub(super) rows: Option<Rc<TupleStore>>,
+    pub(super) cursor: Cursor,
 }
 
 impl<'e> RowSource<'e> for WorkTableScanSource {
     fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Row>> {
         host.check_interrupts()?;
-        let table = self.table;
-        let rows = self.rows.get_or_insert_with(|| host.subplans.work_table(table));
-        let row = rows.get(self.pos).cloned();
-        self.pos += 1;
-        Ok(row)
+        if self.rows.is_none() {
+            self.rows = Some(host.subplans.work_table(self.table)?);
+        }
+        self.rows.as_ref().expect("set").read(&mut self.cursor)
     }
 }
 
@@ -196,8 +262,9 @@ pub(super) struct RecursiveUnionSource<'e> {
     pub(super) table: usize,
     /// Rows produced so far (UNION only: for dropping duplicates).
     pub(super) seen: Option<BTreeSet<RowKey>>,
-    /// Rows of the current pass: the next working table.
-    pub(super) next_table: Vec<Row>,
+    /// Rows of the current pass: the next working table (a tuplestore, so
+    /// a pass past `work_mem` goes to disk).
+    pub(super) next_table: Option<TupleStore>,
 }
 
 impl RecursiveUnionSource<'_> {
@@ -217,11 +284,10 @@ impl<'e> RowSource<'e> for RecursiveUnionSource<'e> {
                 (Some(first), _) => first,
                 (None, Some(pass)) => pass,
                 (None, None) => {
-                    if self.next_table.is_empty() {
+                    let Some(rows) = self.next_table.take().filter(|t| !t.is_empty()) else {
                         return Ok(None);
-                    }
+                    };
                     host.check_interrupts()?;
-                    let rows = std::mem::take(&mut self.next_table);
                     host.subplans.set_work_table(self.table, rows);
                     self.pass = Some(open(self.recursive, self.engine, &self.ctx)?);
                     continue;
@@ -230,7 +296,11 @@ impl<'e> RowSource<'e> for RecursiveUnionSource<'e> {
             match current.next(host)? {
                 Some(row) => {
                     if self.is_new(&row) {
-                        self.next_table.push(row.clone());
+                        let next = match &mut self.next_table {
+                            Some(table) => table,
+                            None => self.next_table.insert(TupleStore::new(&host.temp_space())),
+                        };
+                        next.push(row.clone())?;
                         return Ok(Some(row));
                     }
                 }

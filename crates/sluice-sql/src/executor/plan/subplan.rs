@@ -45,8 +45,9 @@
 //! # WITH queries
 //! A CTE is computed at most once per run of the query level that owns it
 //! and shared by all its readers: rows are pulled from the CTE's plan on
-//! demand and kept, so a reader that needs row `n` either finds it or pulls
-//! until it exists. Laziness is what lets `LIMIT` stop an unbounded
+//! demand and kept in a tuplestore (on disk past `work_mem`), each reader
+//! with its own cursor, so a reader that needs its next row either finds
+//! it or pulls until it exists. Laziness is what lets `LIMIT` stop an unbounded
 //! `WITH RECURSIVE` and keeps an unreferenced CTE from running at all. CTEs
 //! owned by a subplan are forgotten whenever that subplan runs again.
 
@@ -56,6 +57,7 @@ use std::rc::Rc;
 use super::{open, Plan, Source};
 use crate::error::{Result, SqlError};
 use crate::executor::host::ExecHost;
+use crate::executor::spill::tuplestore::{Cursor, TupleStore};
 use crate::expr::{eval, Builtin, Comparison, EvalHost, Expr, SubLinkKind};
 use sluice_types::compare::cmp;
 use sluice_types::ops::CmpOp;
@@ -138,8 +140,8 @@ struct Cached {
 struct CteState<'h> {
     /// The running plan, between pulls.
     source: Option<Source<'h>>,
-    /// Rows produced so far.
-    rows: Vec<Row>,
+    /// Rows produced so far (made with the first).
+    rows: Option<TupleStore>,
     /// The plan is exhausted.
     done: bool,
     /// A pull is under way (a reader inside the CTE's own plan).
@@ -153,7 +155,8 @@ pub struct SubplanState<'h> {
     params: Vec<Datum>,
     cache: Vec<Option<Cached>>,
     ctes: Vec<CteState<'h>>,
-    work_tables: Vec<Rc<Vec<Row>>>,
+    /// Each recursive union's current working table, once it has one.
+    work_tables: Vec<Option<Rc<TupleStore>>>,
 }
 
 impl<'h> SubplanState<'h> {
@@ -164,7 +167,7 @@ impl<'h> SubplanState<'h> {
         self.params = vec![Datum::Null; registry.params];
         self.cache = registry.subplans.iter().map(|_| None).collect();
         self.ctes = registry.ctes.iter().map(|_| CteState::default()).collect();
-        self.work_tables = (0..registry.work_tables).map(|_| Rc::default()).collect();
+        self.work_tables = (0..registry.work_tables).map(|_| None).collect();
     }
 
     /// The current value of `slot`.
@@ -173,15 +176,20 @@ impl<'h> SubplanState<'h> {
     }
 
     /// Replaces recursive working table `table`.
-    pub fn set_work_table(&mut self, table: usize, rows: Vec<Row>) {
+    pub fn set_work_table(&mut self, table: usize, rows: TupleStore) {
         if let Some(t) = self.work_tables.get_mut(table) {
-            *t = Rc::new(rows);
+            *t = Some(Rc::new(rows));
         }
     }
 
-    /// The current contents of working table `table`.
-    pub fn work_table(&self, table: usize) -> Rc<Vec<Row>> {
-        self.work_tables.get(table).cloned().unwrap_or_default()
+    /// The current contents of working table `table` (set by its recursive
+    /// union before the recursive term runs).
+    pub fn work_table(&self, table: usize) -> Result<Rc<TupleStore>> {
+        self.work_tables
+            .get(table)
+            .cloned()
+            .flatten()
+            .ok_or_else(|| SqlError::internal("working table read before it was set"))
     }
 
     fn registry(&self) -> Result<&'h Registry> {
@@ -344,13 +352,18 @@ fn compare_all(
     Ok(if saw_null { Datum::Null } else { Datum::Bool(!decisive) })
 }
 
-/// cte_row -- row `pos` of WITH query `cte`, pulling from its plan as far as
-/// needed; `None` past its end.
-pub fn cte_row<'h>(host: &mut ExecHost<'h, '_>, cte: usize, pos: usize) -> Result<Option<Row>> {
+/// cte_row -- the row of WITH query `cte` at `cursor` (moving it on),
+/// pulling from the query's plan as far as needed; `None` past its end.
+pub fn cte_row<'h>(
+    host: &mut ExecHost<'h, '_>,
+    cte: usize,
+    cursor: &mut Cursor,
+) -> Result<Option<Row>> {
+    let space = host.temp_space();
     loop {
         let state = cte_state(host, cte)?;
-        if let Some(row) = state.rows.get(pos) {
-            return Ok(Some(row.clone()));
+        if let Some(row) = state.rows.as_ref().map(|r| r.read(cursor)).transpose()?.flatten() {
+            return Ok(Some(row));
         }
         if state.done {
             return Ok(None);
@@ -373,7 +386,7 @@ pub fn cte_row<'h>(host: &mut ExecHost<'h, '_>, cte: usize, pos: usize) -> Resul
         state.pulling = false;
         match next? {
             Some(row) => {
-                state.rows.push(row);
+                state.rows.get_or_insert_with(|| TupleStore::new(&space)).push(row)?;
                 state.source = Some(source);
             }
             None => state.done = true,
