@@ -33,6 +33,8 @@ impl SqlState {
     pub const INVALID_AUTHORIZATION_SPECIFICATION: SqlState = SqlState::from_static(b"28000");
     /// 34000: Execute or Describe names a portal that does not exist.
     pub const UNDEFINED_CURSOR: SqlState = SqlState::from_static(b"34000");
+    /// 42601: a startup packet's `options` holds a switch a client cannot give.
+    pub const SYNTAX_ERROR: SqlState = SqlState::from_static(b"42601");
     /// 42P03: Bind would create a named portal that already exists.
     pub const DUPLICATE_CURSOR: SqlState = SqlState::from_static(b"42P03");
     /// 42P05: Parse would create a named statement that already exists.

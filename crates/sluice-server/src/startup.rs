@@ -54,12 +54,12 @@ pub struct StartupInfo {
     pub user: String,
     /// The database (`database`), defaulting to the user name.
     pub database: String,
-    /// Command-line style options for the session (`options`, e.g. `-c geqo=off`).
-    pub options: Option<String>,
     /// The `replication` parameter if given (walsender connections), unvalidated.
     pub replication: Option<String>,
     /// Every other parameter, in the order sent: settings for the session such as
-    /// `application_name`, `client_encoding`, `DateStyle`.
+    /// `application_name`, `client_encoding`, `DateStyle`; the `-c name=value`
+    /// switches of `options` (libpq's PGOPTIONS) come first, so a parameter
+    /// sent by name wins over the same setting in `options`, as in PostgreSQL.
     pub settings: Vec<(String, String)>,
 }
 
@@ -167,28 +167,36 @@ fn startup_message(
             format!("unsupported frontend protocol {major}.{minor}: server supports 3.0 to 3.0"),
         ));
     }
-    let pairs = parse_pairs(body)?;
+    let (info, unrecognized) = startup_info(parse_pairs(body)?)?;
+    if minor > 0 || !unrecognized.is_empty() {
+        conn.send(&NegotiateProtocolVersion::new(PROTOCOL_3_0 as i32, unrecognized))?;
+    }
+    Ok(info)
+}
+
+/// startup_info -- the startup parameters sorted out, with the protocol
+/// options (`_pq_.*`) sluice does not know.
+fn startup_info(pairs: Vec<(String, String)>) -> Result<(StartupInfo, Vec<String>), PgError> {
     let mut info = StartupInfo {
         user: String::new(),
         database: String::new(),
-        options: None,
         replication: None,
         settings: Vec::new(),
     };
     let mut unrecognized = Vec::new();
+    let mut from_options = Vec::new();
     for (name, value) in pairs {
         match name.as_str() {
             "user" => info.user = value,
             "database" => info.database = value,
-            "options" => info.options = Some(value),
+            "options" => from_options.extend(option_settings(&value)?),
             "replication" => info.replication = Some(value),
             protocol_option if protocol_option.starts_with("_pq_.") => unrecognized.push(name),
             _ => info.settings.push((name, value)),
         }
     }
-    if minor > 0 || !unrecognized.is_empty() {
-        conn.send(&NegotiateProtocolVersion::new(PROTOCOL_3_0 as i32, unrecognized))?;
-    }
+    from_options.append(&mut info.settings);
+    info.settings = from_options;
     if info.user.is_empty() {
         return Err(PgError::fatal(
             SqlState::INVALID_AUTHORIZATION_SPECIFICATION,
@@ -198,7 +206,70 @@ fn startup_message(
     if info.database.is_empty() {
         info.database = info.user.clone();
     }
-    Ok(info)
+    Ok((info, unrecognized))
+}
+
+/// option_settings -- the settings of a startup packet's `options`: words
+/// separated by spaces, a backslash taking the next character literally
+/// (PostgreSQL's `pg_split_opts`), read as the server's command-line
+/// switches `-c name=value`, `-cname=value` and `--name=value`
+/// (`process_postgres_switches`; dashes in names are underscores). Other
+/// switches are refused as PostgreSQL refuses what a client may not set.
+fn option_settings(options: &str) -> Result<Vec<(String, String)>, PgError> {
+    let words = split_options(options);
+    let mut settings = Vec::new();
+    let mut words = words.iter();
+    while let Some(word) = words.next() {
+        let (flag, setting) = if let Some(rest) = word.strip_prefix("--") {
+            ("--", rest.to_string())
+        } else if word == "-c" {
+            let next = words.next().ok_or_else(|| invalid_switch(word))?;
+            ("-c ", next.clone())
+        } else if let Some(rest) = word.strip_prefix("-c") {
+            ("-c ", rest.to_string())
+        } else {
+            return Err(invalid_switch(word));
+        };
+        let Some((name, value)) = setting.split_once('=') else {
+            return Err(PgError::fatal(
+                SqlState::SYNTAX_ERROR,
+                format!("{flag}{setting} requires a value"),
+            ));
+        };
+        settings.push((name.replace('-', "_"), value.to_string()));
+    }
+    Ok(settings)
+}
+
+/// The words of `options`: split at unescaped whitespace, `\x` is `x`.
+fn split_options(options: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut chars = options.chars();
+    let mut word = String::new();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => word.extend(chars.next()),
+            c if c.is_ascii_whitespace() => {
+                if !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+            }
+            c => word.push(c),
+        }
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+/// FATAL 42601 for a switch a client cannot give.
+fn invalid_switch(word: &str) -> PgError {
+    PgError::fatal(
+        SqlState::SYNTAX_ERROR,
+        format!("invalid command-line argument for server process: {word}"),
+    )
+    .with_hint("Try \"postgres --help\" for more information.")
 }
 
 /// parse_pairs -- the name/value pairs after the version, which must end with the
@@ -264,6 +335,37 @@ mod tests {
     }
 
     #[test]
+    fn options_give_settings_before_the_named_parameters() {
+        let pairs = [
+            ("user", "u"),
+            ("options", r"-c statement_timeout=5s --work-mem=8MB -capplication_name=a\ b"),
+            ("work_mem", "16MB"),
+        ];
+        let pairs = pairs.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect();
+        let (info, _) = startup_info(pairs).unwrap();
+        let expected = [
+            ("statement_timeout", "5s"),
+            ("work_mem", "8MB"),
+            ("application_name", "a b"),
+            ("work_mem", "16MB"),
+        ];
+        let got: Vec<(&str, &str)> =
+            info.settings.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+        assert_eq!(got, expected);
+        assert_eq!(info.setting("work_mem"), Some("16MB"));
+    }
+
+    #[test]
+    fn options_other_than_settings_are_fatal() {
+        for bad in ["-B 100", "-c", "-c work_mem", "--work_mem", "plain"] {
+            let e = option_settings(bad).unwrap_err();
+            assert_eq!(e.code, SqlState::SYNTAX_ERROR, "{bad}");
+        }
+        let e = option_settings("-d 5").unwrap_err();
+        assert_eq!(e.message, "invalid command-line argument for server process: -d");
+    }
+
+    #[test]
     fn pairs_in_order() {
         let pairs = parse_pairs(&body(&[("user", "u"), ("application_name", "psql")])).unwrap();
         assert_eq!(
@@ -301,7 +403,6 @@ mod tests {
         let info = StartupInfo {
             user: "u".into(),
             database: "u".into(),
-            options: None,
             replication: None,
             settings: vec![
                 ("application_name".into(), "a".into()),

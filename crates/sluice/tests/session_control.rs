@@ -4,7 +4,8 @@
 //! its FATAL SQLSTATE), `pg_cancel_backend` / `pg_terminate_backend` on idle
 //! and busy sessions, a client that vanishes mid-statement (its query is
 //! cancelled, not run to its end), and `ALTER SYSTEM` with `pg_reload_conf()`
-//! persisting across a restart.
+//! persisting across a restart; settings given at connection time through
+//! the startup packet's `options` (libpq's PGOPTIONS).
 
 mod common;
 
@@ -210,4 +211,23 @@ fn alter_system_persists_and_reload_applies() {
     client.batch_execute("ALTER SYSTEM RESET work_mem").unwrap();
     client.query_one("SELECT pg_reload_conf()", &[]).unwrap();
     assert_eq!(show(&mut client), "4MB");
+}
+
+#[test]
+fn startup_options_set_the_sessions_settings() {
+    // libpq's PGOPTIONS arrive as the startup packet's `options`; pg_regress
+    // and isolationtester set IntervalStyle and statement_timeout this way.
+    let server = common::Server::start();
+    let options = r"-c statement_timeout=300ms --work-mem=1MB -c intervalstyle=postgres_verbose -c application_name=a\ b";
+    let conninfo = format!("{} options='{}'", server.conninfo(), options.replace('\\', "\\\\"));
+    let mut client = Client::connect(&conninfo, NoTls).expect("connect");
+    let show = |client: &mut Client, name: &str| -> String {
+        client.query_one(&format!("SHOW {name}"), &[]).unwrap().get(0)
+    };
+    assert_eq!(show(&mut client, "IntervalStyle"), "postgres_verbose");
+    assert_eq!(show(&mut client, "application_name"), "a b");
+    assert_eq!(show(&mut client, "work_mem"), "1MB");
+    assert_eq!(code(client.batch_execute("SELECT pg_sleep(2)")), "57014");
+    let refused = Client::connect(&format!("{} options='-d 5'", server.conninfo()), NoTls);
+    assert_eq!(code(refused.map(|_| ())), "42601");
 }

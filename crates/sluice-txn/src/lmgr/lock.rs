@@ -628,6 +628,30 @@ impl LockManager {
         held
     }
 
+    /// transaction_locks -- every (tag, mode) `proc` holds for its
+    /// transaction, not only for its session.
+    pub fn transaction_locks(&self, proc: ProcId) -> Vec<(LockTag, LockMode)> {
+        let held = self.procs[proc].held.lock().clone();
+        let session = self.procs[proc].session.lock().clone();
+        let mut locks: Vec<_> = held
+            .into_iter()
+            .filter(|(key, count)| session.get(key).copied().unwrap_or(0) < *count)
+            .map(|(key, _)| key)
+            .collect();
+        locks.sort_unstable_by_key(|&(tag, mode)| (tag, mode as u8));
+        locks
+    }
+
+    /// holds_at_both_levels -- whether `proc` holds some object both for
+    /// its session and for its transaction (PREPARE TRANSACTION cannot
+    /// give the transaction's hold away and keep the session's: one holder
+    /// entry per owner and object carries both).
+    pub fn holds_at_both_levels(&self, proc: ProcId) -> bool {
+        let session: Vec<LockTag> =
+            self.procs[proc].session.lock().keys().map(|&(tag, _)| tag).collect();
+        self.transaction_locks(proc).iter().any(|(tag, _)| session.contains(tag))
+    }
+
     /// transfer_all -- hands every lock `from`'s transaction holds to `to`,
     /// which holds none, with every partition locked so nobody sees the locks
     /// free in between (PREPARE TRANSACTION's move to a dummy proc). Session

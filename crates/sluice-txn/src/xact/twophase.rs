@@ -281,6 +281,12 @@ impl Transaction {
             let message = "prepared transactions are disabled".to_string();
             return Err(Box::new((self, refused("55000", message, Some(hint)))));
         }
+        if mgr.locks.holds_at_both_levels(self.backend.proc) {
+            let message = "cannot PREPARE while holding both session-level and transaction-level \
+                           locks on the same object"
+                .to_string();
+            return Err(Box::new((self, refused("0A000", message, None))));
+        }
         let mut list = twophase.prepared.lock();
         if list.iter().any(|p| p.info.gid == cx.gid) {
             let message = format!("transaction identifier \"{}\" is already in use", cx.gid);
@@ -301,7 +307,7 @@ impl Transaction {
                 database: cx.database,
             },
             subxids: self.own_subxids.to_vec(),
-            locks: mgr.locks.held_by(self.backend.proc),
+            locks: mgr.locks.transaction_locks(self.backend.proc),
             proc: 0,
             busy: false,
         };
