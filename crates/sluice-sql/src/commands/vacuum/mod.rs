@@ -39,11 +39,13 @@
 //! # Options
 //!
 //! VERBOSE, ANALYZE, INDEX_CLEANUP (auto/on/off), TRUNCATE and SKIP_LOCKED
-//! act as in PostgreSQL 15. FREEZE, DISABLE_PAGE_SKIPPING and PROCESS_TOAST
-//! are accepted and change nothing: with 64-bit xids freezing is only an
-//! optimisation not done yet, there is no visibility map to skip pages by,
-//! and there is no TOAST. PARALLEL is checked and the indexes are vacuumed
-//! one after the other. FULL rewrites each table instead (`commands/cluster.rs`).
+//! act as in PostgreSQL 15. DISABLE_PAGE_SKIPPING reads every page instead
+//! of skipping the runs the visibility map marks all-visible; FREEZE skips
+//! only all-frozen runs and marks the pages it clears all-frozen (with
+//! 64-bit xids there are no xids to rewrite, only finished multis to drop,
+//! `heap/vacuumlazy.rs`). PROCESS_TOAST is checked and changes nothing:
+//! there is no TOAST. PARALLEL is checked and the indexes are vacuumed one
+//! after the other. FULL rewrites each table instead (`commands/cluster.rs`).
 
 mod verbose;
 
