@@ -23,7 +23,7 @@ use super::hints::{set_hints, TupleHint};
 use super::hio::{get_page_for_tuple, page_has_room, reserved_space};
 use super::multixact::{carried_xmax, new_xmax, plan, NewXmax, Plan};
 use super::pruneheap::{heap_page_prune_on_access, heap_page_prune_opt, HotChain};
-use super::tuplock::TupleLockMode;
+use super::tuplock::{queue_for_row, RowLockTarget, TupleLockMode};
 use super::visibility::{
     cmin, satisfies_dirty, satisfies_mvcc, satisfies_update, satisfies_vacuum, DirtyStatus,
     PruneHorizon, UpdateStatus, VacuumStatus, VisibilityContext,
@@ -38,7 +38,7 @@ use crate::error::{AccessError, Result};
 use sluice_common::{BlockNumber, ForkNumber, ItemPointer, RmgrId, Xid};
 use sluice_storage::buffer::{Buffer, BufferTag, BufferWriteGuard};
 use sluice_storage::page::PD_PAGE_FULL;
-use sluice_txn::lmgr::{LockError, LockMode, LockTag};
+use sluice_txn::lmgr::LockError;
 use sluice_txn::{MultiXactMember, MultiXactStatus, Transaction};
 use sluice_wal::{BlockRef, RecordBuilder, BLOCK_WILL_INIT};
 
@@ -282,19 +282,14 @@ enum Target {
 /// instead of by whoever wakes first. Taken at the first wait, released
 /// once the change is made or given up.
 struct RowQueue {
-    tag: LockTag,
-    held: Option<LockMode>,
+    target: RowLockTarget,
+    held: Option<TupleLockMode>,
 }
 
 impl RowQueue {
     fn new(rel: &HeapRelation, tid: ItemPointer) -> RowQueue {
-        let tag = LockTag::Tuple {
-            database: rel.locator.db_oid,
-            relation: rel.oid,
-            block: tid.block,
-            offset: tid.offset,
-        };
-        RowQueue { tag, held: None }
+        let target = RowLockTarget { database: rel.locator.db_oid, relation: rel.oid, tid };
+        RowQueue { target, held: None }
     }
 
     /// join -- takes the tuple lock in the mode of `want`, once.
@@ -311,19 +306,15 @@ impl RowQueue {
             MultiXactStatus::NoKeyUpdate => TupleLockMode::NoKeyUpdate,
             _ => TupleLockMode::Update,
         };
-        let mode = strength.tuple_lock_mode();
-        match txn.lock(self.tag, mode, &txn.row_wait_params(interrupted)) {
-            Ok(()) => self.held = Some(mode),
-            Err(LockError::Interrupted) => return Err(AccessError::Interrupted),
-            Err(e) => return Err(AccessError::Lock(e)),
-        }
+        queue_for_row(txn, self.target, strength, interrupted)?;
+        self.held = Some(strength);
         Ok(())
     }
 
     /// leave -- releases the tuple lock if it was taken.
     fn leave(self, txn: &Transaction) {
-        if let Some(mode) = self.held {
-            txn.unlock(self.tag, mode);
+        if let Some(strength) = self.held {
+            txn.unlock(self.target.tuple_tag(), strength.tuple_lock_mode());
         }
     }
 }

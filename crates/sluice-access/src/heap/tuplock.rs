@@ -166,7 +166,7 @@ pub struct RowLockTarget {
 
 impl RowLockTarget {
     /// The heavyweight tuple lock waiters for this row queue on.
-    fn tuple_tag(&self) -> LockTag {
+    pub(super) fn tuple_tag(&self) -> LockTag {
         LockTag::Tuple {
             database: self.database,
             relation: self.relation,
@@ -392,7 +392,7 @@ fn lock_newer_versions(
 
 /// queue_for_row -- takes the row's heavyweight tuple lock, waiting behind
 /// earlier waiters for the same row.
-fn queue_for_row(
+pub(super) fn queue_for_row(
     txn: &Transaction,
     target: RowLockTarget,
     mode: TupleLockMode,

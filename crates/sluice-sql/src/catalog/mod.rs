@@ -194,10 +194,15 @@ pub fn insert(
     txn: &mut Transaction,
     values: &[Datum],
 ) -> Result<ItemPointer> {
-    let types = def.types();
-    let tuple = form_row(&tuple_desc(&types), &types, values);
+    let tuple = catalog_tuple(def, values);
     txn.note_catalog_write();
     Ok(heap_insert(engine, &heap_of(def, db), txn, &tuple)?)
+}
+
+/// A row of catalog `def` as a heap tuple.
+fn catalog_tuple(def: &CatalogDef, values: &[Datum]) -> Vec<u8> {
+    let types = def.types();
+    form_row(&tuple_desc(&types), &types, values)
 }
 
 /// delete -- removes the row at `tid` from catalog `def`. DDL holds a lock
@@ -231,8 +236,7 @@ pub fn replace(
     tid: ItemPointer,
     values: &[Datum],
 ) -> Result<ItemPointer> {
-    let types = def.types();
-    let tuple = form_row(&tuple_desc(&types), &types, values);
+    let tuple = catalog_tuple(def, values);
     txn.note_catalog_write();
     let interrupted = txn.interrupt_check();
     let no_key_changed = |_: &[u8], _: &[u8]| true;

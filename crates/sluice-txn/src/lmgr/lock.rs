@@ -621,8 +621,10 @@ impl LockManager {
             .collect()
     }
 
-    /// held_by -- every (tag, mode) `proc` holds.
-    pub fn held_by(&self, proc: ProcId) -> Vec<(LockTag, LockMode)> {
+    /// held_by -- every (tag, mode) `proc` holds, for the session or its
+    /// transaction (what the tests check is gone after release).
+    #[cfg(test)]
+    pub(super) fn held_by(&self, proc: ProcId) -> Vec<(LockTag, LockMode)> {
         let mut held: Vec<_> = self.procs[proc].held.lock().keys().copied().collect();
         held.sort_unstable_by_key(|&(tag, mode)| (tag, mode as u8));
         held

@@ -91,9 +91,8 @@ pub(super) fn define_index_concurrently(
     spec: NewIndex,
     sink: &mut dyn QuerySink,
 ) -> Result<Option<Oid>> {
-    lock_relation(session, table.oid, BUILD_LOCK)?;
-    let tag = LockTag::Relation { database: session.database(), relation: table.oid };
-    let _held = SessionLock::take(session, tag)?;
+    let held = SessionLock::on_table(session, table.oid)?;
+    let tag = held.tag;
     let Some(created) = create_index_entry(session, table, &spec, IndexState::Building, sink)?
     else {
         return Ok(None);
@@ -116,9 +115,8 @@ pub(super) fn define_index_concurrently(
 /// drop_index_concurrently -- removes `index` of `table` without blocking
 /// the table's readers or writers (see the module doc).
 pub(super) fn drop_index_concurrently(session: &mut Session, table: Oid, index: Oid) -> Result<()> {
-    lock_relation(session, table, BUILD_LOCK)?;
-    let tag = LockTag::Relation { database: session.database(), relation: table };
-    let _held = SessionLock::take(session, tag)?;
+    let held = SessionLock::on_table(session, table)?;
+    let tag = held.tag;
     set_index_flag(session, index, INDISVALID, false)?;
     session.restart_transaction()?;
 
@@ -135,11 +133,17 @@ pub(super) fn drop_index_concurrently(session: &mut Session, table: Oid, index: 
 /// ends.
 pub(super) struct SessionLock {
     backend: Arc<Backend>,
-    tag: LockTag,
+    /// The table's lock tag, which the steps wait out the table's lockers on.
+    pub(super) tag: LockTag,
 }
 
 impl SessionLock {
-    pub(super) fn take(session: &mut Session, tag: LockTag) -> Result<SessionLock> {
+    /// on_table -- locks `table` in SHARE UPDATE EXCLUSIVE for this
+    /// transaction and for the session, so the lock outlives the commits
+    /// between the steps.
+    pub(super) fn on_table(session: &mut Session, table: Oid) -> Result<SessionLock> {
+        lock_relation(session, table, BUILD_LOCK)?;
+        let tag = LockTag::Relation { database: session.database(), relation: table };
         let backend = session.backend().clone();
         let locks = backend.manager().lock_manager();
         let owner = backend.lock_owner();

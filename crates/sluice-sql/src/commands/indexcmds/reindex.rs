@@ -298,9 +298,8 @@ fn reindex_concurrently(
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
     let table_oid = concurrent_table(session, target, kind)?;
-    lock_relation(session, table_oid, LockMode::ShareUpdateExclusive)?;
-    let tag = LockTag::Relation { database: session.database(), relation: table_oid };
-    let _held = SessionLock::take(session, tag)?;
+    let held = SessionLock::on_table(session, table_oid)?;
+    let tag = held.tag;
     let (table, indexes) = current_table(session, table_oid)?;
     let chosen = concurrent_candidates(session, &table, indexes, target, kind, sink)?;
     if chosen.is_empty() {

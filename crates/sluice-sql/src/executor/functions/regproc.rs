@@ -12,7 +12,7 @@ use super::ExecHost;
 use crate::catalog::relation::{find_as, find_by_oid_as, oid_of, RelationId};
 use crate::catalog::scan_as;
 use crate::catalog::schema::{
-    RelKind, PG_AUTHID, PG_CATALOG_NAMESPACE, PG_NAMESPACE, PUBLIC_NAMESPACE,
+    CatalogDef, RelKind, PG_AUTHID, PG_CATALOG_NAMESPACE, PG_NAMESPACE, PUBLIC_NAMESPACE,
 };
 use crate::commands::quote_identifier;
 use crate::error::{Result, SqlError};
@@ -42,9 +42,9 @@ pub(super) fn reg_in(host: &mut ExecHost, kind: RegKind, arg: &Datum) -> Result<
 }
 
 /// to_reg -- `to_regclass(text)` and its kin: the OID the name stands
-/// for, or NULL where the cast would fail for want of the object or, for
-/// a function name, because it is overloaded (a
-/// number is a name here, not an OID, as in PostgreSQL 15).
+/// for, or NULL where the cast would fail for want of the object (or, for
+/// a function name, because it is overloaded). A number is a name here,
+/// not an OID, as in PostgreSQL 15.
 pub(super) fn to_reg(host: &mut ExecHost, kind: RegKind, arg: &Datum) -> Result<Datum> {
     let Datum::Text(name) = arg else { return Ok(Datum::Null) };
     match lookup(host, kind, name.trim()) {
@@ -139,16 +139,27 @@ pub(super) fn user_by_id(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
 
 /// The name of the role with OID `oid`, if there is one.
 fn role_name(host: &mut ExecHost, oid: Oid) -> Result<Option<String>> {
-    let engine = host.env().engine.clone();
-    let rows = scan_as(&engine, 0, &PG_AUTHID, host.visibility(), |r| oid_of(&r[0]) == oid)?;
-    Ok(rows.first().and_then(|(_, r)| r[1].as_str().map(str::to_string)))
+    name_by_oid(host, &PG_AUTHID, oid)
 }
 
 /// The OID of the role named `name`, if there is one.
 fn role_oid(host: &mut ExecHost, name: &str) -> Result<Option<Oid>> {
-    let engine = host.env().engine.clone();
-    let rows = scan_as(&engine, 0, &PG_AUTHID, host.visibility(), |r| r[1].as_str() == Some(name))?;
+    oid_by_name(host, &PG_AUTHID, name)
+}
+
+/// The OID of the row named `name` in catalog `def`, whose first columns
+/// are the object's OID and name (`pg_namespace`, `pg_authid`).
+fn oid_by_name(host: &mut ExecHost, def: &CatalogDef, name: &str) -> Result<Option<Oid>> {
+    let (engine, db) = (host.env().engine.clone(), host.env().database);
+    let rows = scan_as(&engine, db, def, host.visibility(), |r| r[1].as_str() == Some(name))?;
     Ok(rows.first().map(|(_, r)| oid_of(&r[0])))
+}
+
+/// The name of the row with OID `oid` in catalog `def` (as [`oid_by_name`]).
+fn name_by_oid(host: &mut ExecHost, def: &CatalogDef, oid: Oid) -> Result<Option<String>> {
+    let (engine, db) = (host.env().engine.clone(), host.env().database);
+    let rows = scan_as(&engine, db, def, host.visibility(), |r| oid_of(&r[0]) == oid)?;
+    Ok(rows.first().and_then(|(_, r)| r[1].as_str().map(str::to_string)))
 }
 
 /// `pg_table_is_visible(oid)`: whether the relation is the first of its
@@ -224,19 +235,12 @@ fn relation_oid(host: &mut ExecHost, name: &str) -> Result<Oid> {
 
 /// A schema's OID by name.
 fn namespace_oid(host: &mut ExecHost, name: &str) -> Result<Option<Oid>> {
-    let engine = host.env().engine.clone();
-    let db = host.env().database;
-    let rows =
-        scan_as(&engine, db, &PG_NAMESPACE, host.visibility(), |r| r[1].as_str() == Some(name))?;
-    Ok(rows.first().map(|(_, r)| oid_of(&r[0])))
+    oid_by_name(host, &PG_NAMESPACE, name)
 }
 
 /// A schema's name by OID.
 pub(super) fn namespace_name(host: &mut ExecHost, oid: Oid) -> Result<Option<String>> {
-    let engine = host.env().engine.clone();
-    let db = host.env().database;
-    let rows = scan_as(&engine, db, &PG_NAMESPACE, host.visibility(), |r| oid_of(&r[0]) == oid)?;
-    Ok(rows.first().and_then(|(_, r)| r[1].as_str().map(str::to_string)))
+    name_by_oid(host, &PG_NAMESPACE, oid)
 }
 
 /// function_oid -- `regproc` input: the one built-in function named `name`
