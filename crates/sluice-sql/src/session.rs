@@ -251,6 +251,9 @@ pub(crate) struct SessionEnv<'a> {
     pub stats: &'a mut PendingStats,
     /// The backend as an owner of heavyweight locks (advisory locks).
     pub lock_owner: sluice_txn::lmgr::LockOwner,
+    /// Transaction locks for functions, which cannot borrow the
+    /// transaction: given back when the savepoint level taking them ends.
+    pub xact_locks: sluice_txn::LevelLocks,
     /// Where functions put warnings for the client; sent when the statement
     /// ends, before the client reads the result.
     pub notices: &'a mut Vec<SqlError>,
@@ -1072,6 +1075,7 @@ impl Session {
             Block::Implicit(t) | Block::Explicit(t) => t,
             _ => return Err(SqlError::internal("no transaction is running")),
         };
+        let xact_locks = txn.level_locks();
         Ok(ExecParts {
             engine: &self.instance.engine,
             txn,
@@ -1089,6 +1093,7 @@ impl Session {
                 sequences: &mut self.sequences,
                 stats: &mut self.stats,
                 lock_owner: self.backend.lock_owner(),
+                xact_locks,
                 notices: &mut self.notices,
             },
             plan_log: PlanLog::default(),

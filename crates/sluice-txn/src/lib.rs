@@ -42,6 +42,6 @@ pub use inval::CatalogChanges;
 pub use multixact::{MultiXactId, MultiXactMember, MultiXactStatus, MultiXacts};
 pub use procarray::{Horizon, ProcId, ProcState};
 pub use snapshot::{CommandId, Snapshot};
-pub use xact::subxact::{OwnXids, SavepointError};
+pub use xact::subxact::{LevelLocks, OwnXids, SavepointError};
 pub use xact::twophase::{PrepareContext, PreparedInfo, TwoPhaseError};
 pub use xact::{Backend, IsolationLevel, SynchronousCommit, Transaction, TransactionManager};

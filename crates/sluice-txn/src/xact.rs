@@ -158,8 +158,9 @@ pub struct Transaction {
     /// Live subxids (assigned and not rolled back).
     own_subxids: Arc<OwnXids>,
     /// Lock acquires made inside savepoints, with the level (1-based) that
-    /// made them: what ROLLBACK TO gives back.
-    lock_log: parking_lot::Mutex<Vec<(usize, LockTag, LockMode)>>,
+    /// made them: what ROLLBACK TO gives back. Shared with the
+    /// transaction's [`subxact::LevelLocks`] handles.
+    lock_log: Arc<parking_lot::Mutex<subxact::LockLog>>,
 }
 
 impl TransactionManager {

@@ -92,3 +92,38 @@ fn rollback_to_releases_the_locks_taken_since_the_savepoint() {
     txn.commit().unwrap();
     assert!(!locks.holds(proc, inside, LockMode::RowExclusive));
 }
+
+#[test]
+fn level_locks_and_internal_subtransactions_give_back_what_their_level_took() {
+    let dir = tempfile::tempdir().unwrap();
+    let mgr = manager(dir.path());
+    let backend = mgr.register_backend(8).unwrap();
+    let (locks, proc) = (mgr.lock_manager(), backend.proc());
+    let advisory = LockTag::Advisory { database: 5, key1: 0, key2: 1, form: 1 };
+    let params = LockWaitParams::new(NEVER);
+    let mut txn = backend.begin(IsolationLevel::ReadCommitted);
+    // Taken through a handle made before the savepoint: logged at the level
+    // current when it is taken, so ROLLBACK TO gives it back.
+    let handle = txn.level_locks();
+    txn.savepoint("a");
+    handle.lock(advisory, LockMode::Exclusive, &params).unwrap();
+    txn.rollback_to("a").unwrap();
+    assert!(!locks.holds(proc, advisory, LockMode::Exclusive));
+
+    // An internal subtransaction ends without reopening.
+    txn.savepoint("");
+    handle.lock(advisory, LockMode::Share, &params).unwrap();
+    assert_eq!(txn.rollback_innermost(), Ok(2));
+    assert!(!locks.holds(proc, advisory, LockMode::Share));
+    assert_eq!(txn.savepoint_depth(), 1);
+    txn.savepoint("");
+    handle.lock(advisory, LockMode::Share, &params).unwrap();
+    assert_eq!(txn.release_innermost(), Ok(2));
+    txn.rollback_to("a").unwrap();
+    assert!(!locks.holds(proc, advisory, LockMode::Share), "released into the rolled-back level");
+    txn.release("a").unwrap();
+    assert!(txn.rollback_innermost().is_err(), "no level left");
+    handle.lock(advisory, LockMode::Exclusive, &params).unwrap();
+    txn.commit().unwrap();
+    assert!(!locks.holds(proc, advisory, LockMode::Exclusive));
+}

@@ -69,3 +69,23 @@ SELECT pg_advisory_unlock(40);
 SELECT pg_advisory_lock(NULL::bigint) IS NULL AS is_null;
 SELECT pg_try_advisory_lock(NULL, 1) IS NULL AS is_null;
 :advisory_count;
+
+-- A transaction-level lock taken inside a savepoint goes at ROLLBACK TO
+-- (the subtransaction's resource owner gives it back); one taken before
+-- the savepoint, or released into the parent, stays until the end.
+BEGIN;
+SELECT pg_advisory_xact_lock(50);
+SAVEPOINT s;
+SELECT pg_advisory_xact_lock(51);
+SELECT pg_advisory_xact_lock_shared(52);
+:advisory;
+ROLLBACK TO s;
+:advisory;
+SAVEPOINT inner_s;
+SELECT pg_advisory_xact_lock(53);
+RELEASE inner_s;
+:advisory;
+ROLLBACK TO s;
+:advisory;
+COMMIT;
+:advisory_count;

@@ -33,19 +33,22 @@
 //! Heavyweight locks taken while a savepoint is open are logged with the level
 //! that took them; `ROLLBACK TO` gives back exactly those acquires (so a lock
 //! the parent held already stays held), `RELEASE` hands them to the parent
-//! (PostgreSQL's resource owners). A subxid holds `ExclusiveLock` on itself
+//! (PostgreSQL's resource owners). Callers that cannot borrow the
+//! transaction take such locks through a [`LevelLocks`] handle, which logs
+//! them at the level current when they are taken. A subxid holds `ExclusiveLock` on itself
 //! from assignment, so waiting for a subtransaction's row ends when the
 //! subtransaction aborts or, if released, when its top-level transaction ends.
 //!
 //! Locking: `OwnXids` is written only by its transaction and read by that
 //! transaction's scans; a reader-writer lock is uncontended.
 
-use super::Transaction;
+use super::{Backend, Transaction};
 use crate::csnlog::Csn;
-use crate::lmgr::{LockMode, LockTag};
-use parking_lot::RwLock;
+use crate::lmgr::{LockError, LockMode, LockTag, LockWaitParams};
+use parking_lot::{Mutex, RwLock};
 use sluice_common::Xid;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 /// One savepoint level.
 #[derive(Debug)]
@@ -120,7 +123,58 @@ pub enum SavepointError {
     NoSuchSavepoint,
 }
 
+/// The acquires made inside savepoints (see "Locks" in the module doc).
+#[derive(Debug, Default)]
+pub(super) struct LockLog {
+    /// The open savepoint depth, which new acquires are logged with.
+    depth: usize,
+    /// Each acquire with the level (1-based) that made it.
+    entries: Vec<(usize, LockTag, LockMode)>,
+}
+
+impl LockLog {
+    fn note(&mut self, tag: LockTag, mode: LockMode) {
+        if self.depth > 0 {
+            self.entries.push((self.depth, tag, mode));
+        }
+    }
+}
+
+/// LevelLocks -- takes transaction locks as the transaction's current
+/// level, for callers that cannot borrow the transaction (SQL functions
+/// such as `pg_advisory_xact_lock`): what it takes inside a savepoint is
+/// given back by ROLLBACK TO like the transaction's own acquires.
+#[derive(Clone)]
+pub struct LevelLocks {
+    backend: Arc<Backend>,
+    log: Arc<Mutex<LockLog>>,
+}
+
+impl LevelLocks {
+    /// lock -- [`Transaction::lock`] through the handle.
+    pub fn lock(
+        &self,
+        tag: LockTag,
+        mode: LockMode,
+        params: &LockWaitParams<'_>,
+    ) -> std::result::Result<(), LockError> {
+        self.backend.mgr.locks.acquire(self.backend.lock_owner(), tag, mode, params)?;
+        self.log.lock().note(tag, mode);
+        Ok(())
+    }
+}
+
 impl Transaction {
+    /// A handle taking locks as this transaction's current level.
+    pub fn level_locks(&self) -> LevelLocks {
+        LevelLocks { backend: self.backend.clone(), log: self.lock_log.clone() }
+    }
+
+    /// Keeps the lock log's depth equal to the open savepoint depth.
+    fn sync_lock_depth(&self) {
+        self.lock_log.lock().depth = self.levels.len();
+    }
+
     /// Open savepoints.
     pub fn savepoint_depth(&self) -> usize {
         self.levels.len()
@@ -141,6 +195,7 @@ impl Transaction {
     /// its first write.
     pub fn savepoint(&mut self, name: &str) {
         self.levels.push(Level::new(name));
+        self.sync_lock_depth();
     }
 
     /// The depth (1-based) of the innermost open savepoint named `name`.
@@ -157,13 +212,19 @@ impl Transaction {
     /// released savepoint (it and everything above are gone).
     pub fn release(&mut self, name: &str) -> Result<usize, SavepointError> {
         let depth = self.find(name)?;
+        self.release_from(depth);
+        Ok(depth)
+    }
+
+    /// release_from -- levels `depth..` end into level `depth - 1`.
+    fn release_from(&mut self, depth: usize) {
         let popped: Vec<Xid> =
             self.levels.drain(depth - 1..).flat_map(|l| l.xids().collect::<Vec<_>>()).collect();
         if let Some(parent) = self.levels.last_mut() {
             parent.released.extend(popped);
         }
         self.retag_locks(depth, depth - 1);
-        Ok(depth)
+        self.sync_lock_depth();
     }
 
     /// rollback_to -- ROLLBACK TO `name`: aborts everything done since the
@@ -173,6 +234,31 @@ impl Transaction {
         self.abort_levels(depth);
         self.levels.truncate(depth - 1);
         self.levels.push(Level::new(name));
+        Ok(depth)
+    }
+
+    /// release_innermost -- ends the innermost level into its parent, as
+    /// RELEASE of it would (ReleaseCurrentSubTransaction). Returns its depth.
+    pub fn release_innermost(&mut self) -> Result<usize, SavepointError> {
+        let depth = self.levels.len();
+        if depth == 0 {
+            return Err(SavepointError::NoSuchSavepoint);
+        }
+        self.release_from(depth);
+        Ok(depth)
+    }
+
+    /// rollback_innermost -- aborts the innermost level and ends it
+    /// (RollbackAndReleaseCurrentSubTransaction): unlike ROLLBACK TO, the
+    /// level is not reopened. Returns its depth.
+    pub fn rollback_innermost(&mut self) -> Result<usize, SavepointError> {
+        let depth = self.levels.len();
+        if depth == 0 {
+            return Err(SavepointError::NoSuchSavepoint);
+        }
+        self.abort_levels(depth);
+        self.levels.truncate(depth - 1);
+        self.sync_lock_depth();
         Ok(depth)
     }
 
@@ -214,7 +300,7 @@ impl Transaction {
                 let xid = self.backend.mgr.assign_subxid(owner);
                 self.levels[depth - 1].xid = Some(xid);
                 self.own_subxids.push(xid);
-                self.lock_log.lock().push((
+                self.lock_log.lock().entries.push((
                     depth,
                     LockTag::TransactionId(xid),
                     LockMode::Exclusive,
@@ -231,17 +317,14 @@ impl Transaction {
 
     /// Notes an acquire of `mode` on `tag` by the current level.
     pub(super) fn log_lock(&self, tag: LockTag, mode: LockMode) {
-        let depth = self.levels.len();
-        if depth > 0 {
-            self.lock_log.lock().push((depth, tag, mode));
-        }
+        self.lock_log.lock().note(tag, mode);
     }
 
     /// Gives back every acquire logged by levels `depth..`.
     fn release_logged_locks(&self, depth: usize) {
         let mut log = self.lock_log.lock();
         let locks = &self.mgr().locks;
-        log.retain(|&(d, tag, mode)| {
+        log.entries.retain(|&(d, tag, mode)| {
             if d >= depth {
                 locks.release(self.backend.proc, tag, mode);
                 false
@@ -256,9 +339,9 @@ impl Transaction {
     fn retag_locks(&self, from: usize, to: usize) {
         let mut log = self.lock_log.lock();
         if to == 0 {
-            log.retain(|&(d, ..)| d < from);
+            log.entries.retain(|&(d, ..)| d < from);
         } else {
-            log.iter_mut().filter(|e| e.0 >= from).for_each(|e| e.0 = to);
+            log.entries.iter_mut().filter(|e| e.0 >= from).for_each(|e| e.0 = to);
         }
     }
 }

@@ -7,7 +7,8 @@
 //! each lock needs its own unlock (holds are counted), and it goes with
 //! `pg_advisory_unlock_all()` or when the backend exits. The `_xact`
 //! functions take it for the transaction, which gives it back when it ends;
-//! they have no unlock. `_shared` means `ShareLock` (shared holders coexist)
+//! they have no unlock; taken inside a savepoint, they go at its ROLLBACK
+//! TO, as PostgreSQL's subtransaction resource owner gives them back. `_shared` means `ShareLock` (shared holders coexist)
 //! instead of `ExclusiveLock`; `pg_try_` returns false instead of waiting.
 //!
 //! Waits go through the lock manager like table locks do, so they honour
@@ -67,9 +68,10 @@ pub fn lock(host: &mut ExecHost, which: AdvisoryLock, args: &[Datum]) -> Result<
     let locks = host.engine().txns().lock_manager();
     let env = host.env();
     let owner = env.lock_owner;
+    let xact_locks = env.xact_locks.clone();
     let acquire = |params: &LockWaitParams| {
         if which.xact {
-            locks.acquire(owner, tag, mode, params)
+            xact_locks.lock(tag, mode, params)
         } else {
             locks.acquire_session(owner, tag, mode, params)
         }
