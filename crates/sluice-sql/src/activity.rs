@@ -14,12 +14,16 @@
 //! process; sluice's sessions are threads, so each registers a [`BackendSignal`]
 //! with its entry and the table delivers requests through it.
 
+use crate::error::Result;
 use parking_lot::Mutex;
 use sluice_access::heap::vacuumlazy::VacuumProgress;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// How another session interrupts this one: PostgreSQL's SIGINT and SIGTERM.
+/// Checks for cancel, terminate and timeouts (PostgreSQL's CHECK_FOR_INTERRUPTS).
+pub type InterruptCheck = Arc<dyn Fn() -> Result<()> + Send + Sync>;
+
 pub trait BackendSignal: Send + Sync {
     /// Cancel the running statement (57014), if any.
     fn cancel(&self);
@@ -61,6 +65,8 @@ pub struct Activity {
     pub state_change: i64,
     /// The current or last statement's text.
     pub query: String,
+    /// `backend_type`: "client backend", "background worker", ...
+    pub backend_type: &'static str,
 }
 
 /// One session's entry: what it does and how to interrupt it.

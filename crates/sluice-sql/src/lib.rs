@@ -8,9 +8,11 @@
 //! * `optimizer` — the cost model: scan sizes, selectivities, path choice.
 //! * `commands` — utility statements: transactions, SET/SHOW/ALTER SYSTEM,
 //!   CREATE/DROP TABLE, sequences, databases, COPY, LOCK.
-//! * `plancache` — a session's kept SELECT plans, reused while the catalogs
-//!   and settings they were planned under hold.
-//! * [`session`] — a client session and its transaction block state machine.
+//! * [`postmaster`] — backends without a client: background workers.
+//! * [`tcop`] — the traffic cop: a client session, its statement dispatch
+//!   and its transaction block state machine.
+//! * `xact` — a backend's transaction state: one resource owner per
+//!   (sub)transaction level.
 
 pub mod activity;
 pub mod catalog;
@@ -20,12 +22,17 @@ mod executor;
 pub mod expr;
 mod optimizer;
 pub mod parser;
-mod plancache;
-pub mod session;
+pub mod postmaster;
 pub mod sink;
+pub mod tcop;
+#[cfg(test)]
+mod testing;
+mod xact;
 
 pub use activity::BackendSignal;
+pub use activity::InterruptCheck;
 pub use error::{Result, SqlError};
 pub use executor::spill::remove_leftover_temp_files;
-pub use session::{Instance, InterruptCheck, Session, TxnStatus};
+pub use expr::session_context;
 pub use sink::{OutputColumn, QuerySink};
+pub use tcop::{Instance, Session, TxnStatus};

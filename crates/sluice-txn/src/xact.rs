@@ -575,9 +575,7 @@ impl Transaction {
         mode: LockMode,
         params: &LockWaitParams<'_>,
     ) -> std::result::Result<(), LockError> {
-        self.mgr().locks.acquire(self.backend.lock_owner(), tag, mode, params)?;
-        self.log_lock(tag, mode);
-        Ok(())
+        subxact::acquire_at_level(&self.backend, &self.lock_log, tag, mode, params)
     }
 
     /// unlock -- gives back one `mode` on `tag` before the transaction ends

@@ -62,7 +62,7 @@ use crate::catalog::schema::{RelKind, PG_CATALOG_NAMESPACE, PG_INDEX};
 use crate::catalog::statistic::{latest_view, namespace_names};
 use crate::catalog::{replace, scan};
 use crate::error::{Result, SqlError};
-use crate::session::{Instance, Session};
+use crate::executor::context::{BackendContext, Instance};
 use crate::sink::QuerySink;
 use pg_query::protobuf::{ClusterStmt, RangeVar};
 use pg_query::NodeEnum;
@@ -95,17 +95,17 @@ pub(crate) struct FullOptions {
 /// vacuum_full -- VACUUM FULL of each of `targets` (PostgreSQL's vacuum_rel
 /// handing a table to cluster_rel without an index), then ANALYZE if asked.
 pub(crate) fn vacuum_full(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     targets: &[Target],
     options: FullOptions,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
     for target in targets {
-        let Some(rel) = lock_table(session, target, options.skip_locked, sink)? else {
+        let Some(rel) = lock_table(cx, target, options.skip_locked, sink)? else {
             continue;
         };
-        rewrite_table(session, &rel, None, options.verbose, sink)?;
-        let mut parts = session.parts()?;
+        rewrite_table(cx, &rel, None, options.verbose, sink)?;
+        let mut parts = cx.parts()?;
         parts.txn.increment_command();
         if options.analyze {
             let analyze = AnalyzeOptions {
@@ -125,13 +125,13 @@ pub(crate) fn vacuum_full(
 /// `None` if it is to be skipped: gone (dropped meanwhile), locked with
 /// SKIP_LOCKED, not a table, or an unnamed catalog.
 fn lock_table(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     target: &Target,
     skip_locked: bool,
     sink: &mut dyn QuerySink,
 ) -> Result<Option<RelationDesc>> {
     let named = target.named.as_deref();
-    let mut parts = session.parts()?;
+    let mut parts = cx.parts()?;
     let mode = LockMode::AccessExclusive;
     match lock_relation_with(&mut parts, target.oid, mode, skip_locked, named) {
         Ok(()) => {}
@@ -172,14 +172,14 @@ fn lock_table(
 /// records its size and rebuilds its indexes (rebuild_relation and
 /// finish_heap_swap).
 fn rewrite_table(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     rel: &RelationDesc,
     order: Option<&IndexDesc>,
     verbose: bool,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
-    let mut progress = Progress::start(session, rel, order);
-    let full_name = qualified_name(session, rel)?;
+    let mut progress = Progress::start(cx, rel, order);
+    let full_name = qualified_name(cx, rel)?;
     if verbose {
         let message = match order {
             None => format!("vacuuming \"{full_name}\""),
@@ -187,12 +187,12 @@ fn rewrite_table(
         };
         sink.info(&SqlError::new("00000", message))?;
     }
-    let mut found = find_survivors(session, rel, &mut progress)?;
+    let mut found = find_survivors(cx, rel, &mut progress)?;
     if let Some(index) = order {
         progress.update(|c| c.phase = "sorting tuples");
-        sort_survivors(session, rel, index, &mut found.survivors)?;
+        sort_survivors(cx, rel, index, &mut found.survivors)?;
     }
-    let pages = write_new_file(session, rel, &found, &mut progress)?;
+    let pages = write_new_file(cx, rel, &found, &mut progress)?;
     if verbose {
         let message = format!(
             "\"{full_name}\": found {} removable, {} nonremovable row versions in {} pages",
@@ -204,25 +204,23 @@ fn rewrite_table(
         sink.info(&SqlError::new("00000", message).with_detail(detail))?;
     }
     progress.update(|c| c.phase = "swapping relation files");
-    let mut parts = session.parts()?;
+    let mut parts = cx.parts()?;
     update_relstats(&mut parts, rel.oid, pages, found.survivors.len() as f64, Some(0))?;
     parts.txn.increment_command();
     progress.update(|c| c.phase = "rebuilding index");
-    rebuild_table_indexes(session, rel.oid, &mut || {
-        progress.update(|c| c.index_rebuild_count += 1)
-    })?;
+    rebuild_table_indexes(cx, rel.oid, &mut || progress.update(|c| c.index_rebuild_count += 1))?;
     progress.update(|c| c.phase = "performing final cleanup");
     Ok(())
 }
 
 /// find_survivors -- reads `rel`'s file under the current horizon.
 fn find_survivors(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     rel: &RelationDesc,
     progress: &mut Progress,
 ) -> Result<SurvivorScan> {
     progress.update(|c| c.phase = "seq scanning heap");
-    let parts = session.parts()?;
+    let parts = cx.parts()?;
     let engine = parts.engine.clone();
     let horizon = PruneHorizon::new(engine.txns(), parts.txn.snapshot());
     let interrupts = parts.env.interrupts.clone();
@@ -234,13 +232,13 @@ fn find_survivors(
         })
     };
     scan_survivors(&engine, &rel.heap(), &horizon, &interrupted, &mut report)
-        .map_err(|e| interrupted_reason(session, e.into()))
+        .map_err(|e| interrupted_reason(cx, e.into()))
 }
 
 /// write_new_file -- gives `rel` a new relfilenode holding the survivors
 /// in their order; returns its size in pages.
 fn write_new_file(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     rel: &RelationDesc,
     found: &SurvivorScan,
     progress: &mut Progress,
@@ -255,18 +253,18 @@ fn write_new_file(
         locator: rel.locator,
         kind: rel.kind,
     };
-    let interrupts = session.parts()?.env.interrupts.clone();
+    let interrupts = cx.parts()?.env.interrupts.clone();
     let interrupted = move || interrupts().is_err();
     let mut written = |n| progress.update(|c| c.heap_tuples_written = n);
-    let result = set_new_relfilenode(session, &id, |engine, locator| {
+    let result = set_new_relfilenode(cx, &id, |engine, locator| {
         engine.create_relation_fork(locator, ForkNumber::Main)?;
         let new_rel = HeapRelation { locator, ..rel.heap() };
         let old = rel.heap();
         write_rewrite(engine, &old, &new_rel, &found.survivors, &plan, &interrupted, &mut written)?;
         Ok(())
     });
-    result.map_err(|e| interrupted_reason(session, e))?;
-    session.keep_until_unseen(rel.locator)?;
+    result.map_err(|e| interrupted_reason(cx, e))?;
+    cx.xact()?.keep_until_unseen(rel.locator);
     Ok(plan.pages)
 }
 
@@ -281,7 +279,7 @@ struct Progress {
 impl Progress {
     /// Publishes the start of a VACUUM FULL (`order` is `None`) or CLUSTER
     /// of `rel`.
-    fn start(session: &Session, rel: &RelationDesc, order: Option<&IndexDesc>) -> Progress {
+    fn start(cx: &dyn BackendContext, rel: &RelationDesc, order: Option<&IndexDesc>) -> Progress {
         let state = ClusterActivity {
             relid: rel.oid,
             command: if order.is_some() { "CLUSTER" } else { "VACUUM FULL" },
@@ -289,7 +287,7 @@ impl Progress {
             cluster_index_relid: order.map_or(0, |i| i.oid),
             ..ClusterActivity::default()
         };
-        let progress = Progress { instance: session.instance(), pid: session.pid(), state };
+        let progress = Progress { instance: cx.instance(), pid: cx.pid(), state };
         progress.instance.activity.set_cluster_progress(progress.pid, Some(state));
         progress
     }
@@ -310,14 +308,14 @@ impl Drop for Progress {
 /// A rewrite that stopped while an interrupt is pending (cancel,
 /// statement_timeout, termination) reports the interrupt; other errors pass
 /// through.
-fn interrupted_reason(session: &mut Session, error: SqlError) -> SqlError {
-    let reason = session.parts().ok().and_then(|parts| (parts.env.interrupts)().err());
+fn interrupted_reason(cx: &mut dyn BackendContext, error: SqlError) -> SqlError {
+    let reason = cx.parts().ok().and_then(|parts| (parts.env.interrupts)().err());
     reason.unwrap_or(error)
 }
 
 /// `schema.table`, as cluster.c's messages name a table.
-fn qualified_name(session: &mut Session, rel: &RelationDesc) -> Result<String> {
-    let parts = session.parts()?;
+fn qualified_name(cx: &mut dyn BackendContext, rel: &RelationDesc) -> Result<String> {
+    let parts = cx.parts()?;
     let ctx = latest_view(parts.txn, parts.engine.txns());
     let names = namespace_names(parts.engine, parts.env.database, &ctx)?;
     let schema = names.get(&rel.namespace).cloned().unwrap_or_default();
@@ -327,12 +325,12 @@ fn qualified_name(session: &mut Session, rel: &RelationDesc) -> Result<String> {
 /// sort_survivors -- puts `survivors` in `index`'s key order (CLUSTER's
 /// sequential scan and sort; NULLs where the index puts them).
 fn sort_survivors(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     rel: &RelationDesc,
     index: &IndexDesc,
     survivors: &mut Vec<Survivor>,
 ) -> Result<()> {
-    let engine = session.engine().clone();
+    let engine = cx.engine().clone();
     let (desc, types, key_types) = (rel.tuple_desc(), rel.types(), index.key_types(rel));
     let mut entries = Vec::with_capacity(survivors.len());
     for_each_survivor(&engine, &rel.heap(), survivors, |survivor, tuple| -> Result<()> {
@@ -351,26 +349,30 @@ fn sort_survivors(
 /// cluster()): rewrites the table in the order of the index named, or of
 /// the one marked `indisclustered` by an earlier CLUSTER; without a table,
 /// every table that has such an index.
-pub fn cluster(session: &mut Session, stmt: &ClusterStmt, sink: &mut dyn QuerySink) -> Result<()> {
+pub fn cluster(
+    cx: &mut dyn BackendContext,
+    stmt: &ClusterStmt,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
     let verbose = parse_options(stmt)?;
     let Some(rv) = stmt.relation.as_ref() else {
-        session.prevent_transaction_block("CLUSTER")?;
-        for (table, index) in clustered_tables(session)? {
-            lock_relation(session, table, LockMode::AccessExclusive)?;
-            let Some((rel, indexes)) = current_table(session, table)? else { continue };
+        cx.prevent_transaction_block("CLUSTER")?;
+        for (table, index) in clustered_tables(cx)? {
+            lock_relation(cx, table, LockMode::AccessExclusive)?;
+            let Some((rel, indexes)) = current_table(cx, table)? else { continue };
             if let Some(index) = indexes.into_iter().find(|i| i.oid == index) {
-                cluster_table(session, &rel, &index, verbose, sink)?;
+                cluster_table(cx, &rel, &index, verbose, sink)?;
             }
         }
         return sink.complete("CLUSTER");
     };
-    let table = find_table(session, rv)?;
-    lock_relation(session, table.oid, LockMode::AccessExclusive)?;
-    let Some((rel, indexes)) = current_table(session, table.oid)? else {
+    let table = find_table(cx, rv)?;
+    lock_relation(cx, table.oid, LockMode::AccessExclusive)?;
+    let Some((rel, indexes)) = current_table(cx, table.oid)? else {
         return Err(SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname)));
     };
     let index = if stmt.indexname.is_empty() {
-        let clustered = clustered_index(session, rel.oid)?;
+        let clustered = clustered_index(cx, rel.oid)?;
         indexes.into_iter().find(|i| Some(i.oid) == clustered).ok_or_else(|| {
             SqlError::new(
                 "42704",
@@ -378,10 +380,10 @@ pub fn cluster(session: &mut Session, stmt: &ClusterStmt, sink: &mut dyn QuerySi
             )
         })?
     } else {
-        named_index(session, &rel, indexes, &stmt.indexname)?
+        named_index(cx, &rel, indexes, &stmt.indexname)?
     };
     check_clusterable(&index)?;
-    cluster_table(session, &rel, &index, verbose, sink)?;
+    cluster_table(cx, &rel, &index, verbose, sink)?;
     sink.complete("CLUSTER")
 }
 
@@ -403,8 +405,8 @@ fn parse_options(stmt: &ClusterStmt) -> Result<bool> {
 
 /// The table `rv` names: 42P01 if none, 42809 if not a table, 0A000 for a
 /// system catalog.
-fn find_table(session: &mut Session, rv: &RangeVar) -> Result<RelationId> {
-    let rel = find_named(session, rv)?;
+fn find_table(cx: &mut dyn BackendContext, rv: &RangeVar) -> Result<RelationId> {
+    let rel = find_named(cx, rv)?;
     if rel.kind != RelKind::Table {
         return Err(SqlError::new(
             "42809",
@@ -422,12 +424,12 @@ fn find_table(session: &mut Session, rv: &RangeVar) -> Result<RelationId> {
 
 /// The table `oid` and its indexes as they are now that it is locked.
 fn current_table(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     oid: Oid,
 ) -> Result<Option<(RelationDesc, Vec<IndexDesc>)>> {
-    let engine = session.engine().clone();
-    let db = session.database();
-    let ctx = latest_view(session.txn()?, engine.txns());
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let ctx = latest_view(cx.txn()?, engine.txns());
     let Some(table) = relation::by_oid(&engine, db, &ctx, oid)? else { return Ok(None) };
     let indexes = indexes_of(&engine, db, &ctx, oid)?;
     Ok(Some((table, indexes)))
@@ -436,7 +438,7 @@ fn current_table(
 /// named_index -- the index `name` of `rel`: 42704 if there is no such
 /// index, 42809 if it belongs to another table.
 fn named_index(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     rel: &RelationDesc,
     indexes: Vec<IndexDesc>,
     name: &str,
@@ -444,9 +446,9 @@ fn named_index(
     if let Some(index) = indexes.into_iter().find(|i| i.name == name) {
         return Ok(index);
     }
-    let engine = session.engine().clone();
-    let db = session.database();
-    let other = relation::find(&engine, db, session.txn()?, &[rel.namespace], name)?;
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let other = relation::find(&engine, db, cx.txn()?, &[rel.namespace], name)?;
     Err(match other {
         Some(other) if other.kind == RelKind::Index => {
             SqlError::new("42809", format!("\"{name}\" is not an index for table \"{}\"", rel.name))
@@ -461,13 +463,17 @@ fn named_index(
 /// cluster_on -- ALTER TABLE `table` CLUSTER ON `name`: marks the index for
 /// a later `CLUSTER table` (PostgreSQL's ATExecClusterOn); the caller holds
 /// the table's lock.
-pub(crate) fn cluster_on(session: &mut Session, table: &RelationDesc, name: &str) -> Result<()> {
-    let Some((rel, indexes)) = current_table(session, table.oid)? else {
+pub(crate) fn cluster_on(
+    cx: &mut dyn BackendContext,
+    table: &RelationDesc,
+    name: &str,
+) -> Result<()> {
+    let Some((rel, indexes)) = current_table(cx, table.oid)? else {
         return Err(SqlError::new("42P01", format!("relation \"{}\" does not exist", table.name)));
     };
-    let index = named_index(session, &rel, indexes, name)?;
+    let index = named_index(cx, &rel, indexes, name)?;
     check_clusterable(&index)?;
-    mark_index_clustered(session, rel.oid, Some(index.oid))
+    mark_index_clustered(cx, rel.oid, Some(index.oid))
 }
 
 /// check_clusterable -- PostgreSQL's check_index_is_clusterable: a partial
@@ -491,15 +497,15 @@ fn check_clusterable(index: &IndexDesc) -> Result<()> {
 /// cluster_table -- marks `index` as `rel`'s clustered index and rewrites
 /// `rel` in its order (cluster_rel).
 fn cluster_table(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     rel: &RelationDesc,
     index: &IndexDesc,
     verbose: bool,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
-    mark_index_clustered(session, rel.oid, Some(index.oid))?;
-    rewrite_table(session, rel, Some(index), verbose, sink)?;
-    session.txn()?.increment_command();
+    mark_index_clustered(cx, rel.oid, Some(index.oid))?;
+    rewrite_table(cx, rel, Some(index), verbose, sink)?;
+    cx.txn()?.increment_command();
     Ok(())
 }
 
@@ -507,13 +513,13 @@ fn cluster_table(
 /// on the table's other indexes (PostgreSQL's mark_index_clustered; `None`
 /// clears them all: ALTER TABLE ... SET WITHOUT CLUSTER).
 pub(crate) fn mark_index_clustered(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     table: Oid,
     index: Option<Oid>,
 ) -> Result<()> {
-    let engine = session.engine().clone();
-    let db = session.database();
-    let txn = session.txn()?;
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let txn = cx.txn()?;
     for (tid, mut row) in scan(&engine, db, &PG_INDEX, txn, |r| oid_of(&r[1]) == table)? {
         let clustered = Some(oid_of(&row[0])) == index;
         if row[INDISCLUSTERED] != Datum::Bool(clustered) {
@@ -526,20 +532,19 @@ pub(crate) fn mark_index_clustered(
 }
 
 /// The index of `table` marked `indisclustered`, if any.
-fn clustered_index(session: &mut Session, table: Oid) -> Result<Option<Oid>> {
-    let engine = session.engine().clone();
-    let db = session.database();
-    let rows = scan(&engine, db, &PG_INDEX, session.txn()?, |r| {
+fn clustered_index(cx: &mut dyn BackendContext, table: Oid) -> Result<Option<Oid>> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let rows = scan(&engine, db, &PG_INDEX, cx.txn()?, |r| {
         oid_of(&r[1]) == table && r[INDISCLUSTERED] == Datum::Bool(true)
     })?;
     Ok(rows.first().map(|(_, r)| oid_of(&r[0])))
 }
 
 /// Every (table, index) pair with the index marked `indisclustered`.
-fn clustered_tables(session: &mut Session) -> Result<Vec<(Oid, Oid)>> {
-    let engine = session.engine().clone();
-    let db = session.database();
-    let rows =
-        scan(&engine, db, &PG_INDEX, session.txn()?, |r| r[INDISCLUSTERED] == Datum::Bool(true))?;
+fn clustered_tables(cx: &mut dyn BackendContext) -> Result<Vec<(Oid, Oid)>> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let rows = scan(&engine, db, &PG_INDEX, cx.txn()?, |r| r[INDISCLUSTERED] == Datum::Bool(true))?;
     Ok(rows.iter().map(|(_, r)| (oid_of(&r[1]), oid_of(&r[0]))).collect())
 }

@@ -55,13 +55,14 @@ mod to;
 
 use crate::catalog::relation::{self, RelationDesc};
 use crate::error::{Result, SqlError};
+use crate::executor::context::BackendContext;
+use crate::executor::context::ExecParts;
 use crate::executor::functions::RegColumns;
 use crate::executor::host::{ExecHost, PlanHost};
 use crate::executor::modify::{self, column_defaults};
 use crate::executor::plan::{self, Plan};
 use crate::executor::select::{open_relation, plan_select, relation_scope};
 use crate::expr::{analyze, check_boolean};
-use crate::session::{ExecParts, Session};
 use crate::sink::{CopyFormat, OutputColumn, QuerySink};
 use from::{Reader, Target};
 use input::{Input, Source};
@@ -76,11 +77,11 @@ use text::{Dialect, TextReader};
 use to::{Dest, RowWriter};
 
 /// copy -- runs a COPY statement; its command tag is `COPY n`.
-pub fn copy(session: &mut Session, stmt: &CopyStmt, sink: &mut dyn QuerySink) -> Result<()> {
+pub fn copy(cx: &mut dyn BackendContext, stmt: &CopyStmt, sink: &mut dyn QuerySink) -> Result<()> {
     if stmt.is_program {
         return Err(SqlError::unsupported("COPY to or from an external program is not supported"));
     }
-    let mut parts = session.parts()?;
+    let mut parts = cx.parts()?;
     let count = if stmt.is_from {
         copy_from(&mut parts, stmt, sink)?
     } else {

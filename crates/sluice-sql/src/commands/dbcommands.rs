@@ -32,7 +32,7 @@ use crate::catalog::bootstrap::DatabaseRow;
 use crate::catalog::schema::{RelKind, BOOTSTRAP_SUPERUSER, PG_AUTHID, PG_CLASS, PG_DATABASE};
 use crate::catalog::{delete, insert, relation::oid_of, scan};
 use crate::error::{Result, SqlError};
-use crate::session::Session;
+use crate::executor::context::BackendContext;
 use crate::sink::QuerySink;
 use pg_query::protobuf::{CreatedbStmt, DefElem, DropdbStmt, Node};
 use pg_query::NodeEnum;
@@ -76,17 +76,17 @@ fn db_info(tid: ItemPointer, row: &[Datum]) -> DbInfo {
 }
 
 /// The `pg_database` row of `name`, as the statement's snapshot sees it.
-fn find_database(session: &mut Session, name: &str) -> Result<Option<DbInfo>> {
-    let engine = session.engine().clone();
-    let rows = scan(&engine, 0, &PG_DATABASE, session.txn()?, |r| r[1].as_str() == Some(name))?;
+fn find_database(cx: &mut dyn BackendContext, name: &str) -> Result<Option<DbInfo>> {
+    let engine = cx.engine().clone();
+    let rows = scan(&engine, 0, &PG_DATABASE, cx.txn()?, |r| r[1].as_str() == Some(name))?;
     Ok(rows.first().map(|(tid, row)| db_info(*tid, row)))
 }
 
 /// Serialises database DDL (see the module doc). Taken before anything is
 /// read, so the statement's snapshot sees every committed predecessor.
-fn lock_database_ddl(session: &mut Session) -> Result<()> {
+fn lock_database_ddl(cx: &mut dyn BackendContext) -> Result<()> {
     let tag = LockTag::Relation { database: 0, relation: PG_DATABASE.oid };
-    let parts = session.parts()?;
+    let parts = cx.parts()?;
     let txn = &*parts.txn;
     acquire_with_settings(&parts.env, false, Some("pg_database"), |params| {
         txn.lock(tag, LockMode::ShareUpdateExclusive, params)
@@ -94,9 +94,9 @@ fn lock_database_ddl(session: &mut Session) -> Result<()> {
 }
 
 /// The pids of the other sessions connected to database `db`.
-fn other_sessions(session: &mut Session, db: Oid) -> Result<Vec<u32>> {
-    let me = session.parts()?.env.pid;
-    let activity = session.parts()?.env.activity.snapshot();
+fn other_sessions(cx: &mut dyn BackendContext, db: Oid) -> Result<Vec<u32>> {
+    let me = cx.parts()?.env.pid;
+    let activity = cx.parts()?.env.activity.snapshot();
     Ok(activity.iter().filter(|a| a.database.0 == db && a.pid != me).map(|a| a.pid).collect())
 }
 
@@ -270,9 +270,9 @@ impl CreatedbOptions {
 }
 
 /// The OID of role `name`.
-fn role_oid(session: &mut Session, name: &str) -> Result<Oid> {
-    let engine = session.engine().clone();
-    let rows = scan(&engine, 0, &PG_AUTHID, session.txn()?, |r| r[1].as_str() == Some(name))?;
+fn role_oid(cx: &mut dyn BackendContext, name: &str) -> Result<Oid> {
+    let engine = cx.engine().clone();
+    let rows = scan(&engine, 0, &PG_AUTHID, cx.txn()?, |r| r[1].as_str() == Some(name))?;
     rows.first()
         .map(|(_, r)| oid_of(&r[0]))
         .ok_or_else(|| SqlError::new("42704", format!("role \"{name}\" does not exist")))
@@ -306,23 +306,23 @@ fn check_encoding(wanted: Option<i32>, template_name: &str, template: &DbInfo) -
 
 /// CREATE DATABASE name [WITH] options.
 pub fn createdb(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     stmt: &CreatedbStmt,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
-    session.prevent_transaction_block("CREATE DATABASE")?;
+    cx.prevent_transaction_block("CREATE DATABASE")?;
     let options = CreatedbOptions::parse(&stmt.options)?;
     options.check()?;
-    lock_database_ddl(session)?;
+    lock_database_ddl(cx)?;
     let owner = match options.owner.clone().flatten() {
-        Some(name) => role_oid(session, &name)?,
+        Some(name) => role_oid(cx, &name)?,
         None => {
-            let user = session.user().to_string();
-            role_oid(session, &user).unwrap_or(BOOTSTRAP_SUPERUSER)
+            let user = cx.user().to_string();
+            role_oid(cx, &user).unwrap_or(BOOTSTRAP_SUPERUSER)
         }
     };
     let template_name = options.template.clone().flatten().unwrap_or_else(|| "template1".into());
-    let template = find_database(session, &template_name)?.ok_or_else(|| {
+    let template = find_database(cx, &template_name)?.ok_or_else(|| {
         SqlError::new("3D000", format!("template database \"{template_name}\" does not exist"))
     })?;
     let encoding = check_encoding(options.encoding.flatten(), &template_name, &template)?;
@@ -333,10 +333,10 @@ pub fn createdb(
             return Err(SqlError::new("42704", format!("tablespace \"{other}\" does not exist")))
         }
     }
-    if find_database(session, &stmt.dbname)?.is_some() {
+    if find_database(cx, &stmt.dbname)?.is_some() {
         return Err(SqlError::new("42P04", format!("database \"{}\" already exists", stmt.dbname)));
     }
-    let busy = other_sessions(session, template.oid)?;
+    let busy = other_sessions(cx, template.oid)?;
     if !busy.is_empty() {
         return Err(SqlError::new(
             "55006",
@@ -344,17 +344,17 @@ pub fn createdb(
         )
         .with_detail(busy_detail(busy.len())));
     }
-    let engine = session.engine().clone();
+    let engine = cx.engine().clone();
     let oid = match options.oid {
         Some(oid) => oid,
         None => engine.new_oid()?,
     };
     database::create_directory(&engine, DEFAULTTABLESPACE_OID, oid)?;
-    session.at_transaction_end(false, move |engine| {
+    cx.xact()?.at_transaction_end(false, move |engine| {
         // Failing to remove a directory only leaves garbage behind.
         let _ = database::drop_directory(engine, DEFAULTTABLESPACE_OID, oid);
     });
-    copy_relations(session, template.oid, oid)?;
+    copy_relations(cx, template.oid, oid)?;
     let row = DatabaseRow {
         oid,
         name: &stmt.dbname,
@@ -367,7 +367,7 @@ pub fn createdb(
         ctype: &ctype,
         acl: None,
     };
-    insert(&engine, 0, &PG_DATABASE, session.txn()?, &row.values())?;
+    insert(&engine, 0, &PG_DATABASE, cx.txn()?, &row.values())?;
     sink.complete("CREATE DATABASE")
 }
 
@@ -375,11 +375,11 @@ pub fn createdb(
 /// `from` (as its `pg_class` says under this statement's snapshot) into `to`.
 /// Sequences are rebuilt from their state rather than copied page for page,
 /// so that the copy's first nextval logs (see `sequence::create`).
-fn copy_relations(session: &mut Session, from: Oid, to: Oid) -> Result<()> {
-    let engine = session.engine().clone();
+fn copy_relations(cx: &mut dyn BackendContext, from: Oid, to: Oid) -> Result<()> {
+    let engine = cx.engine().clone();
     let classes =
-        scan(&engine, from, &PG_CLASS, session.txn()?, |r| !matches!(r[12], Datum::Bool(true)))?;
-    let interrupts = session.interrupts().clone();
+        scan(&engine, from, &PG_CLASS, cx.txn()?, |r| !matches!(r[12], Datum::Bool(true)))?;
+    let interrupts = cx.interrupts().clone();
     let interrupted = move || interrupts().is_err();
     for (_, class) in classes {
         let rel_number = oid_of(&class[6]);
@@ -390,7 +390,7 @@ fn copy_relations(session: &mut Session, from: Oid, to: Oid) -> Result<()> {
             continue;
         }
         database::copy_relation(&engine, src, dst, &interrupted).map_err(|e| match e {
-            sluice_access::AccessError::Interrupted => match (session.interrupts())() {
+            sluice_access::AccessError::Interrupted => match (cx.interrupts())() {
                 Err(reason) => reason,
                 Ok(()) => SqlError::from(e),
             },
@@ -401,8 +401,12 @@ fn copy_relations(session: &mut Session, from: Oid, to: Oid) -> Result<()> {
 }
 
 /// DROP DATABASE [IF EXISTS] name [[WITH] (FORCE)].
-pub fn dropdb(session: &mut Session, stmt: &DropdbStmt, sink: &mut dyn QuerySink) -> Result<()> {
-    session.prevent_transaction_block("DROP DATABASE")?;
+pub fn dropdb(
+    cx: &mut dyn BackendContext,
+    stmt: &DropdbStmt,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    cx.prevent_transaction_block("DROP DATABASE")?;
     let mut force = false;
     for option in &stmt.options {
         let Some(NodeEnum::DefElem(def)) = option.node.as_ref() else { continue };
@@ -415,8 +419,8 @@ pub fn dropdb(session: &mut Session, stmt: &DropdbStmt, sink: &mut dyn QuerySink
         }
         force = true;
     }
-    lock_database_ddl(session)?;
-    let Some(db) = find_database(session, &stmt.dbname)? else {
+    lock_database_ddl(cx)?;
+    let Some(db) = find_database(cx, &stmt.dbname)? else {
         if stmt.missing_ok {
             sink.notice(&SqlError::new(
                 "00000",
@@ -429,13 +433,13 @@ pub fn dropdb(session: &mut Session, stmt: &DropdbStmt, sink: &mut dyn QuerySink
     if db.is_template {
         return Err(SqlError::new("42809", "cannot drop a template database"));
     }
-    if db.oid == session.database() {
+    if db.oid == cx.database() {
         return Err(SqlError::new("55006", "cannot drop the currently open database"));
     }
     if force {
-        terminate_sessions(session, db.oid)?;
+        terminate_sessions(cx, db.oid)?;
     }
-    let busy = wait_for_sessions(session, db.oid)?;
+    let busy = wait_for_sessions(cx, db.oid)?;
     if busy > 0 {
         return Err(SqlError::new(
             "55006",
@@ -443,10 +447,10 @@ pub fn dropdb(session: &mut Session, stmt: &DropdbStmt, sink: &mut dyn QuerySink
         )
         .with_detail(busy_detail(busy)));
     }
-    let engine = session.engine().clone();
-    delete(&engine, 0, &PG_DATABASE, session.txn()?, db.tid)?;
+    let engine = cx.engine().clone();
+    delete(&engine, 0, &PG_DATABASE, cx.txn()?, db.tid)?;
     let oid = db.oid;
-    session.at_transaction_end(true, move |engine| {
+    cx.xact()?.at_transaction_end(true, move |engine| {
         // The row is gone; a directory that cannot be removed is garbage.
         let _ = database::drop_directory(engine, DEFAULTTABLESPACE_OID, oid);
     });
@@ -455,23 +459,23 @@ pub fn dropdb(session: &mut Session, stmt: &DropdbStmt, sink: &mut dyn QuerySink
 
 /// WITH (FORCE): asks every other session on `db` to end, as
 /// pg_terminate_backend does (PostgreSQL's TerminateOtherDBBackends).
-fn terminate_sessions(session: &mut Session, db: Oid) -> Result<()> {
-    for pid in other_sessions(session, db)? {
-        session.parts()?.env.activity.signal(pid, Signal::Terminate);
+fn terminate_sessions(cx: &mut dyn BackendContext, db: Oid) -> Result<()> {
+    for pid in other_sessions(cx, db)? {
+        cx.parts()?.env.activity.signal(pid, Signal::Terminate);
     }
     Ok(())
 }
 
 /// Waits up to 5 seconds for the other sessions on `db` to go (they may be
 /// ending); returns how many are left (PostgreSQL's CountOtherDBBackends).
-fn wait_for_sessions(session: &mut Session, db: Oid) -> Result<usize> {
+fn wait_for_sessions(cx: &mut dyn BackendContext, db: Oid) -> Result<usize> {
     let start = Instant::now();
     loop {
-        let left = other_sessions(session, db)?.len();
+        let left = other_sessions(cx, db)?.len();
         if left == 0 || start.elapsed() >= BUSY_WAIT {
             return Ok(left);
         }
-        (session.interrupts())()?;
+        (cx.interrupts())()?;
         std::thread::sleep(Duration::from_millis(100));
     }
 }

@@ -21,7 +21,8 @@ use crate::catalog;
 use crate::catalog::schema::{BOOTSTRAP_SUPERUSER, PG_EXTENSION, PUBLIC_NAMESPACE};
 use crate::commands::tablecmds::lock_relation;
 use crate::error::{Result, SqlError};
-use crate::session::{ExecParts, Session};
+use crate::executor::context::BackendContext;
+use crate::executor::context::ExecParts;
 use crate::sink::QuerySink;
 use pg_query::protobuf::{CreateExtensionStmt, DropStmt};
 use pg_query::NodeEnum;
@@ -49,13 +50,13 @@ const EXTNAME: usize = 1;
 
 /// create_extension -- `CREATE EXTENSION [IF NOT EXISTS] name [WITH ...]`.
 pub fn create_extension(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     stmt: &CreateExtensionStmt,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
     let name = stmt.extname.as_str();
-    lock_relation(session, PG_EXTENSION.oid, LockMode::ShareRowExclusive)?;
-    if find(session, name)?.is_some() {
+    lock_relation(cx, PG_EXTENSION.oid, LockMode::ShareRowExclusive)?;
+    if find(cx, name)?.is_some() {
         if stmt.if_not_exists {
             let notice = format!("extension \"{name}\" already exists, skipping");
             sink.notice(&SqlError::new("42710", notice))?;
@@ -73,8 +74,8 @@ pub fn create_extension(
     if !stmt.options.is_empty() {
         return Err(SqlError::unsupported("CREATE EXTENSION options are not supported yet"));
     }
-    let engine = session.engine().clone();
-    let db = session.database();
+    let engine = cx.engine().clone();
+    let db = cx.database();
     let oid = engine.new_oid()?;
     let row = vec![
         Datum::Oid(oid),
@@ -86,25 +87,25 @@ pub fn create_extension(
         Datum::Null,
         Datum::Null,
     ];
-    catalog::insert(&engine, db, &PG_EXTENSION, session.txn()?, &row)?;
+    catalog::insert(&engine, db, &PG_EXTENSION, cx.txn()?, &row)?;
     sink.complete("CREATE EXTENSION")
 }
 
 /// drop_extensions -- `DROP EXTENSION [IF EXISTS] name, ... [CASCADE]`.
 pub fn drop_extensions(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     stmt: &DropStmt,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
-    lock_relation(session, PG_EXTENSION.oid, LockMode::ShareRowExclusive)?;
+    lock_relation(cx, PG_EXTENSION.oid, LockMode::ShareRowExclusive)?;
     for object in &stmt.objects {
         let Some(NodeEnum::String(s)) = object.node.as_ref() else { continue };
         let name = s.sval.as_str();
-        match find(session, name)? {
+        match find(cx, name)? {
             Some(tid) => {
-                let engine = session.engine().clone();
-                let db = session.database();
-                catalog::delete(&engine, db, &PG_EXTENSION, session.txn()?, tid)?;
+                let engine = cx.engine().clone();
+                let db = cx.database();
+                catalog::delete(&engine, db, &PG_EXTENSION, cx.txn()?, tid)?;
             }
             None if stmt.missing_ok => {
                 let notice = format!("extension \"{name}\" does not exist, skipping");
@@ -119,10 +120,10 @@ pub fn drop_extensions(
 }
 
 /// The `pg_extension` row of `name`, as the session's transaction sees it.
-fn find(session: &mut Session, name: &str) -> Result<Option<ItemPointer>> {
-    let engine = session.engine().clone();
-    let db = session.database();
-    let txn = session.txn()?;
+fn find(cx: &mut dyn BackendContext, name: &str) -> Result<Option<ItemPointer>> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let txn = cx.txn()?;
     let rows = catalog::scan(
         &engine,
         db,

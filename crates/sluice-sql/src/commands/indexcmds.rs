@@ -23,10 +23,10 @@ use crate::catalog::rows::deform_row;
 use crate::catalog::schema::*;
 use crate::catalog::{delete, insert, replace, scan};
 use crate::error::{Result, SqlError};
+use crate::executor::context::BackendContext;
 use crate::executor::host::ExecHost;
 use crate::executor::indexing::{analyze_predicate, render_key};
 use crate::parser::unsupported::{other_tablespace, refuse};
-use crate::session::Session;
 use crate::sink::QuerySink;
 use pg_query::protobuf::{IndexStmt, Node, SortByDir, SortByNulls};
 use pg_query::NodeEnum;
@@ -110,12 +110,12 @@ fn predicate_node(text: &str) -> Result<Node> {
 
 /// CREATE [UNIQUE] INDEX [CONCURRENTLY] [IF NOT EXISTS] name ON t (...) [WHERE ...].
 pub fn create_index(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     stmt: &IndexStmt,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
     if stmt.concurrent {
-        session.prevent_transaction_block("CREATE INDEX CONCURRENTLY")?;
+        cx.prevent_transaction_block("CREATE INDEX CONCURRENTLY")?;
     }
     if !matches!(stmt.access_method.as_str(), "" | "btree") {
         return Err(SqlError::new(
@@ -125,7 +125,7 @@ pub fn create_index(
     }
     refuse_index_clauses(stmt)?;
     let rv = stmt.relation.as_ref().ok_or_else(|| SqlError::internal("index without table"))?;
-    let table = open_table(session, rv)?;
+    let table = open_table(cx, rv)?;
     let spec = NewIndex {
         name: (!stmt.idxname.is_empty()).then(|| stmt.idxname.clone()),
         columns: index_columns(&stmt.index_params)?,
@@ -136,9 +136,9 @@ pub fn create_index(
         if_not_exists: stmt.if_not_exists,
     };
     if stmt.concurrent {
-        concurrently::define_index_concurrently(session, &table, spec, sink)?;
+        concurrently::define_index_concurrently(cx, &table, spec, sink)?;
     } else {
-        define_index(session, &table, spec, sink)?;
+        define_index(cx, &table, spec, sink)?;
     }
     sink.complete("CREATE INDEX")
 }
@@ -153,12 +153,15 @@ fn refuse_index_clauses(stmt: &IndexStmt) -> Result<()> {
     refuse(other_tablespace(&stmt.table_space), "tablespaces are not supported yet")
 }
 
-fn open_table(session: &mut Session, rv: &pg_query::protobuf::RangeVar) -> Result<RelationDesc> {
-    let namespaces = super::sequence::namespaces_for(session, rv)?;
-    let engine = session.engine().clone();
-    let db = session.database();
-    let table = relation::lookup(&engine, db, session.txn()?, &namespaces, &rv.relname)?
-        .ok_or_else(|| {
+fn open_table(
+    cx: &mut dyn BackendContext,
+    rv: &pg_query::protobuf::RangeVar,
+) -> Result<RelationDesc> {
+    let namespaces = super::sequence::namespaces_for(cx, rv)?;
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let table =
+        relation::lookup(&engine, db, cx.txn()?, &namespaces, &rv.relname)?.ok_or_else(|| {
             SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname))
         })?;
     if table.kind != RelKind::Table {
@@ -240,19 +243,19 @@ pub fn fillfactor_option(options: &[Node]) -> Result<Option<u8>> {
 /// DefineIndex + index_create + index_build). Returns its OID, or `None` if
 /// IF NOT EXISTS found the name taken.
 pub fn define_index(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     table: &RelationDesc,
     spec: NewIndex,
     sink: &mut dyn QuerySink,
 ) -> Result<Option<Oid>> {
-    lock_relation(session, table.oid, LockMode::Share)?;
-    let Some(created) = create_index_entry(session, table, &spec, IndexState::Valid, sink)? else {
+    lock_relation(cx, table.oid, LockMode::Share)?;
+    let Some(created) = create_index_entry(cx, table, &spec, IndexState::Valid, sink)? else {
         return Ok(None);
     };
-    build_index(session, table, created.oid, &created.name)?;
+    build_index(cx, table, created.oid, &created.name)?;
     if spec.constraint == Some(ConstraintKind::Primary) {
         // As in PostgreSQL, duplicates are reported before NULLs.
-        require_not_null(session, table, &created.keys)?;
+        require_not_null(cx, table, &created.keys)?;
     }
     Ok(Some(created.oid))
 }
@@ -277,7 +280,7 @@ struct CreatedIndex {
 /// `None` if IF NOT EXISTS found the name taken. The caller holds a lock on
 /// `table` that keeps other DDL out.
 fn create_index_entry(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     table: &RelationDesc,
     spec: &NewIndex,
     state: IndexState,
@@ -286,9 +289,9 @@ fn create_index_entry(
     let keys = key_attnums(table, &spec.columns)?;
     let name = match &spec.name {
         Some(name) => name.clone(),
-        None => default_name(session, table, spec)?,
+        None => default_name(cx, table, spec)?,
     };
-    if super::sequence::relation_exists(session, table.namespace, &name)? {
+    if super::sequence::relation_exists(cx, table.namespace, &name)? {
         if spec.if_not_exists {
             sink.notice(&SqlError::new(
                 "42P07",
@@ -299,18 +302,15 @@ fn create_index_entry(
         return Err(SqlError::new("42P07", format!("relation \"{name}\" already exists")));
     }
     if spec.constraint == Some(ConstraintKind::Primary) {
-        check_single_primary_key(session, table)?;
+        check_single_primary_key(cx, table)?;
     }
-    let oid = write_catalog_rows(session, table, spec, &name, &keys, state)?;
-    let engine = session.engine().clone();
-    let locator = RelFileLocator {
-        spc_oid: DEFAULTTABLESPACE_OID,
-        db_oid: session.database(),
-        rel_number: oid,
-    };
+    let oid = write_catalog_rows(cx, table, spec, &name, &keys, state)?;
+    let engine = cx.engine().clone();
+    let locator =
+        RelFileLocator { spc_oid: DEFAULTTABLESPACE_OID, db_oid: cx.database(), rel_number: oid };
     engine.create_relation_fork(locator, ForkNumber::Main)?;
-    session.delete_on_abort(locator);
-    session.txn()?.increment_command();
+    cx.xact()?.delete_on_abort(locator);
+    cx.txn()?.increment_command();
     Ok(Some(CreatedIndex { oid, name, keys }))
 }
 
@@ -327,26 +327,28 @@ fn key_attnums(table: &RelationDesc, columns: &[(String, ColumnOrder)]) -> Resul
 }
 
 /// PostgreSQL's ChooseIndexName: `t_pkey`, `t_a_b_key`, `t_a_idx`.
-fn default_name(session: &mut Session, table: &RelationDesc, spec: &NewIndex) -> Result<String> {
+fn default_name(
+    cx: &mut dyn BackendContext,
+    table: &RelationDesc,
+    spec: &NewIndex,
+) -> Result<String> {
     let columns: Vec<&str> = spec.columns.iter().map(|(c, _)| c.as_str()).collect();
     match spec.constraint {
         Some(ConstraintKind::Primary) => {
-            choose_relation_name(session, &table.name, "", "pkey", table.namespace)
+            choose_relation_name(cx, &table.name, "", "pkey", table.namespace)
         }
         Some(ConstraintKind::Unique) => {
-            choose_relation_name(session, &table.name, &columns.join("_"), "key", table.namespace)
+            choose_relation_name(cx, &table.name, &columns.join("_"), "key", table.namespace)
         }
-        None => {
-            choose_relation_name(session, &table.name, &columns.join("_"), "idx", table.namespace)
-        }
+        None => choose_relation_name(cx, &table.name, &columns.join("_"), "idx", table.namespace),
     }
 }
 
 /// A table has at most one primary key.
-fn check_single_primary_key(session: &mut Session, table: &RelationDesc) -> Result<()> {
-    let engine = session.engine().clone();
-    let db = session.database();
-    let ctx = VisibilityContext::for_transaction(session.txn()?, engine.txns());
+fn check_single_primary_key(cx: &mut dyn BackendContext, table: &RelationDesc) -> Result<()> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let ctx = VisibilityContext::for_transaction(cx.txn()?, engine.txns());
     if indexes_of(&engine, db, &ctx, table.oid)?.iter().any(|i| i.primary) {
         return Err(SqlError::new(
             "42P16",
@@ -358,9 +360,9 @@ fn check_single_primary_key(session: &mut Session, table: &RelationDesc) -> Resu
 
 /// A primary key's columns become NOT NULL, which every existing row must
 /// already satisfy.
-fn require_not_null(session: &mut Session, table: &RelationDesc, keys: &[i16]) -> Result<()> {
-    let engine = session.engine().clone();
-    let ctx = VisibilityContext::for_transaction(session.txn()?, engine.txns());
+fn require_not_null(cx: &mut dyn BackendContext, table: &RelationDesc, keys: &[i16]) -> Result<()> {
+    let engine = cx.engine().clone();
+    let ctx = VisibilityContext::for_transaction(cx.txn()?, engine.txns());
     let mut has_null = vec![false; keys.len()];
     let (desc, types) = (table.tuple_desc(), table.types());
     scan_for_index_build(&engine, &table.heap(), &ctx, |_, tuple, live| -> Result<()> {
@@ -379,7 +381,7 @@ fn require_not_null(session: &mut Session, table: &RelationDesc, keys: &[i16]) -
             format!("column \"{column}\" of relation \"{}\" contains null values", table.name),
         ));
     }
-    set_not_null(session, table.oid, keys)
+    set_not_null(cx, table.oid, keys)
 }
 
 /// The stored form of a partial index's WHERE clause: the analysed
@@ -394,10 +396,10 @@ pub(crate) fn predicate_text(table: &RelationDesc, node: &Node) -> Result<String
 }
 
 /// Marks columns NOT NULL in `pg_attribute`.
-fn set_not_null(session: &mut Session, table: Oid, keys: &[i16]) -> Result<()> {
-    let engine = session.engine().clone();
-    let db = session.database();
-    let txn = session.txn()?;
+fn set_not_null(cx: &mut dyn BackendContext, table: Oid, keys: &[i16]) -> Result<()> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let txn = cx.txn()?;
     let rows = scan(&engine, db, &PG_ATTRIBUTE, txn, |r| {
         oid_of(&r[0]) == table && matches!(r[4], Datum::Int2(n) if keys.contains(&n))
     })?;
@@ -423,22 +425,22 @@ fn oid_array(values: impl IntoIterator<Item = Oid>) -> Datum {
 /// Writes the index's pg_class, pg_attribute, pg_index (and pg_constraint)
 /// rows and sets the table's relhasindex. Returns the index OID.
 fn write_catalog_rows(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     table: &RelationDesc,
     spec: &NewIndex,
     name: &str,
     keys: &[i16],
     state: IndexState,
 ) -> Result<Oid> {
-    let engine = session.engine().clone();
-    let db = session.database();
+    let engine = cx.engine().clone();
+    let db = cx.database();
     let predicate = match &spec.predicate {
         Some(node) => Some(predicate_text(table, node)?),
         None => None,
     };
     let oid = engine.new_oid()?;
-    lock_relation(session, oid, LockMode::AccessExclusive)?;
-    let txn = session.txn()?;
+    lock_relation(cx, oid, LockMode::AccessExclusive)?;
+    let txn = cx.txn()?;
     let class = ClassRow {
         oid,
         name,
@@ -486,22 +488,22 @@ fn write_catalog_rows(
     ];
     insert(&engine, db, &PG_INDEX, txn, &index_row)?;
     if let Some(kind) = spec.constraint {
-        insert_constraint(session, table, oid, name, kind, keys)?;
+        insert_constraint(cx, table, oid, name, kind, keys)?;
     }
-    set_has_index(session, table.oid)?;
+    set_has_index(cx, table.oid)?;
     Ok(oid)
 }
 
 fn insert_constraint(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     table: &RelationDesc,
     index: Oid,
     name: &str,
     kind: ConstraintKind,
     keys: &[i16],
 ) -> Result<()> {
-    let engine = session.engine().clone();
-    let db = session.database();
+    let engine = cx.engine().clone();
+    let db = cx.database();
     let oid = engine.new_oid()?;
     let letter = if kind == ConstraintKind::Primary { "p" } else { "u" };
     let (b, t) = (Datum::Bool, |s: &str| Datum::Text(s.into()));
@@ -528,16 +530,16 @@ fn insert_constraint(
         Datum::Null,
         Datum::Null,
     ];
-    insert(&engine, db, &PG_CONSTRAINT, session.txn()?, &row)?;
+    insert(&engine, db, &PG_CONSTRAINT, cx.txn()?, &row)?;
     Ok(())
 }
 
 /// Sets (or clears) `pg_class.relhasindex` of `table`; psql's `\d` looks
 /// for indexes only when it is set.
-fn set_has_index(session: &mut Session, table: Oid) -> Result<()> {
-    let engine = session.engine().clone();
-    let db = session.database();
-    let txn = session.txn()?;
+fn set_has_index(cx: &mut dyn BackendContext, table: Oid) -> Result<()> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let txn = cx.txn()?;
     for (tid, mut row) in scan(&engine, db, &PG_CLASS, txn, |r| oid_of(&r[0]) == table)? {
         if !matches!(row[11], Datum::Bool(true)) {
             row[11] = Datum::Bool(true);
@@ -559,20 +561,25 @@ enum BuildScan {
 }
 
 /// build_index -- fills the new index `oid` of `table` from the heap.
-fn build_index(session: &mut Session, table: &RelationDesc, oid: Oid, name: &str) -> Result<()> {
-    build_index_from(session, table, oid, name, BuildScan::Locked).map(|_| ())
+fn build_index(
+    cx: &mut dyn BackendContext,
+    table: &RelationDesc,
+    oid: Oid,
+    name: &str,
+) -> Result<()> {
+    build_index_from(cx, table, oid, name, BuildScan::Locked).map(|_| ())
 }
 
 /// build_index_from -- fills index `oid` of `table` from the tuples `scan`
 /// selects, sorted and written bottom-up; returns how many entries it holds.
 fn build_index_from(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     table: &RelationDesc,
     oid: Oid,
     name: &str,
     scan: BuildScan,
 ) -> Result<usize> {
-    let mut parts = session.parts()?;
+    let mut parts = cx.parts()?;
     let engine = parts.engine.clone();
     let db = parts.env.database;
     let ctx = VisibilityContext::for_transaction(parts.txn, engine.txns());
@@ -628,12 +635,12 @@ fn build_index_from(
 
 /// DROP INDEX [CONCURRENTLY] [IF EXISTS] name, ...
 pub fn drop_indexes(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     stmt: &pg_query::protobuf::DropStmt,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
     if stmt.concurrent {
-        session.prevent_transaction_block("DROP INDEX CONCURRENTLY")?;
+        cx.prevent_transaction_block("DROP INDEX CONCURRENTLY")?;
         if stmt.objects.len() > 1 {
             return Err(SqlError::unsupported(
                 "DROP INDEX CONCURRENTLY does not support dropping multiple objects",
@@ -647,21 +654,21 @@ pub fn drop_indexes(
         let Some(NodeEnum::List(list)) = object.node.as_ref() else { continue };
         let names: Vec<String> = list.items.iter().filter_map(super::node_str).collect();
         let rv = super::sequence::range_var(&names)?;
-        let namespaces = super::sequence::namespaces_for(session, &rv)?;
-        let engine = session.engine().clone();
-        let db = session.database();
+        let namespaces = super::sequence::namespaces_for(cx, &rv)?;
+        let engine = cx.engine().clone();
+        let db = cx.database();
         let name = rv.relname;
-        let found = relation::find(&engine, db, session.txn()?, &namespaces, &name)?;
+        let found = relation::find(&engine, db, cx.txn()?, &namespaces, &name)?;
         match found {
             Some(rel) if rel.kind == RelKind::Index => {
-                let table = table_of_index(session, rel.oid)?;
+                let table = table_of_index(cx, rel.oid)?;
                 let mode = match stmt.concurrent {
                     true => LockMode::ShareUpdateExclusive,
                     false => LockMode::AccessExclusive,
                 };
-                lock_relation(session, table, mode)?;
-                if let Some(constraint) = constraint_of_index(session, rel.oid)? {
-                    let table_name = relation::find_by_oid(&engine, db, session.txn()?, table)?
+                lock_relation(cx, table, mode)?;
+                if let Some(constraint) = constraint_of_index(cx, rel.oid)? {
+                    let table_name = relation::find_by_oid(&engine, db, cx.txn()?, table)?
                         .map(|t| t.name)
                         .unwrap_or_default();
                     return Err(SqlError::new(
@@ -671,8 +678,8 @@ pub fn drop_indexes(
                     .with_hint(format!("You can drop constraint {constraint} on table {table_name} instead.")));
                 }
                 match stmt.concurrent {
-                    true => concurrently::drop_index_concurrently(session, table, rel.oid)?,
-                    false => remove_index(session, rel.oid)?,
+                    true => concurrently::drop_index_concurrently(cx, table, rel.oid)?,
+                    false => remove_index(cx, rel.oid)?,
                 }
             }
             Some(_) => {
@@ -689,28 +696,28 @@ pub fn drop_indexes(
     sink.complete("DROP INDEX")
 }
 
-fn table_of_index(session: &mut Session, index: Oid) -> Result<Oid> {
-    let engine = session.engine().clone();
-    let db = session.database();
-    let rows = scan(&engine, db, &PG_INDEX, session.txn()?, |r| oid_of(&r[0]) == index)?;
+fn table_of_index(cx: &mut dyn BackendContext, index: Oid) -> Result<Oid> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let rows = scan(&engine, db, &PG_INDEX, cx.txn()?, |r| oid_of(&r[0]) == index)?;
     rows.first()
         .map(|(_, r)| oid_of(&r[1]))
         .ok_or_else(|| SqlError::internal("index without table"))
 }
 
-fn constraint_of_index(session: &mut Session, index: Oid) -> Result<Option<String>> {
-    let engine = session.engine().clone();
-    let db = session.database();
-    let rows = scan(&engine, db, &PG_CONSTRAINT, session.txn()?, |r| oid_of(&r[9]) == index)?;
+fn constraint_of_index(cx: &mut dyn BackendContext, index: Oid) -> Result<Option<String>> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let rows = scan(&engine, db, &PG_CONSTRAINT, cx.txn()?, |r| oid_of(&r[9]) == index)?;
     Ok(rows.first().and_then(|(_, r)| r[1].as_str().map(str::to_string)))
 }
 
 /// remove_index -- deletes an index's catalog rows (and its constraint's)
 /// and removes its file at commit.
-pub fn remove_index(session: &mut Session, index: Oid) -> Result<()> {
-    let engine = session.engine().clone();
-    let db = session.database();
-    let txn = session.txn()?;
+pub fn remove_index(cx: &mut dyn BackendContext, index: Oid) -> Result<()> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let txn = cx.txn()?;
     let Some(rel) = relation::find_by_oid(&engine, db, txn, index)? else { return Ok(()) };
     let is = |d: &Datum| matches!(d, Datum::Oid(o) if *o == index);
     for (def, column) in [(&PG_CLASS, 0), (&PG_ATTRIBUTE, 0), (&PG_INDEX, 0), (&PG_CONSTRAINT, 9)] {
@@ -719,17 +726,17 @@ pub fn remove_index(session: &mut Session, index: Oid) -> Result<()> {
         }
     }
     txn.increment_command();
-    session.delete_on_commit(rel.locator);
+    cx.xact()?.delete_on_commit(rel.locator);
     Ok(())
 }
 
 /// drop_table_indexes -- removes every index of `table` (DROP TABLE).
-pub fn drop_table_indexes(session: &mut Session, table: Oid) -> Result<()> {
-    let engine = session.engine().clone();
-    let db = session.database();
-    let ctx = VisibilityContext::for_transaction(session.txn()?, engine.txns());
+pub fn drop_table_indexes(cx: &mut dyn BackendContext, table: Oid) -> Result<()> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let ctx = VisibilityContext::for_transaction(cx.txn()?, engine.txns());
     for index in indexes_of(&engine, db, &ctx, table)? {
-        remove_index(session, index.oid)?;
+        remove_index(cx, index.oid)?;
     }
     Ok(())
 }

@@ -9,7 +9,6 @@ pub mod extension;
 pub mod indexcmds;
 pub mod sequence;
 pub mod tablecmds;
-pub mod transaction;
 pub mod truncate;
 pub mod vacuum;
 pub mod variable;

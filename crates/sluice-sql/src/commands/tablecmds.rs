@@ -26,8 +26,9 @@ use crate::catalog::statistic::latest_view;
 use crate::catalog::{delete, insert, replace, scan, scan_as};
 pub(crate) use crate::error::position;
 use crate::error::{Result, SqlError};
+use crate::executor::context::BackendContext;
+use crate::executor::context::{BackendEnv, ExecParts};
 use crate::parser::unsupported::{other_tablespace, refuse};
-use crate::session::{ExecParts, Session, SessionEnv};
 use crate::sink::QuerySink;
 use pg_query::protobuf::{
     AlterTableStmt, AlterTableType, ColumnDef, ConstrType, Constraint, CreateStmt, DropStmt,
@@ -68,7 +69,7 @@ pub(crate) fn target_namespace(rv: &RangeVar) -> Result<Oid> {
 
 /// CREATE TABLE.
 pub fn create_table(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     stmt: &CreateStmt,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
@@ -76,12 +77,12 @@ pub fn create_table(
         stmt.relation.as_ref().ok_or_else(|| SqlError::internal("CREATE TABLE without a name"))?;
     refuse_create_clauses(stmt, rv)?;
     let namespace = target_namespace(rv)?;
-    let likes = like_clauses(session, stmt)?;
+    let likes = like_clauses(cx, stmt)?;
     let (mut columns, constraints) = new_columns(stmt, &rv.relname, likes)?;
     let options = reloptions(stmt)?;
-    let engine = session.engine().clone();
-    let db = session.database();
-    if relation::lookup(&engine, db, session.txn()?, &[namespace], &rv.relname)?.is_some() {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    if relation::lookup(&engine, db, cx.txn()?, &[namespace], &rv.relname)?.is_some() {
         if stmt.if_not_exists {
             sink.notice(&SqlError::new(
                 "42P07",
@@ -91,11 +92,11 @@ pub fn create_table(
         }
         return Err(SqlError::new("42P07", format!("relation \"{}\" already exists", rv.relname)));
     }
-    let serials = create_serial_sequences(session, &rv.relname, namespace, &mut columns)?;
+    let serials = create_serial_sequences(cx, &rv.relname, namespace, &mut columns)?;
     let oid = engine.new_oid()?;
     let locator = RelFileLocator { spc_oid: DEFAULTTABLESPACE_OID, db_oid: db, rel_number: oid };
-    lock_relation(session, oid, LockMode::AccessExclusive)?;
-    let txn = session.txn()?;
+    lock_relation(cx, oid, LockMode::AccessExclusive)?;
+    let txn = cx.txn()?;
     let class = ClassRow {
         oid,
         name: &rv.relname,
@@ -132,16 +133,16 @@ pub fn create_table(
     }
     for (i, seq) in serials {
         let attrdef = attrdefs.iter().find(|(c, _)| *c == i).map(|(_, a)| *a);
-        record_serial_dependencies(session, oid, i as i16 + 1, attrdef, seq)?;
+        record_serial_dependencies(cx, oid, i as i16 + 1, attrdef, seq)?;
     }
     engine.create_relation_fork(locator, ForkNumber::Main)?;
-    session.delete_on_abort(locator);
+    cx.xact()?.delete_on_abort(locator);
     if !constraints.is_empty() {
-        session.txn()?.increment_command();
-        let table = relation::lookup(&engine, db, session.txn()?, &[namespace], &rv.relname)?
+        cx.txn()?.increment_command();
+        let table = relation::lookup(&engine, db, cx.txn()?, &[namespace], &rv.relname)?
             .ok_or_else(|| SqlError::internal("new table not found"))?;
         for spec in constraints {
-            define_index(session, &table, spec, sink)?;
+            define_index(cx, &table, spec, sink)?;
         }
     }
     sink.complete("CREATE TABLE")
@@ -151,17 +152,16 @@ pub fn create_table(
 /// — the forms pgbench and the seeds use — SET/RESET (options), and
 /// CLUSTER ON index / SET WITHOUT CLUSTER (`cluster.rs`).
 pub fn alter_table(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     stmt: &AlterTableStmt,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
     let rv =
         stmt.relation.as_ref().ok_or_else(|| SqlError::internal("ALTER TABLE without table"))?;
-    let namespaces = sequence::namespaces_for(session, rv)?;
-    let engine = session.engine().clone();
-    let db = session.database();
-    let Some(table) = relation::lookup(&engine, db, session.txn()?, &namespaces, &rv.relname)?
-    else {
+    let namespaces = sequence::namespaces_for(cx, rv)?;
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let Some(table) = relation::lookup(&engine, db, cx.txn()?, &namespaces, &rv.relname)? else {
         if stmt.missing_ok {
             sink.notice(&SqlError::new(
                 "00000",
@@ -171,7 +171,7 @@ pub fn alter_table(
         }
         return Err(SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname)));
     };
-    lock_relation(session, table.oid, LockMode::AccessExclusive)?;
+    lock_relation(cx, table.oid, LockMode::AccessExclusive)?;
     for cmd in &stmt.cmds {
         let Some(NodeEnum::AlterTableCmd(cmd)) = cmd.node.as_ref() else { continue };
         let subtype = AlterTableType::try_from(cmd.subtype);
@@ -180,16 +180,16 @@ pub fn alter_table(
             Some(def),
         ) = (subtype, cmd.def.as_deref())
         {
-            alter_reloptions(session, &table, def, t == AlterTableType::AtResetRelOptions)?;
+            alter_reloptions(cx, &table, def, t == AlterTableType::AtResetRelOptions)?;
             continue;
         }
         match subtype {
             Ok(AlterTableType::AtClusterOn) => {
-                super::cluster::cluster_on(session, &table, &cmd.name)?;
+                super::cluster::cluster_on(cx, &table, &cmd.name)?;
                 continue;
             }
             Ok(AlterTableType::AtDropCluster) => {
-                super::cluster::mark_index_clustered(session, table.oid, None)?;
+                super::cluster::mark_index_clustered(cx, table.oid, None)?;
                 continue;
             }
             _ => {}
@@ -201,7 +201,7 @@ pub fn alter_table(
             },
             _ => return Err(SqlError::unsupported("this ALTER TABLE form is not supported yet")),
         };
-        define_index(session, &table, constraint, sink)?;
+        define_index(cx, &table, constraint, sink)?;
     }
     sink.complete("ALTER TABLE")
 }
@@ -210,16 +210,16 @@ pub fn alter_table(
 /// column and gives the column its nextval default (PostgreSQL's
 /// transformColumnDefinition). Returns (column index, sequence OID).
 fn create_serial_sequences(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     table: &str,
     namespace: Oid,
     columns: &mut [NewColumn],
 ) -> Result<Vec<(usize, Oid)>> {
     let mut created = Vec::new();
     for (i, column) in columns.iter_mut().enumerate().filter(|(_, c)| c.serial) {
-        let name = choose_relation_name(session, table, &column.name, "seq", namespace)?;
+        let name = choose_relation_name(cx, table, &column.name, "seq", namespace)?;
         let state = sequence::serial_state(column.ty)?;
-        let seq = sequence::create_sequence_relation(session, &name, namespace, &state)?;
+        let seq = sequence::create_sequence_relation(cx, &name, namespace, &state)?;
         column.default = Some(sequence::serial_default(&name));
         created.push((i, seq.oid));
     }
@@ -230,15 +230,15 @@ fn create_serial_sequences(
 /// with the table) and its default depends on the sequence (normal: dropping
 /// the sequence alone needs CASCADE).
 fn record_serial_dependencies(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     table: Oid,
     attnum: i16,
     attrdef: Option<Oid>,
     seq: Oid,
 ) -> Result<()> {
-    let engine = session.engine().clone();
-    let db = session.database();
-    let txn = session.txn()?;
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let txn = cx.txn()?;
     let owned = Dependency {
         object: ObjectAddress::relation(seq),
         referenced: ObjectAddress::column(table, attnum),
@@ -260,7 +260,7 @@ fn record_serial_dependencies(
 /// and numbered (`label1`, `label2`, ...) past names already taken
 /// (PostgreSQL's ChooseRelationName and makeObjectName).
 pub(crate) fn choose_relation_name(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     name1: &str,
     name2: &str,
     label: &str,
@@ -269,7 +269,7 @@ pub(crate) fn choose_relation_name(
     let mut modlabel = label.to_string();
     for pass in 1.. {
         let name = make_object_name(name1, name2, &modlabel);
-        if !sequence::relation_exists(session, namespace, &name)? {
+        if !sequence::relation_exists(cx, namespace, &name)? {
             return Ok(name);
         }
         modlabel = format!("{label}{pass}");
@@ -409,11 +409,11 @@ fn primary_location(c: &Constraint) -> Option<i32> {
 }
 
 /// What each `LIKE` element of `stmt` copies, in order (`like.rs`).
-fn like_clauses(session: &mut Session, stmt: &CreateStmt) -> Result<Vec<like::LikeCopy>> {
+fn like_clauses(cx: &mut dyn BackendContext, stmt: &CreateStmt) -> Result<Vec<like::LikeCopy>> {
     stmt.table_elts
         .iter()
         .filter_map(|e| match e.node.as_ref() {
-            Some(NodeEnum::TableLikeClause(clause)) => Some(like::expand(session, clause)),
+            Some(NodeEnum::TableLikeClause(clause)) => Some(like::expand(cx, clause)),
             _ => None,
         })
         .collect()
@@ -598,7 +598,7 @@ pub(crate) fn deparse_expr(expr: &pg_query::protobuf::Node) -> Result<String> {
 /// `pg_class.reloptions` (PostgreSQL's ATExecSetRelOptions). Pages already
 /// written keep their fill; later inserts use the new fillfactor.
 fn alter_reloptions(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     table: &RelationDesc,
     list: &pg_query::protobuf::Node,
     reset: bool,
@@ -628,7 +628,7 @@ fn alter_reloptions(
     let text: Vec<String> = options.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let value =
         if text.is_empty() { Datum::Null } else { Datum::Text(format!("{{{}}}", text.join(","))) };
-    let parts = session.parts()?;
+    let parts = cx.parts()?;
     let at = PG_CLASS.columns.iter().position(|c| c.0 == "reloptions");
     let at = at.ok_or_else(|| SqlError::internal("pg_class has no reloptions"))?;
     let (engine, db) = (parts.engine, parts.env.database);
@@ -699,8 +699,8 @@ fn validate_reloption(name: &str, value: &str) -> Result<()> {
 }
 
 /// Takes a table lock under the session's transaction.
-pub(crate) fn lock_relation(session: &mut Session, oid: Oid, mode: LockMode) -> Result<()> {
-    lock_relation_in(&mut session.parts()?, oid, mode)
+pub(crate) fn lock_relation(cx: &mut dyn BackendContext, oid: Oid, mode: LockMode) -> Result<()> {
+    lock_relation_in(&mut cx.parts()?, oid, mode)
 }
 
 /// Takes a table lock under the statement's transaction; waits are interrupted
@@ -731,7 +731,7 @@ pub(crate) fn lock_relation_with(
 /// Callers without the transaction at hand (sequence functions) acquire
 /// through the lock manager directly.
 pub(crate) fn acquire_with_settings(
-    env: &SessionEnv,
+    env: &BackendEnv,
     nowait: bool,
     name: Option<&str>,
     acquire: impl FnOnce(&LockWaitParams) -> std::result::Result<(), LockError>,
@@ -758,8 +758,12 @@ pub(crate) fn acquire_with_settings(
 }
 
 /// LOCK [TABLE] name [, ...] [IN mode MODE] [NOWAIT].
-pub fn lock_table(session: &mut Session, stmt: &LockStmt, sink: &mut dyn QuerySink) -> Result<()> {
-    if !session.in_transaction_block() {
+pub fn lock_table(
+    cx: &mut dyn BackendContext,
+    stmt: &LockStmt,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    if !cx.in_transaction_block() {
         return Err(SqlError::new("25P01", "LOCK TABLE can only be used in transaction blocks"));
     }
     // The grammar's lock mode numbers are PostgreSQL's LOCKMODE values 1..=8.
@@ -769,7 +773,7 @@ pub fn lock_table(session: &mut Session, stmt: &LockStmt, sink: &mut dyn QuerySi
         .ok_or_else(|| SqlError::internal(format!("unknown lock mode {}", stmt.mode)))?;
     for relation in &stmt.relations {
         let Some(NodeEnum::RangeVar(rv)) = relation.node.as_ref() else { continue };
-        let mut parts = session.parts()?;
+        let mut parts = cx.parts()?;
         let rel = crate::catalog::relation::lookup(
             parts.engine,
             parts.env.database,
@@ -786,27 +790,31 @@ pub fn lock_table(session: &mut Session, stmt: &LockStmt, sink: &mut dyn QuerySi
 }
 
 /// DROP TABLE / DROP SEQUENCE [IF EXISTS] name, ...
-pub fn drop(session: &mut Session, stmt: &DropStmt, sink: &mut dyn QuerySink) -> Result<()> {
+pub fn drop(cx: &mut dyn BackendContext, stmt: &DropStmt, sink: &mut dyn QuerySink) -> Result<()> {
     match ObjectType::try_from(stmt.remove_type).ok() {
-        Some(ObjectType::ObjectTable) => drop_tables(session, stmt, sink),
-        Some(ObjectType::ObjectSequence) => sequence::drop_sequences(session, stmt, sink),
-        Some(ObjectType::ObjectIndex) => super::indexcmds::drop_indexes(session, stmt, sink),
-        Some(ObjectType::ObjectExtension) => super::extension::drop_extensions(session, stmt, sink),
+        Some(ObjectType::ObjectTable) => drop_tables(cx, stmt, sink),
+        Some(ObjectType::ObjectSequence) => sequence::drop_sequences(cx, stmt, sink),
+        Some(ObjectType::ObjectIndex) => super::indexcmds::drop_indexes(cx, stmt, sink),
+        Some(ObjectType::ObjectExtension) => super::extension::drop_extensions(cx, stmt, sink),
         _ => Err(SqlError::unsupported("only DROP TABLE and DROP SEQUENCE are supported yet")),
     }
 }
 
 /// DROP TABLE [IF EXISTS] name, ... (with the sequences its columns own).
-fn drop_tables(session: &mut Session, stmt: &DropStmt, sink: &mut dyn QuerySink) -> Result<()> {
+fn drop_tables(
+    cx: &mut dyn BackendContext,
+    stmt: &DropStmt,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
     for object in &stmt.objects {
         let Some(NodeEnum::List(list)) = object.node.as_ref() else { continue };
         let names: Vec<String> = list.items.iter().filter_map(node_str).collect();
         let rv = sequence::range_var(&names)?;
-        let namespaces = sequence::namespaces_for(session, &rv)?;
+        let namespaces = sequence::namespaces_for(cx, &rv)?;
         let name = rv.relname;
-        let engine = session.engine().clone();
-        let db = session.database();
-        let Some(rel) = relation::find(&engine, db, session.txn()?, &namespaces, &name)? else {
+        let engine = cx.engine().clone();
+        let db = cx.database();
+        let Some(rel) = relation::find(&engine, db, cx.txn()?, &namespaces, &name)? else {
             if stmt.missing_ok {
                 sink.notice(&SqlError::new(
                     "00000",
@@ -826,13 +834,13 @@ fn drop_tables(session: &mut Session, stmt: &DropStmt, sink: &mut dyn QuerySink)
             return Err(SqlError::new("42809", format!("\"{name}\" is not a table"))
                 .with_hint("Use DROP SEQUENCE to remove a sequence."));
         }
-        lock_relation(session, rel.oid, LockMode::AccessExclusive)?;
-        super::indexcmds::drop_table_indexes(session, rel.oid)?;
-        for seq in sequence::owned_sequences(session, rel.oid)? {
-            lock_relation(session, seq.oid, LockMode::AccessExclusive)?;
-            remove_relation(session, &seq)?;
+        lock_relation(cx, rel.oid, LockMode::AccessExclusive)?;
+        super::indexcmds::drop_table_indexes(cx, rel.oid)?;
+        for seq in sequence::owned_sequences(cx, rel.oid)? {
+            lock_relation(cx, seq.oid, LockMode::AccessExclusive)?;
+            remove_relation(cx, &seq)?;
         }
-        remove_relation(session, &rel)?;
+        remove_relation(cx, &rel)?;
     }
     sink.complete("DROP TABLE")
 }
@@ -841,11 +849,11 @@ fn drop_tables(session: &mut Session, stmt: &DropStmt, sink: &mut dyn QuerySink)
 /// defaults, sequence parameters, statistics, dependencies) and removes its file once
 /// the transaction commits (PostgreSQL's heap_drop_with_catalog). The caller
 /// holds AccessExclusive on it and has dealt with objects depending on it.
-pub(crate) fn remove_relation(session: &mut Session, rel: &RelationId) -> Result<()> {
-    let engine = session.engine().clone();
-    let db = session.database();
+pub(crate) fn remove_relation(cx: &mut dyn BackendContext, rel: &RelationId) -> Result<()> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
     let oid = rel.oid;
-    let txn = session.txn()?;
+    let txn = cx.txn()?;
     let is_oid = |d: &Datum| matches!(d, Datum::Oid(o) if *o == oid);
     let attrdefs: Vec<Oid> = scan(&engine, db, &PG_ATTRDEF, txn, |r| is_oid(&r[1]))?
         .iter()
@@ -873,8 +881,8 @@ pub(crate) fn remove_relation(session: &mut Session, rel: &RelationId) -> Result
     // Later steps of the same statement must see these rows gone
     // (PostgreSQL's CommandCounterIncrement).
     txn.increment_command();
-    session.delete_on_commit(rel.locator);
+    cx.xact()?.delete_on_commit(rel.locator);
     // Its cumulative statistics go with it (pgstat_drop_relation).
-    session.at_transaction_end(true, move |engine| engine.stats().drop_relation(db, oid));
+    cx.xact()?.at_transaction_end(true, move |engine| engine.stats().drop_relation(db, oid));
     Ok(())
 }

@@ -63,8 +63,8 @@ use crate::catalog::relation::{self, oid_of, RelationId};
 use crate::catalog::schema::{RelKind, PG_CATALOG_NAMESPACE, PG_CLASS};
 use crate::catalog::{replace, scan};
 use crate::error::{Result, SqlError};
+use crate::executor::context::BackendContext;
 use crate::executor::select::catalog_moved_on;
-use crate::session::Session;
 use crate::sink::QuerySink;
 use pg_query::protobuf::{RangeVar, TruncateStmt};
 use pg_query::NodeEnum;
@@ -87,22 +87,23 @@ const RELALLVISIBLE: usize = 10;
 /// empty relfilenode (and empty indexes), then restarts owned sequences if
 /// RESTART IDENTITY was given.
 pub fn truncate(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     stmt: &TruncateStmt,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
-    let tables = open_tables(session, stmt)?;
-    let sequences =
-        if stmt.restart_seqs { lock_owned_sequences(session, &tables)? } else { vec![] };
+    let tables = open_tables(cx, stmt)?;
+    let sequences = if stmt.restart_seqs { lock_owned_sequences(cx, &tables)? } else { vec![] };
     for table in &tables {
-        set_new_relfilenode(session, table, |engine, locator| {
+        set_new_relfilenode(cx, table, |engine, locator| {
             Ok(engine.create_relation_fork(locator, ForkNumber::Main)?)
         })?;
-        reset_indexes(session, table)?;
-        session.count_truncate(table.oid);
+        reset_indexes(cx, table)?;
+        // Its counts so far are void if the level commits.
+        let depth = cx.xact()?.depth();
+        cx.state_mut().stats.count_truncate(table.oid, depth);
     }
     for seq in &sequences {
-        reset_sequence(session, seq)?;
+        reset_sequence(cx, seq)?;
     }
     sink.complete("TRUNCATE TABLE")
 }
@@ -110,11 +111,11 @@ pub fn truncate(
 /// open_tables -- the tables `stmt` names, each checked (PostgreSQL's
 /// truncate_check_rel) and locked ACCESS EXCLUSIVE in the order given; a
 /// table named twice comes once.
-fn open_tables(session: &mut Session, stmt: &TruncateStmt) -> Result<Vec<RelationId>> {
+fn open_tables(cx: &mut dyn BackendContext, stmt: &TruncateStmt) -> Result<Vec<RelationId>> {
     let mut tables: Vec<RelationId> = Vec::new();
     for node in &stmt.relations {
         let Some(NodeEnum::RangeVar(rv)) = node.node.as_ref() else { continue };
-        let table = lock_table(session, rv)?;
+        let table = lock_table(cx, rv)?;
         if tables.iter().all(|t| t.oid != table.oid) {
             tables.push(table);
         }
@@ -127,11 +128,11 @@ fn open_tables(session: &mut Session, stmt: &TruncateStmt) -> Result<Vec<Relatio
 /// meanwhile changed the table's `pg_class` row (another TRUNCATE, a DROP),
 /// the lookup is made again under a fresh snapshot (READ COMMITTED), or the
 /// statement fails with 40001 (REPEATABLE READ): see `catalog_moved_on`.
-fn lock_table(session: &mut Session, rv: &RangeVar) -> Result<RelationId> {
+fn lock_table(cx: &mut dyn BackendContext, rv: &RangeVar) -> Result<RelationId> {
     loop {
-        let table = find_table(session, rv)?;
-        lock_relation(session, table.oid, LockMode::AccessExclusive)?;
-        if !catalog_moved_on(&mut session.parts()?, table.oid, true)? {
+        let table = find_table(cx, rv)?;
+        lock_relation(cx, table.oid, LockMode::AccessExclusive)?;
+        if !catalog_moved_on(&mut cx.parts()?, table.oid, true)? {
             return Ok(table);
         }
     }
@@ -141,15 +142,15 @@ fn lock_table(session: &mut Session, rv: &RangeVar) -> Result<RelationId> {
 /// outside `pg_catalog`: 42P01 if missing, 42809 if not a table, 42501 for
 /// a system catalog. Like PostgreSQL's utility commands, the errors carry
 /// no cursor position.
-fn find_table(session: &mut Session, rv: &RangeVar) -> Result<RelationId> {
+fn find_table(cx: &mut dyn BackendContext, rv: &RangeVar) -> Result<RelationId> {
     let without_position = |mut e: SqlError| {
         e.position = None;
         e
     };
-    let namespaces = namespaces_for(session, rv).map_err(without_position)?;
-    let engine = session.engine().clone();
-    let db = session.database();
-    let rel = relation::find(&engine, db, session.txn()?, &namespaces, &rv.relname)?
+    let namespaces = namespaces_for(cx, rv).map_err(without_position)?;
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let rel = relation::find(&engine, db, cx.txn()?, &namespaces, &rv.relname)?
         .ok_or_else(|| missing_relation(&rv.relname))?;
     if rel.kind != RelKind::Table {
         return Err(SqlError::new("42809", format!("\"{}\" is not a table", rel.name)));
@@ -170,12 +171,15 @@ fn missing_relation(name: &str) -> SqlError {
 
 /// lock_owned_sequences -- the sequences the tables' columns own (serial
 /// columns), locked ACCESS EXCLUSIVE for RESTART IDENTITY.
-fn lock_owned_sequences(session: &mut Session, tables: &[RelationId]) -> Result<Vec<RelationId>> {
+fn lock_owned_sequences(
+    cx: &mut dyn BackendContext,
+    tables: &[RelationId],
+) -> Result<Vec<RelationId>> {
     let mut sequences: Vec<RelationId> = Vec::new();
     for table in tables {
-        for seq in owned_sequences(session, table.oid)? {
+        for seq in owned_sequences(cx, table.oid)? {
             if sequences.iter().all(|s| s.oid != seq.oid) {
-                lock_relation(session, seq.oid, LockMode::AccessExclusive)?;
+                lock_relation(cx, seq.oid, LockMode::AccessExclusive)?;
                 sequences.push(seq);
             }
         }
@@ -190,18 +194,18 @@ fn lock_owned_sequences(session: &mut Session, tables: &[RelationId]) -> Result<
 /// statistics of an empty relation. The caller holds ACCESS EXCLUSIVE on
 /// `rel`. Returns the new file's locator.
 pub(crate) fn set_new_relfilenode(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     rel: &RelationId,
     create: impl FnOnce(&Engine, RelFileLocator) -> Result<()>,
 ) -> Result<RelFileLocator> {
-    let engine = session.engine().clone();
-    let db = session.database();
+    let engine = cx.engine().clone();
+    let db = cx.database();
     let filenode = engine.new_oid()?;
     let locator = RelFileLocator { rel_number: filenode, ..rel.locator };
     create(&engine, locator)?;
-    session.delete_on_abort(locator);
-    session.delete_on_commit(rel.locator);
-    let txn = session.txn()?;
+    cx.xact()?.delete_on_abort(locator);
+    cx.xact()?.delete_on_commit(rel.locator);
+    let txn = cx.txn()?;
     let oid = rel.oid;
     for (tid, mut row) in scan(&engine, db, &PG_CLASS, txn, |r| oid_of(&r[0]) == oid)? {
         row[RELFILENODE] = Datum::Oid(filenode);
@@ -219,15 +223,15 @@ pub(crate) fn set_new_relfilenode(
 /// given a new relfilenode: each index must get a new, empty relfilenode the
 /// same way (PostgreSQL's reindex_relation on a truncated heap), so that a
 /// rolled-back TRUNCATE keeps the old index files with the old heap.
-pub(crate) fn reset_indexes(session: &mut Session, table: &RelationId) -> Result<()> {
-    let engine = session.engine().clone();
-    let db = session.database();
-    let ctx = VisibilityContext::for_transaction(session.txn()?, engine.txns());
+pub(crate) fn reset_indexes(cx: &mut dyn BackendContext, table: &RelationId) -> Result<()> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let ctx = VisibilityContext::for_transaction(cx.txn()?, engine.txns());
     let Some(desc) = relation::by_oid(&engine, db, &ctx, table.oid)? else { return Ok(()) };
     for index in indexes_of(&engine, db, &ctx, table.oid)? {
         let Some(id) = relation::find_by_oid_as(&engine, db, &ctx, index.oid)? else { continue };
         let mut btree = index.btree(&desc);
-        set_new_relfilenode(session, &id, |engine, locator| {
+        set_new_relfilenode(cx, &id, |engine, locator| {
             engine.create_relation_fork(locator, ForkNumber::Main)?;
             btree.locator = locator;
             btree_build(engine, &btree, Vec::new(), false)?;
@@ -242,10 +246,10 @@ pub(crate) fn reset_indexes(session: &mut Session, table: &RelationId) -> Result
 /// not yet called. The parameters are unchanged; the session's cached values
 /// are dropped by nextval when it sees the new relfilenode, while currval
 /// keeps its value, as in PostgreSQL.
-fn reset_sequence(session: &mut Session, seq: &RelationId) -> Result<()> {
-    let mut state = seqstore::read(session.engine(), seq.locator)?;
+fn reset_sequence(cx: &mut dyn BackendContext, seq: &RelationId) -> Result<()> {
+    let mut state = seqstore::read(cx.engine(), seq.locator)?;
     state.data = SeqData { last_value: state.params.start, log_cnt: 0, is_called: false };
-    set_new_relfilenode(session, seq, |engine, locator| {
+    set_new_relfilenode(cx, seq, |engine, locator| {
         seqstore::create(engine, locator, &state)?;
         Ok(())
     })?;

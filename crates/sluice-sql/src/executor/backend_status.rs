@@ -32,8 +32,8 @@
 
 use super::sysviews::{columns, ViewRows};
 use crate::error::{Result, SqlError};
+use crate::executor::context::ExecParts;
 use crate::expr::Expr;
-use crate::session::ExecParts;
 use sluice_access::Engine;
 use sluice_txn::slru::SlruStats;
 use sluice_txn::ProcState;

@@ -40,11 +40,11 @@ use super::plan::{self, JoinKind, Plan, SortKey};
 use super::select;
 use crate::catalog::relation::RelationDesc;
 use crate::error::{Result, SqlError};
+use crate::executor::context::BackendContext;
 use crate::expr::{BoolOp, Builtin, Expr};
 use crate::optimizer::costsize::{cost_sort, Estimate};
 use crate::optimizer::estimate::Estimator;
 use crate::optimizer::ScanContext;
-use crate::session::Session;
 use crate::sink::{OutputColumn, QuerySink};
 use pg_query::protobuf::{ExplainStmt, Node, RangeVar, SelectStmt, SetOperation};
 use pg_query::NodeEnum;
@@ -55,7 +55,11 @@ use sluice_types::{Datum, SqlType};
 use std::time::Instant;
 
 /// EXPLAIN [ ( option [, ...] ) ] statement.
-pub fn explain(session: &mut Session, stmt: &ExplainStmt, sink: &mut dyn QuerySink) -> Result<()> {
+pub fn explain(
+    cx: &mut dyn BackendContext,
+    stmt: &ExplainStmt,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
     let options = explain_options(stmt)?;
     let (query, modify) = explained_query(stmt)?;
     if modify.is_some() && options.analyze {
@@ -65,7 +69,7 @@ pub fn explain(session: &mut Session, stmt: &ExplainStmt, sink: &mut dyn QuerySi
     }
     let planning_start = Instant::now();
     let planning_buffers = BufferUsage::current();
-    let mut parts = session.parts()?;
+    let mut parts = cx.parts()?;
     let mut param_types = Vec::new();
     let planned = select::plan_select(&mut parts, &query, &mut param_types)?;
     let planning = planning_start.elapsed();

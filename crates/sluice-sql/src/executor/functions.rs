@@ -1,7 +1,7 @@
 //! Functions whose value comes from the session, the transaction or the
 //! engine rather than from their arguments (the `SessionFunction`s expression
 //! analysis recognises): clocks, identity, settings, transaction ids, sizes,
-//! and the sequence functions (`commands::sequence::functions`); the
+//! and the sequence functions (`executor::functions::sequence`); the
 //! catalog lookups of clients' describe queries live in `regproc.rs` (names
 //! and OIDs) and `ruleutils.rs` (definitions as SQL text).
 
@@ -11,14 +11,14 @@ pub(crate) mod pgstattuple;
 mod regproc;
 pub(crate) use regproc::RegColumns;
 mod ruleutils;
+pub mod sequence;
 
 use super::host::ExecHost;
 use crate::activity::Signal;
 use crate::catalog::relation::lookup_as;
-use crate::commands::sequence::functions as sequence;
 use crate::error::{Result, SqlError};
+use crate::expr::now_timestamptz;
 use crate::expr::{EvalHost, SessionFunction};
-use crate::session::now_timestamptz;
 use sluice_common::{ForkNumber, RelFileLocator, BLCKSZ};
 use sluice_guc::Settings;
 use sluice_types::Datum;

@@ -6,8 +6,8 @@
 use super::plan::subplan::{run_subplan, Registry, SubplanState};
 use super::spill::TempSpace;
 use crate::error::{Result, SqlError};
+use crate::executor::context::BackendEnv;
 use crate::expr::{AnalyzeHost, EvalHost, Expr, Scope, SessionFunction, SubLinkKind};
-use crate::session::SessionEnv;
 use pg_query::protobuf::Node;
 use rand::Rng;
 use sluice_access::heap::visibility::VisibilityContext;
@@ -157,7 +157,7 @@ impl AnalyzeHost for PlanHost<'_> {
 
 /// Evaluation-time state of one statement.
 pub struct ExecHost<'h, 'a> {
-    env: &'h mut SessionEnv<'a>,
+    env: &'h mut BackendEnv<'a>,
     /// The statement's snapshot, for catalog lookups made by functions.
     visibility: VisibilityContext<'h>,
     context: Context,
@@ -177,11 +177,11 @@ pub struct ExecHost<'h, 'a> {
 impl<'h, 'a> ExecHost<'h, 'a> {
     /// A host for a statement with bound `params`.
     pub fn new(
-        env: &'h mut SessionEnv<'a>,
+        env: &'h mut BackendEnv<'a>,
         params: Vec<Datum>,
         visibility: VisibilityContext<'h>,
     ) -> ExecHost<'h, 'a> {
-        let context = crate::session::session_context(&*env.settings, env.txn_start);
+        let context = crate::expr::session_context(&*env.settings, env.txn_start);
         ExecHost {
             env,
             visibility,
@@ -237,7 +237,7 @@ impl<'h, 'a> ExecHost<'h, 'a> {
     }
 
     /// The session state.
-    pub fn env(&mut self) -> &mut SessionEnv<'a> {
+    pub fn env(&mut self) -> &mut BackendEnv<'a> {
         self.env
     }
 
@@ -267,7 +267,7 @@ impl<'h, 'a> ExecHost<'h, 'a> {
     }
 
     /// The session's interrupt check (for waits inside the heap).
-    pub fn interrupts(&self) -> crate::session::InterruptCheck {
+    pub fn interrupts(&self) -> crate::activity::InterruptCheck {
         self.env.interrupts.clone()
     }
 }

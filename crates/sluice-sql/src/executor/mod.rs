@@ -4,6 +4,7 @@
 
 mod backend_status;
 pub mod bitmapscan;
+pub mod context;
 mod explain;
 pub(crate) mod functions;
 pub mod host;
@@ -14,6 +15,7 @@ pub mod modify;
 mod onconflict;
 mod pgstat_views;
 pub mod plan;
+pub mod plancache;
 pub(crate) mod scanstats;
 pub mod select;
 pub mod spill;
@@ -21,9 +23,10 @@ mod sysviews;
 
 use crate::commands::tablecmds::lock_relation_in;
 use crate::error::Result;
+use crate::executor::context::BackendContext;
+use crate::executor::context::ExecParts;
+use crate::executor::plancache::{KeptPlan, PlannedUnder};
 use crate::parser::RawStatement;
-use crate::plancache::{KeptPlan, PlannedUnder};
-use crate::session::{ExecParts, Session};
 use crate::sink::QuerySink;
 pub use explain::explain;
 pub(crate) use explain::expr as deparse;
@@ -37,13 +40,13 @@ use std::sync::Arc;
 
 /// run -- executes a SELECT, INSERT, UPDATE or DELETE with bound `params`.
 pub fn run(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     statement: &RawStatement,
     params: &[Datum],
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
     let mut param_types: Vec<Option<SqlType>> = params.iter().map(|p| p.natural_type()).collect();
-    let mut parts = session.parts()?;
+    let mut parts = cx.parts()?;
     if needs_xid(&statement.text) {
         parts.txn.assign_top_xid();
     }
@@ -137,11 +140,11 @@ fn keep_plan(
 /// statements without rows), inferring parameter types into `param_types`;
 /// nothing is executed (extended protocol Describe).
 pub fn describe(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     statement: &RawStatement,
     param_types: &mut Vec<Option<SqlType>>,
 ) -> Result<Option<Vec<crate::sink::OutputColumn>>> {
-    let mut parts = session.parts()?;
+    let mut parts = cx.parts()?;
     let mut columns = ColumnsOnly(None);
     match &statement.node {
         NodeEnum::SelectStmt(select) => {

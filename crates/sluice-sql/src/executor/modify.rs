@@ -24,13 +24,13 @@ use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::{deform_row, form_row};
 use crate::error::position;
 use crate::error::{Result, SqlError};
+use crate::executor::context::ExecParts;
 use crate::expr::{
     analyze, check_boolean, coerce, coerce_to_column, column_name, eval, eval_qual,
     CoercionContext, EvalHost, Expr, Scope,
 };
 use crate::optimizer::choose_scan;
 use crate::parser::unsupported::refuse;
-use crate::session::ExecParts;
 use crate::sink::{OutputColumn, QuerySink};
 use pg_query::protobuf::{DeleteStmt, InsertStmt, Node, RangeVar, UpdateStmt};
 use pg_query::NodeEnum;

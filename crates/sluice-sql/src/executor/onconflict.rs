@@ -56,8 +56,8 @@ use crate::catalog::rows::{deform_row, form_row};
 use crate::commands::indexcmds::predicate_text;
 use crate::error::position;
 use crate::error::{Result, SqlError};
+use crate::executor::context::ExecParts;
 use crate::expr::{analyze, check_boolean, eval, eval_qual, Expr, Scope};
-use crate::session::ExecParts;
 use pg_query::protobuf::{InferClause, Node, OnConflictAction, OnConflictClause};
 use pg_query::NodeEnum;
 use sluice_access::heap::heapam::{

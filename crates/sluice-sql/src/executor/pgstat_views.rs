@@ -16,7 +16,7 @@ use crate::catalog::relation::oid_of;
 use crate::catalog::scan_as;
 use crate::catalog::schema::{PG_CLASS, PG_INDEX, PG_NAMESPACE};
 use crate::error::Result;
-use crate::session::ExecParts;
+use crate::executor::context::ExecParts;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::pgstat::TableStats;
 use sluice_common::Oid;

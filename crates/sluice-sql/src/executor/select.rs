@@ -34,11 +34,11 @@ use crate::catalog::relation::{self, RelationDesc};
 use crate::commands::tablecmds::lock_relation_in;
 use crate::error::position;
 use crate::error::{Result, SqlError};
+use crate::executor::context::ExecParts;
 use crate::expr::{
     analyze, check_boolean, column_name, expand_star, resolve_unknown_with, select_common_type,
     star_indirection, Expr, Scope, ScopeColumn,
 };
-use crate::session::ExecParts;
 use crate::sink::OutputColumn;
 use pg_query::protobuf::{self, Node, SelectStmt, SortBy, SortByDir, SortByNulls};
 use pg_query::NodeEnum;

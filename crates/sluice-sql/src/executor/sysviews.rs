@@ -4,8 +4,8 @@
 //! query names them).
 
 use crate::error::Result;
+use crate::executor::context::{BackendEnv, ExecParts};
 use crate::expr::ScopeColumn;
-use crate::session::{ExecParts, SessionEnv};
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::Engine;
 use sluice_types::{Datum, SqlType};
@@ -86,7 +86,7 @@ fn pg_replication_slots() -> ViewRows {
 
 /// `pg_stat_progress_vacuum`: one row per running VACUUM, from the progress
 /// each publishes in the activity table (`commands/vacuum/`).
-fn pg_stat_progress_vacuum(env: &SessionEnv) -> ViewRows {
+fn pg_stat_progress_vacuum(env: &BackendEnv) -> ViewRows {
     use SqlType::*;
     let cols = columns(
         "pg_stat_progress_vacuum",
@@ -134,7 +134,7 @@ fn pg_stat_progress_vacuum(env: &SessionEnv) -> ViewRows {
 /// `pg_stat_progress_cluster`: one row per running VACUUM FULL or CLUSTER,
 /// from the progress each publishes in the activity table
 /// (`commands/cluster.rs`).
-fn pg_stat_progress_cluster(env: &SessionEnv) -> ViewRows {
+fn pg_stat_progress_cluster(env: &BackendEnv) -> ViewRows {
     use SqlType::*;
     let cols = columns(
         "pg_stat_progress_cluster",
@@ -225,7 +225,7 @@ fn pg_roles(parts: &mut ExecParts) -> Result<ViewRows> {
 fn pg_stats(parts: &mut ExecParts) -> Result<ViewRows> {
     use crate::catalog::statistic::{pg_stats_rows, PG_STATS_COLUMNS};
     let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
-    let session = crate::session::session_context(&*parts.env.settings, parts.env.txn_start);
+    let session = crate::expr::session_context(&*parts.env.settings, parts.env.txn_start);
     let rows = pg_stats_rows(parts.engine, parts.env.database, &ctx, &session)?;
     Ok(ViewRows { columns: columns("pg_stats", &PG_STATS_COLUMNS), rows })
 }
@@ -297,7 +297,7 @@ fn pg_locks(engine: &Engine) -> ViewRows {
 
 /// `pg_settings`: every setting as the session sees it. `enumvals` (an
 /// array in PostgreSQL) is shown as PostgreSQL prints the array, `{a,b}`.
-fn pg_settings(env: &SessionEnv) -> ViewRows {
+fn pg_settings(env: &BackendEnv) -> ViewRows {
     use SqlType::*;
     let text = |n: &str| (n.to_string(), Text);
     let mut list: Vec<(String, SqlType)> = [
@@ -368,8 +368,8 @@ fn opt_time(t: Option<i64>) -> Datum {
     t.map_or(Datum::Null, Datum::TimestampTz)
 }
 
-/// `pg_stat_activity`: one row per client backend.
-fn pg_stat_activity(env: &SessionEnv, engine: &Engine) -> ViewRows {
+/// `pg_stat_activity`: one row per client backend and background worker.
+fn pg_stat_activity(env: &BackendEnv, engine: &Engine) -> ViewRows {
     use SqlType::*;
     let cols = columns(
         "pg_stat_activity",
@@ -438,7 +438,7 @@ fn pg_stat_activity(env: &SessionEnv, engine: &Engine) -> ViewRows {
                 xid(proc.and_then(|p| p.xmin)),
                 Datum::Null,
                 Datum::Text(a.query),
-                Datum::Text("client backend".into()),
+                Datum::Text(a.backend_type.into()),
             ]
         })
         .collect();

@@ -9,9 +9,10 @@
 //! counts in the range's last field, and fields below the range are dropped
 //! (PostgreSQL's `AdjustIntervalForTypmod`).
 
+use sluice_guc::Settings;
 use sluice_types::datetime::calendar::{USECS_PER_HOUR, USECS_PER_MINUTE};
 use sluice_types::datetime::{arith, funcs, input, interval, Interval, TimeZone};
-use sluice_types::{io, Context, Datum, ErrorKind, Numeric, TypeError};
+use sluice_types::{io, Context, DateStyle, Datum, ErrorKind, IntervalStyle, Numeric, TypeError};
 
 use super::builtin::{arg, float, text, unexpected, Builtin};
 use super::typename::INTERVAL_FULL_RANGE;
@@ -246,4 +247,26 @@ fn last_field(range: i32) -> &'static str {
     } else {
         "years"
     }
+}
+
+/// Microseconds between the Unix epoch and PostgreSQL's (2000-01-01).
+const POSTGRES_EPOCH_OFFSET_MICROS: i64 = 946_684_800_000_000;
+
+/// The current time as a timestamptz value.
+pub fn now_timestamptz() -> i64 {
+    let micros = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros() as i64)
+        .unwrap_or(0);
+    micros - POSTGRES_EPOCH_OFFSET_MICROS
+}
+
+/// session_context -- the [`Context`] of `settings` at transaction time
+/// `now`: the time zone and the date and interval styles that values are
+/// read and printed in (an unknown zone, which SET refuses, reads as UTC).
+pub fn session_context<S: Settings + ?Sized>(settings: &S, now: i64) -> Context {
+    let zone = TimeZone::named(&settings.get_str("TimeZone")).unwrap_or_default();
+    let date_style = DateStyle::from_setting(&settings.get_str("DateStyle"));
+    let interval_style = IntervalStyle::from_setting(settings.get_enum("IntervalStyle"));
+    Context::new(zone, now).with_styles(date_style, interval_style)
 }

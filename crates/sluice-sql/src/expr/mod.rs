@@ -121,6 +121,7 @@ pub use coerce::{
     resolve_unknown_with, select_common_type, CoercionContext,
 };
 pub use column::expand_star;
+pub use datetime::{now_timestamptz, session_context};
 pub use eval::{eval, eval_qual};
 pub use naming::column_name;
 pub use oper::make_op;

@@ -25,12 +25,12 @@ use crate::catalog::index::{indexes_of, IndexDesc};
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::statistic::{self, ColumnStatistics};
 use crate::error::Result;
+use crate::executor::context::BackendEnv;
 use crate::executor::indexing::analyze_predicate;
 use crate::executor::indexscan::{
     conjuncts, index_qual, index_quals, widen, IndexPath, IndexQual, ScanMethod,
 };
 use crate::expr::Expr;
-use crate::session::SessionEnv;
 use costsize::{
     cost_bitmap_heap_scan, cost_index, cost_index_access, cost_seqscan, estimate_rel_size,
     CostParams, IndexAccess, IndexSize, RelSize,
@@ -57,7 +57,7 @@ impl<'a> ScanContext<'a> {
     /// catalogs as `ctx` does.
     pub(crate) fn new(
         engine: &'a Engine,
-        env: &SessionEnv,
+        env: &BackendEnv,
         ctx: &'a VisibilityContext<'a>,
     ) -> ScanContext<'a> {
         let params = CostParams::from_settings(&*env.settings);

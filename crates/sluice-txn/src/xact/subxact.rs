@@ -158,10 +158,23 @@ impl LevelLocks {
         mode: LockMode,
         params: &LockWaitParams<'_>,
     ) -> std::result::Result<(), LockError> {
-        self.backend.mgr.locks.acquire(self.backend.lock_owner(), tag, mode, params)?;
-        self.log.lock().note(tag, mode);
-        Ok(())
+        acquire_at_level(&self.backend, &self.log, tag, mode, params)
     }
+}
+
+/// acquire_at_level -- takes `mode` on `tag` for `backend`'s transaction
+/// and logs it at the level current in `log` (both [`Transaction::lock`]
+/// and [`LevelLocks::lock`]).
+pub(super) fn acquire_at_level(
+    backend: &Backend,
+    log: &Mutex<LockLog>,
+    tag: LockTag,
+    mode: LockMode,
+    params: &LockWaitParams<'_>,
+) -> std::result::Result<(), LockError> {
+    backend.mgr.locks.acquire(backend.lock_owner(), tag, mode, params)?;
+    log.lock().note(tag, mode);
+    Ok(())
 }
 
 impl Transaction {
@@ -313,11 +326,6 @@ impl Transaction {
 
     fn publish_subxact_count(&self) {
         self.mgr().procarray.set_subxact_count(self.backend.proc, self.own_subxids.len());
-    }
-
-    /// Notes an acquire of `mode` on `tag` by the current level.
-    pub(super) fn log_lock(&self, tag: LockTag, mode: LockMode) {
-        self.lock_log.lock().note(tag, mode);
     }
 
     /// Gives back every acquire logged by levels `depth..`.

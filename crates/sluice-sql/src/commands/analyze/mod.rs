@@ -65,7 +65,8 @@ use crate::catalog::statistic::{self, latest_view, ColumnStatistics};
 use crate::catalog::{replace, scan, scan_as};
 use crate::commands::tablecmds::{lock_relation_with, position, target_namespace};
 use crate::error::{Result, SqlError};
-use crate::session::{ExecParts, Session};
+use crate::executor::context::BackendContext;
+use crate::executor::context::ExecParts;
 use crate::sink::QuerySink;
 use compute::{compute, ColumnSample};
 use pg_query::protobuf::{DefElem, RangeVar, VacuumRelation, VacuumStmt};
@@ -112,12 +113,15 @@ pub(crate) struct Target {
 /// analyze -- `ANALYZE [VERBOSE] [table [(column, ...)], ...]` and its
 /// parenthesised-options form. Every listed table is looked up before any is
 /// analysed, so a misspelt name fails the whole statement at once.
-pub fn analyze(session: &mut Session, stmt: &VacuumStmt, sink: &mut dyn QuerySink) -> Result<()> {
+pub fn analyze(
+    cx: &mut dyn BackendContext,
+    stmt: &VacuumStmt,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
     let options = parse_options(stmt)?;
-    let targets =
-        if stmt.rels.is_empty() { all_tables(session)? } else { listed_tables(session, stmt)? };
+    let targets = if stmt.rels.is_empty() { all_tables(cx)? } else { listed_tables(cx, stmt)? };
     for target in &targets {
-        let mut parts = session.parts()?;
+        let mut parts = cx.parts()?;
         analyze_relation(
             &mut parts,
             target.oid,
@@ -178,11 +182,11 @@ fn parse_options(stmt: &VacuumStmt) -> Result<AnalyzeOptions> {
 
 /// all_tables -- every ordinary table of the database, catalogs included,
 /// in `pg_class` order (PostgreSQL's get_all_vacuum_rels).
-pub(crate) fn all_tables(session: &mut Session) -> Result<Vec<Target>> {
-    let engine = session.engine().clone();
-    let db = session.database();
+pub(crate) fn all_tables(cx: &mut dyn BackendContext) -> Result<Vec<Target>> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
     let kind = RelKind::Table.letter();
-    let rows = scan(&engine, db, &PG_CLASS, session.txn()?, |r| r[14].as_str() == Some(kind))?;
+    let rows = scan(&engine, db, &PG_CLASS, cx.txn()?, |r| r[14].as_str() == Some(kind))?;
     Ok(rows
         .into_iter()
         .map(|(_, r)| Target { oid: oid_of(&r[0]), named: None, columns: Vec::new() })
@@ -192,12 +196,12 @@ pub(crate) fn all_tables(session: &mut Session) -> Result<Vec<Target>> {
 /// listed_tables -- the tables the statement names, looked up in the
 /// search path (42P01 for a missing one, without a cursor position, as
 /// PostgreSQL reports it here).
-pub(crate) fn listed_tables(session: &mut Session, stmt: &VacuumStmt) -> Result<Vec<Target>> {
+pub(crate) fn listed_tables(cx: &mut dyn BackendContext, stmt: &VacuumStmt) -> Result<Vec<Target>> {
     let mut targets = Vec::new();
     for node in &stmt.rels {
         let Some(NodeEnum::VacuumRelation(vr)) = node.node.as_ref() else { continue };
         let Some(rv) = vr.relation.as_ref() else { continue };
-        let oid = lookup_table(session, rv).map_err(|mut e| {
+        let oid = lookup_table(cx, rv).map_err(|mut e| {
             e.position = None;
             e
         })?;
@@ -210,18 +214,16 @@ pub(crate) fn listed_tables(session: &mut Session, stmt: &VacuumStmt) -> Result<
 /// AccessShareLock here; the ShareUpdateExclusiveLock taken before the
 /// table is read is what matters, and a table dropped in between is
 /// skipped then.
-fn lookup_table(session: &mut Session, rv: &RangeVar) -> Result<Oid> {
+fn lookup_table(cx: &mut dyn BackendContext, rv: &RangeVar) -> Result<Oid> {
     let namespaces = match rv.schemaname.as_str() {
-        "" => session.search_path().to_vec(),
+        "" => cx.search_path().to_vec(),
         _ => vec![target_namespace(rv)?],
     };
-    let engine = session.engine().clone();
-    let db = session.database();
-    relation::find(&engine, db, session.txn()?, &namespaces, &rv.relname)?
-        .map(|id| id.oid)
-        .ok_or_else(|| {
-            SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname))
-        })
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    relation::find(&engine, db, cx.txn()?, &namespaces, &rv.relname)?.map(|id| id.oid).ok_or_else(
+        || SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname)),
+    )
 }
 
 fn column_names(vr: &VacuumRelation) -> Vec<String> {

@@ -56,10 +56,10 @@ use crate::catalog::schema::PG_INDEX;
 use crate::catalog::{replace, scan};
 use crate::commands::tablecmds::{acquire_with_settings, lock_relation};
 use crate::error::{Result, SqlError};
+use crate::executor::context::BackendContext;
 use crate::executor::host::ExecHost;
 use crate::executor::indexing::IndexSet;
 use crate::expr::EvalHost;
-use crate::session::Session;
 use crate::sink::QuerySink;
 use sluice_access::heap::scan::HeapScan;
 use sluice_access::heap::visibility::VisibilityContext;
@@ -86,47 +86,50 @@ pub(super) const INDISREADY: usize = 12;
 /// without blocking writers (see the module doc). Returns its OID, or
 /// `None` if IF NOT EXISTS found the name taken.
 pub(super) fn define_index_concurrently(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     table: &RelationDesc,
     spec: NewIndex,
     sink: &mut dyn QuerySink,
 ) -> Result<Option<Oid>> {
-    let held = SessionLock::on_table(session, table.oid)?;
+    let held = SessionLock::on_table(cx, table.oid)?;
     let tag = held.tag;
-    let Some(created) = create_index_entry(session, table, &spec, IndexState::Building, sink)?
-    else {
+    let Some(created) = create_index_entry(cx, table, &spec, IndexState::Building, sink)? else {
         return Ok(None);
     };
-    session.restart_transaction()?;
+    cx.restart_transaction()?;
 
-    wait_for_lockers(session, tag, LockMode::Share)?;
-    build_index_from(session, table, created.oid, &created.name, BuildScan::Snapshot)?;
-    set_index_flag(session, created.oid, INDISREADY, true)?;
-    session.restart_transaction()?;
+    wait_for_lockers(cx, tag, LockMode::Share)?;
+    build_index_from(cx, table, created.oid, &created.name, BuildScan::Snapshot)?;
+    set_index_flag(cx, created.oid, INDISREADY, true)?;
+    cx.restart_transaction()?;
 
-    wait_for_lockers(session, tag, LockMode::Share)?;
-    let reference_xmin = validate_index(session, table, &created)?;
-    session.restart_transaction()?;
-    wait_for_older_snapshots(session, reference_xmin)?;
-    set_index_flag(session, created.oid, INDISVALID, true)?;
+    wait_for_lockers(cx, tag, LockMode::Share)?;
+    let reference_xmin = validate_index(cx, table, &created)?;
+    cx.restart_transaction()?;
+    wait_for_older_snapshots(cx, reference_xmin)?;
+    set_index_flag(cx, created.oid, INDISVALID, true)?;
     Ok(Some(created.oid))
 }
 
 /// drop_index_concurrently -- removes `index` of `table` without blocking
 /// the table's readers or writers (see the module doc).
-pub(super) fn drop_index_concurrently(session: &mut Session, table: Oid, index: Oid) -> Result<()> {
-    let held = SessionLock::on_table(session, table)?;
+pub(super) fn drop_index_concurrently(
+    cx: &mut dyn BackendContext,
+    table: Oid,
+    index: Oid,
+) -> Result<()> {
+    let held = SessionLock::on_table(cx, table)?;
     let tag = held.tag;
-    set_index_flag(session, index, INDISVALID, false)?;
-    session.restart_transaction()?;
+    set_index_flag(cx, index, INDISVALID, false)?;
+    cx.restart_transaction()?;
 
-    wait_for_lockers(session, tag, LockMode::AccessExclusive)?;
-    set_index_flag(session, index, INDISREADY, false)?;
-    session.restart_transaction()?;
+    wait_for_lockers(cx, tag, LockMode::AccessExclusive)?;
+    set_index_flag(cx, index, INDISREADY, false)?;
+    cx.restart_transaction()?;
 
-    wait_for_lockers(session, tag, LockMode::AccessExclusive)?;
-    lock_relation(session, index, LockMode::AccessExclusive)?;
-    super::remove_index(session, index)
+    wait_for_lockers(cx, tag, LockMode::AccessExclusive)?;
+    lock_relation(cx, index, LockMode::AccessExclusive)?;
+    super::remove_index(cx, index)
 }
 
 /// A session lock on the table, released when the command ends however it
@@ -141,13 +144,13 @@ impl SessionLock {
     /// on_table -- locks `table` in SHARE UPDATE EXCLUSIVE for this
     /// transaction and for the session, so the lock outlives the commits
     /// between the steps.
-    pub(super) fn on_table(session: &mut Session, table: Oid) -> Result<SessionLock> {
-        lock_relation(session, table, BUILD_LOCK)?;
-        let tag = LockTag::Relation { database: session.database(), relation: table };
-        let backend = session.backend().clone();
+    pub(super) fn on_table(cx: &mut dyn BackendContext, table: Oid) -> Result<SessionLock> {
+        lock_relation(cx, table, BUILD_LOCK)?;
+        let tag = LockTag::Relation { database: cx.database(), relation: table };
+        let backend = cx.backend().clone();
         let locks = backend.manager().lock_manager();
         let owner = backend.lock_owner();
-        acquire_with_settings(&session.parts()?.env, false, None, |params| {
+        acquire_with_settings(&cx.parts()?.env, false, None, |params| {
             locks.acquire_session(owner, tag, BUILD_LOCK, params)
         })?;
         Ok(SessionLock { backend, tag })
@@ -163,13 +166,13 @@ impl Drop for SessionLock {
 
 /// The B-tree of `table`'s index `oid` as the current transaction sees it.
 pub(super) fn index_of(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     table: &RelationDesc,
     oid: Oid,
 ) -> Result<(sluice_access::nbtree::BTreeIndex, crate::catalog::index::IndexDesc)> {
-    let engine = session.engine().clone();
-    let db = session.database();
-    let ctx = VisibilityContext::for_transaction(session.txn()?, engine.txns());
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let ctx = VisibilityContext::for_transaction(cx.txn()?, engine.txns());
     let index = indexes_of(&engine, db, &ctx, table.oid)?
         .into_iter()
         .find(|i| i.oid == oid)
@@ -179,14 +182,14 @@ pub(super) fn index_of(
 
 /// set_index_flag -- sets one of `indisready`/`indisvalid` of index `oid`.
 pub(super) fn set_index_flag(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     oid: Oid,
     column: usize,
     value: bool,
 ) -> Result<()> {
-    let engine = session.engine().clone();
-    let db = session.database();
-    let txn = session.txn()?;
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let txn = cx.txn()?;
     for (tid, mut row) in scan(&engine, db, &PG_INDEX, txn, |r| oid_of(&r[0]) == oid)? {
         row[column] = Datum::Bool(value);
         replace(&engine, db, &PG_INDEX, txn, tid, &row)?;
@@ -197,12 +200,12 @@ pub(super) fn set_index_flag(
 /// validate_index -- adds to the index every tuple a new reference snapshot
 /// sees that it does not hold yet; returns that snapshot's xmin.
 pub(super) fn validate_index(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     table: &RelationDesc,
     created: &CreatedIndex,
 ) -> Result<Xid> {
-    let (btree, index) = index_of(session, table, created.oid)?;
-    let mut parts = session.parts()?;
+    let (btree, index) = index_of(cx, table, created.oid)?;
+    let mut parts = cx.parts()?;
     let engine = parts.engine.clone();
     let reference_xmin = parts.txn.snapshot().xmin;
     let ctx = VisibilityContext::for_transaction(parts.txn, engine.txns());
@@ -243,12 +246,16 @@ fn missing_tuples(
 /// wait_for_lockers -- waits until every transaction that now holds a lock
 /// on `tag` conflicting with `mode` has ended (PostgreSQL's WaitForLockers):
 /// SHARE finds the writers, ACCESS EXCLUSIVE every user of the table.
-pub(super) fn wait_for_lockers(session: &mut Session, tag: LockTag, mode: LockMode) -> Result<()> {
-    let backend = session.backend().clone();
+pub(super) fn wait_for_lockers(
+    cx: &mut dyn BackendContext,
+    tag: LockTag,
+    mode: LockMode,
+) -> Result<()> {
+    let backend = cx.backend().clone();
     let me = backend.proc();
     let holders = backend.manager().lock_manager().conflicting_holders(tag, mode, me);
     for holder in holders {
-        wait_for_proc(session, holder.proc, |s| {
+        wait_for_proc(cx, holder.proc, |s| {
             let locks = s.backend().manager().lock_manager();
             locks.conflicting_holders(tag, mode, me).iter().any(|h| h.proc == holder.proc)
         })?;
@@ -258,14 +265,14 @@ pub(super) fn wait_for_lockers(session: &mut Session, tag: LockTag, mode: LockMo
 
 /// wait_for_older_snapshots -- waits until no other backend holds a
 /// snapshot whose xmin is below `limit` (PostgreSQL's WaitForOlderSnapshots).
-pub(super) fn wait_for_older_snapshots(session: &mut Session, limit: Xid) -> Result<()> {
-    let me = session.backend().proc();
-    let holding_older = |s: &Session| -> Vec<ProcId> {
+pub(super) fn wait_for_older_snapshots(cx: &mut dyn BackendContext, limit: Xid) -> Result<()> {
+    let me = cx.backend().proc();
+    let holding_older = |s: &dyn BackendContext| -> Vec<ProcId> {
         let states = s.backend().manager().proc_states();
         states.iter().filter(|p| p.xmin.is_some_and(|x| x < limit)).map(|p| p.proc).collect()
     };
-    for proc in holding_older(session).into_iter().filter(|&p| p != me) {
-        wait_for_proc(session, proc, |s| holding_older(s).contains(&proc))?;
+    for proc in holding_older(cx).into_iter().filter(|&p| p != me) {
+        wait_for_proc(cx, proc, |s| holding_older(s).contains(&proc))?;
     }
     Ok(())
 }
@@ -275,21 +282,21 @@ pub(super) fn wait_for_older_snapshots(session: &mut Session, limit: Xid) -> Res
 /// transaction then has ended), else by polling, registered as a wait for
 /// that backend so that `pg_blocking_pids` names it.
 fn wait_for_proc(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     proc: ProcId,
-    still: impl Fn(&Session) -> bool,
+    still: impl Fn(&dyn BackendContext) -> bool,
 ) -> Result<()> {
-    let backend = session.backend().clone();
+    let backend = cx.backend().clone();
     let locks = backend.manager().lock_manager();
     let mut watch = None;
-    while still(session) {
+    while still(cx) {
         let states = backend.manager().proc_states();
         let state = states.iter().find(|p| p.proc == proc);
         let xid = state.and_then(|p| p.xid);
         if watch.is_none() {
             watch = state.map(|p| locks.watch_backend(backend.lock_owner().pid, p.pid));
         }
-        let parts = session.parts()?;
+        let parts = cx.parts()?;
         match xid {
             Some(xid) => {
                 let txn = &*parts.txn;

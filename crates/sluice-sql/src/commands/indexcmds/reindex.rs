@@ -50,7 +50,7 @@ use crate::commands::sequence::find_named;
 use crate::commands::tablecmds::{lock_relation, position};
 use crate::commands::truncate::set_new_relfilenode;
 use crate::error::{Result, SqlError};
-use crate::session::Session;
+use crate::executor::context::BackendContext;
 use crate::sink::QuerySink;
 use pg_query::protobuf::{RangeVar, ReindexObjectType, ReindexStmt};
 use pg_query::NodeEnum;
@@ -66,7 +66,7 @@ const RELPAGES: usize = 8;
 /// rebuild_index -- gives `index` of `table` a new file built from the
 /// heap, and records its size in `pg_class`.
 pub(crate) fn rebuild_index(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     table: &RelationDesc,
     index: &IndexDesc,
 ) -> Result<()> {
@@ -77,23 +77,23 @@ pub(crate) fn rebuild_index(
         locator: index.locator,
         kind: RelKind::Index,
     };
-    let locator = set_new_relfilenode(session, &id, |engine, locator| {
+    let locator = set_new_relfilenode(cx, &id, |engine, locator| {
         Ok(engine.create_relation_fork(locator, ForkNumber::Main)?)
     })?;
-    session.keep_until_unseen(index.locator)?;
+    cx.xact()?.keep_until_unseen(index.locator);
     // The build reads the index's new pg_class row (the command counter
     // moved on), so it writes the new file.
-    let entries = build_index_from(session, table, index.oid, &index.name, BuildScan::Locked)?;
+    let entries = build_index_from(cx, table, index.oid, &index.name, BuildScan::Locked)?;
     // A complete build makes an index left invalid by a failed CREATE
     // INDEX CONCURRENTLY usable (PostgreSQL's reindex_index).
     for (set, column) in [(index.ready, INDISREADY), (index.valid, INDISVALID)] {
         if !set {
-            set_index_flag(session, index.oid, column, true)?;
-            session.txn()?.increment_command();
+            set_index_flag(cx, index.oid, column, true)?;
+            cx.txn()?.increment_command();
         }
     }
-    let pages = session.engine().pool().nblocks(locator, ForkNumber::Main)?;
-    let mut parts = session.parts()?;
+    let pages = cx.engine().pool().nblocks(locator, ForkNumber::Main)?;
+    let mut parts = cx.parts()?;
     update_relstats(&mut parts, index.oid, pages, entries as f64, None)?;
     parts.txn.increment_command();
     Ok(())
@@ -103,18 +103,18 @@ pub(crate) fn rebuild_index(
 /// the current transaction now sees the table (PostgreSQL's
 /// reindex_relation), calling `rebuilt` after each.
 pub(crate) fn rebuild_table_indexes(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     table_oid: Oid,
     rebuilt: &mut dyn FnMut(),
 ) -> Result<()> {
-    let engine = session.engine().clone();
-    let db = session.database();
-    let ctx = VisibilityContext::for_transaction(session.txn()?, engine.txns());
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let ctx = VisibilityContext::for_transaction(cx.txn()?, engine.txns());
     let table = relation::by_oid(&engine, db, &ctx, table_oid)?
         .ok_or_else(|| SqlError::internal("the table of the indexes to rebuild disappeared"))?;
     let indexes = indexes_of(&engine, db, &ctx, table_oid)?;
     for index in &indexes {
-        rebuild_index(session, &table, index)?;
+        rebuild_index(cx, &table, index)?;
         rebuilt();
     }
     Ok(())
@@ -132,7 +132,11 @@ struct ReindexOptions {
 /// reindex -- `REINDEX [(VERBOSE)] {INDEX | TABLE} [CONCURRENTLY] name`
 /// (PostgreSQL's ExecReindex): locks the table SHARE (writers wait, readers
 /// go on), each index to rebuild ACCESS EXCLUSIVE, and rebuilds them.
-pub fn reindex(session: &mut Session, stmt: &ReindexStmt, sink: &mut dyn QuerySink) -> Result<()> {
+pub fn reindex(
+    cx: &mut dyn BackendContext,
+    stmt: &ReindexStmt,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
     let options = parse_options(stmt)?;
     let kind = ReindexObjectType::try_from(stmt.kind).unwrap_or(ReindexObjectType::Undefined);
     let Some(rv) = stmt.relation.as_ref() else {
@@ -142,18 +146,16 @@ pub fn reindex(session: &mut Session, stmt: &ReindexStmt, sink: &mut dyn QuerySi
         )));
     };
     if options.concurrently {
-        session.prevent_transaction_block("REINDEX CONCURRENTLY")?;
+        cx.prevent_transaction_block("REINDEX CONCURRENTLY")?;
     }
-    let target = find_relation(session, rv)?;
+    let target = find_relation(cx, rv)?;
     if options.concurrently {
-        reindex_concurrently(session, &target, kind, options, sink)?;
+        reindex_concurrently(cx, &target, kind, options, sink)?;
         return sink.complete("REINDEX");
     }
     match kind {
-        ReindexObjectType::ReindexObjectIndex => {
-            reindex_one_index(session, &target, options, sink)?
-        }
-        _ => reindex_table(session, &target, options, sink)?,
+        ReindexObjectType::ReindexObjectIndex => reindex_one_index(cx, &target, options, sink)?,
+        _ => reindex_table(cx, &target, options, sink)?,
     }
     sink.complete("REINDEX")
 }
@@ -180,8 +182,8 @@ fn parse_options(stmt: &ReindexStmt) -> Result<ReindexOptions> {
 }
 
 /// The relation `rv` names (42P01 if none), refusing system catalogs.
-fn find_relation(session: &mut Session, rv: &RangeVar) -> Result<RelationId> {
-    let rel = find_named(session, rv)?;
+fn find_relation(cx: &mut dyn BackendContext, rv: &RangeVar) -> Result<RelationId> {
+    let rel = find_named(cx, rv)?;
     if rel.namespace == PG_CATALOG_NAMESPACE {
         return Err(SqlError::unsupported(format!(
             "REINDEX of system catalog \"{}\" is not supported yet",
@@ -194,7 +196,7 @@ fn find_relation(session: &mut Session, rv: &RangeVar) -> Result<RelationId> {
 /// reindex_one_index -- REINDEX INDEX: SHARE on its table, ACCESS
 /// EXCLUSIVE on the index (PostgreSQL's ReindexIndex).
 fn reindex_one_index(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     index: &RelationId,
     options: ReindexOptions,
     sink: &mut dyn QuerySink,
@@ -202,21 +204,21 @@ fn reindex_one_index(
     if index.kind != RelKind::Index {
         return Err(SqlError::new("42809", format!("\"{}\" is not an index", index.name)));
     }
-    let table_oid = table_of_index(session, index.oid)?;
-    lock_relation(session, table_oid, LockMode::Share)?;
-    lock_relation(session, index.oid, LockMode::AccessExclusive)?;
-    let (table, indexes) = current_table(session, table_oid)?;
+    let table_oid = table_of_index(cx, index.oid)?;
+    lock_relation(cx, table_oid, LockMode::Share)?;
+    lock_relation(cx, index.oid, LockMode::AccessExclusive)?;
+    let (table, indexes) = current_table(cx, table_oid)?;
     let Some(desc) = indexes.iter().find(|i| i.oid == index.oid) else {
         return Err(SqlError::new("42P01", format!("relation \"{}\" does not exist", index.name)));
     };
-    rebuild_index(session, &table, desc)?;
+    rebuild_index(cx, &table, desc)?;
     report(sink, options, desc)
 }
 
 /// reindex_table -- REINDEX TABLE: SHARE on the table, then every index
 /// in turn (PostgreSQL's ReindexTable and reindex_relation).
 fn reindex_table(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     table: &RelationId,
     options: ReindexOptions,
     sink: &mut dyn QuerySink,
@@ -227,25 +229,25 @@ fn reindex_table(
             format!("\"{}\" is not a table or materialized view", table.name),
         ));
     }
-    lock_relation(session, table.oid, LockMode::Share)?;
-    let (desc, indexes) = current_table(session, table.oid)?;
+    lock_relation(cx, table.oid, LockMode::Share)?;
+    let (desc, indexes) = current_table(cx, table.oid)?;
     if indexes.is_empty() {
         let message = format!("table \"{}\" has no indexes to reindex", table.name);
         return sink.notice(&SqlError::new("00000", message));
     }
     for index in &indexes {
-        lock_relation(session, index.oid, LockMode::AccessExclusive)?;
-        rebuild_index(session, &desc, index)?;
+        lock_relation(cx, index.oid, LockMode::AccessExclusive)?;
+        rebuild_index(cx, &desc, index)?;
         report(sink, options, index)?;
     }
     Ok(())
 }
 
 /// The table `oid` and its indexes as they are now that it is locked.
-fn current_table(session: &mut Session, oid: Oid) -> Result<(RelationDesc, Vec<IndexDesc>)> {
-    let engine = session.engine().clone();
-    let db = session.database();
-    let ctx = latest_view(session.txn()?, engine.txns());
+fn current_table(cx: &mut dyn BackendContext, oid: Oid) -> Result<(RelationDesc, Vec<IndexDesc>)> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let ctx = latest_view(cx.txn()?, engine.txns());
     let table = relation::by_oid(&engine, db, &ctx, oid)?
         .ok_or_else(|| SqlError::new("42P01", format!("relation with OID {oid} does not exist")))?;
     let indexes = indexes_of(&engine, db, &ctx, oid)?;
@@ -291,48 +293,48 @@ struct Rebuild {
 /// session lock, so no other DDL or VACUUM touches it meanwhile. A failure
 /// leaves the `_ccnew` copies behind as invalid indexes, as in PostgreSQL.
 fn reindex_concurrently(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     target: &RelationId,
     kind: ReindexObjectType,
     options: ReindexOptions,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
-    let table_oid = concurrent_table(session, target, kind)?;
-    let held = SessionLock::on_table(session, table_oid)?;
+    let table_oid = concurrent_table(cx, target, kind)?;
+    let held = SessionLock::on_table(cx, table_oid)?;
     let tag = held.tag;
-    let (table, indexes) = current_table(session, table_oid)?;
-    let chosen = concurrent_candidates(session, &table, indexes, target, kind, sink)?;
+    let (table, indexes) = current_table(cx, table_oid)?;
+    let chosen = concurrent_candidates(cx, &table, indexes, target, kind, sink)?;
     if chosen.is_empty() {
         let message =
             format!("table \"{}\" has no indexes that can be reindexed concurrently", table.name);
         return sink.notice(&SqlError::new("00000", message));
     }
-    let rebuilds = create_copies(session, &table, chosen, sink)?;
-    session.restart_transaction()?;
+    let rebuilds = create_copies(cx, &table, chosen, sink)?;
+    cx.restart_transaction()?;
 
-    wait_for_lockers(session, tag, LockMode::Share)?;
+    wait_for_lockers(cx, tag, LockMode::Share)?;
     for rebuild in &rebuilds {
-        build_index_from(session, &table, rebuild.new.oid, &rebuild.new.name, BuildScan::Snapshot)?;
-        set_index_flag(session, rebuild.new.oid, INDISREADY, true)?;
+        build_index_from(cx, &table, rebuild.new.oid, &rebuild.new.name, BuildScan::Snapshot)?;
+        set_index_flag(cx, rebuild.new.oid, INDISREADY, true)?;
     }
-    session.restart_transaction()?;
+    cx.restart_transaction()?;
 
-    wait_for_lockers(session, tag, LockMode::Share)?;
+    wait_for_lockers(cx, tag, LockMode::Share)?;
     let mut limit = None;
     for rebuild in &rebuilds {
-        let xmin = validate_index(session, &table, &rebuild.new)?;
+        let xmin = validate_index(cx, &table, &rebuild.new)?;
         limit = Some(limit.map_or(xmin, |l: Xid| l.min(xmin)));
     }
-    session.restart_transaction()?;
+    cx.restart_transaction()?;
     if let Some(limit) = limit {
-        wait_for_older_snapshots(session, limit)?;
+        wait_for_older_snapshots(cx, limit)?;
     }
     for rebuild in &rebuilds {
-        swap_files(session, &table, rebuild)?;
+        swap_files(cx, &table, rebuild)?;
         report(sink, options, &rebuild.old)?;
     }
-    session.restart_transaction()?;
-    outlast_old_users(session, tag)
+    cx.restart_transaction()?;
+    outlast_old_users(cx, tag)
 }
 
 /// outlast_old_users -- after the swap: returns once every transaction
@@ -342,16 +344,16 @@ fn reindex_concurrently(
 /// so a REINDEX CONCURRENTLY ends only after the transactions that ran
 /// beside it; clients and PostgreSQL's own tests rely on that order. The
 /// old files themselves go once no snapshot may read them (`swap_files`).
-fn outlast_old_users(session: &mut Session, tag: LockTag) -> Result<()> {
-    wait_for_lockers(session, tag, LockMode::AccessExclusive)?;
-    wait_for_lockers(session, tag, LockMode::AccessExclusive)
+fn outlast_old_users(cx: &mut dyn BackendContext, tag: LockTag) -> Result<()> {
+    wait_for_lockers(cx, tag, LockMode::AccessExclusive)?;
+    wait_for_lockers(cx, tag, LockMode::AccessExclusive)
 }
 
 /// The indexes REINDEX CONCURRENTLY rebuilds: the one named, or every
 /// valid index of the table (an invalid one, such as a failed build's, is
 /// skipped with a warning, as in PostgreSQL).
 fn concurrent_candidates(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     table: &RelationDesc,
     indexes: Vec<IndexDesc>,
     target: &RelationId,
@@ -361,9 +363,9 @@ fn concurrent_candidates(
     if kind == ReindexObjectType::ReindexObjectIndex {
         return Ok(indexes.into_iter().filter(|i| i.oid == target.oid).collect());
     }
-    let engine = session.engine().clone();
-    let ctx = latest_view(session.txn()?, engine.txns());
-    let names = namespace_names(&engine, session.database(), &ctx)?;
+    let engine = cx.engine().clone();
+    let ctx = latest_view(cx.txn()?, engine.txns());
+    let names = namespace_names(&engine, cx.database(), &ctx)?;
     let schema = names.get(&table.namespace).cloned().unwrap_or_default();
     let mut chosen = Vec::new();
     for index in indexes {
@@ -383,7 +385,7 @@ fn concurrent_candidates(
 /// The table whose indexes `target` (an index or a table, as `kind` says)
 /// names, checked as PostgreSQL's REINDEX checks it.
 fn concurrent_table(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     target: &RelationId,
     kind: ReindexObjectType,
 ) -> Result<Oid> {
@@ -391,7 +393,7 @@ fn concurrent_table(
         ReindexObjectType::ReindexObjectIndex if target.kind != RelKind::Index => {
             Err(SqlError::new("42809", format!("\"{}\" is not an index", target.name)))
         }
-        ReindexObjectType::ReindexObjectIndex => table_of_index(session, target.oid),
+        ReindexObjectType::ReindexObjectIndex => table_of_index(cx, target.oid),
         _ if target.kind != RelKind::Table => Err(SqlError::new(
             "42809",
             format!("\"{}\" is not a table or materialized view", target.name),
@@ -404,7 +406,7 @@ fn concurrent_table(
 /// order, uniqueness, predicate and fillfactor, not ready and not valid,
 /// with a file of no pages (the build writes it whole).
 fn create_copies(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     table: &RelationDesc,
     indexes: Vec<IndexDesc>,
     sink: &mut dyn QuerySink,
@@ -412,8 +414,7 @@ fn create_copies(
     let mut rebuilds = Vec::with_capacity(indexes.len());
     for old in indexes {
         let spec = NewIndex::copy_of(&old, table, Some(format!("{}_ccnew", old.name)), None)?;
-        let Some(new) = create_index_entry(session, table, &spec, IndexState::Building, sink)?
-        else {
+        let Some(new) = create_index_entry(cx, table, &spec, IndexState::Building, sink)? else {
             return Err(SqlError::internal("the _ccnew index was not created"));
         };
         rebuilds.push(Rebuild { old, new });
@@ -423,13 +424,13 @@ fn create_copies(
 
 /// swap_files -- the original index takes its copy's file and size; the
 /// copy's catalog rows go (its file now belongs to the original).
-fn swap_files(session: &mut Session, table: &RelationDesc, rebuild: &Rebuild) -> Result<()> {
-    let (new_btree, _) = index_of(session, table, rebuild.new.oid)?;
-    let engine = session.engine().clone();
-    let db = session.database();
+fn swap_files(cx: &mut dyn BackendContext, table: &RelationDesc, rebuild: &Rebuild) -> Result<()> {
+    let (new_btree, _) = index_of(cx, table, rebuild.new.oid)?;
+    let engine = cx.engine().clone();
+    let db = cx.database();
     let new_locator = new_btree.locator;
     let pages = engine.pool().nblocks(new_locator, ForkNumber::Main)?;
-    let txn = session.txn()?;
+    let txn = cx.txn()?;
     let old_oid = rebuild.old.oid;
     for (tid, mut row) in scan(&engine, db, &PG_CLASS, txn, |r| oid_of(&r[0]) == old_oid)? {
         row[RELFILENODE] = Datum::Oid(new_locator.rel_number);
@@ -443,6 +444,8 @@ fn swap_files(session: &mut Session, table: &RelationDesc, rebuild: &Rebuild) ->
         }
     }
     txn.increment_command();
-    session.delete_on_commit(rebuild.old.locator);
-    session.keep_until_unseen(rebuild.old.locator)
+    let xact = cx.xact()?;
+    xact.delete_on_commit(rebuild.old.locator);
+    xact.keep_until_unseen(rebuild.old.locator);
+    Ok(())
 }

@@ -23,7 +23,6 @@
 //! serial column's default also depends (normally) on the sequence, so DROP
 //! SEQUENCE alone refuses without CASCADE.
 
-pub mod functions;
 mod options;
 
 pub use options::{init_params, SeqOptions};
@@ -36,7 +35,7 @@ use crate::catalog::relation::{self, oid_of, RelationId};
 use crate::catalog::schema::*;
 use crate::catalog::{delete, insert, replace, scan};
 use crate::error::{Result, SqlError};
-use crate::session::Session;
+use crate::executor::context::BackendContext;
 use crate::sink::QuerySink;
 use pg_query::protobuf::{AlterSeqStmt, CreateSeqStmt, DropBehavior, DropStmt, RangeVar};
 use pg_query::NodeEnum;
@@ -50,9 +49,9 @@ const SEQUENCE_COLUMNS: [(&str, SqlType); 3] =
     [("last_value", SqlType::Int8), ("log_cnt", SqlType::Int8), ("is_called", SqlType::Bool)];
 
 /// The namespaces a possibly qualified name is looked up in.
-pub(crate) fn namespaces_for(session: &Session, rv: &RangeVar) -> Result<Vec<Oid>> {
+pub(crate) fn namespaces_for(cx: &dyn BackendContext, rv: &RangeVar) -> Result<Vec<Oid>> {
     if rv.schemaname.is_empty() {
-        Ok(session.search_path().to_vec())
+        Ok(cx.search_path().to_vec())
     } else {
         Ok(vec![target_namespace(rv)?])
     }
@@ -60,18 +59,18 @@ pub(crate) fn namespaces_for(session: &Session, rv: &RangeVar) -> Result<Vec<Oid
 
 /// find_named -- the relation `rv` names, looked up along its schema or
 /// the search path: 42P01 "relation ... does not exist" if there is none.
-pub(crate) fn find_named(session: &mut Session, rv: &RangeVar) -> Result<RelationId> {
-    let namespaces = namespaces_for(session, rv)?;
-    let engine = session.engine().clone();
-    let db = session.database();
-    relation::find(&engine, db, session.txn()?, &namespaces, &rv.relname)?.ok_or_else(|| {
+pub(crate) fn find_named(cx: &mut dyn BackendContext, rv: &RangeVar) -> Result<RelationId> {
+    let namespaces = namespaces_for(cx, rv)?;
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    relation::find(&engine, db, cx.txn()?, &namespaces, &rv.relname)?.ok_or_else(|| {
         SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname))
     })
 }
 
 /// CREATE SEQUENCE.
 pub fn create_sequence(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     stmt: &CreateSeqStmt,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
@@ -80,7 +79,7 @@ pub fn create_sequence(
         return Err(SqlError::unsupported("temporary and unlogged sequences are not supported"));
     }
     let namespace = target_namespace(rv)?;
-    let exists = relation_exists(session, namespace, &rv.relname)?;
+    let exists = relation_exists(cx, namespace, &rv.relname)?;
     if exists && stmt.if_not_exists {
         sink.notice(&SqlError::new(
             "42P07",
@@ -93,34 +92,38 @@ pub fn create_sequence(
     if exists {
         return Err(SqlError::new("42P07", format!("relation \"{}\" already exists", rv.relname)));
     }
-    let seq = create_sequence_relation(session, &rv.relname, namespace, &state)?;
+    let seq = create_sequence_relation(cx, &rv.relname, namespace, &state)?;
     if let Some(owner) = &options.owned_by {
-        set_owned_by(session, &seq, owner)?;
+        set_owned_by(cx, &seq, owner)?;
     }
     sink.complete("CREATE SEQUENCE")
 }
 
 /// Whether a relation `name` exists in `namespace`.
-pub(crate) fn relation_exists(session: &mut Session, namespace: Oid, name: &str) -> Result<bool> {
-    let engine = session.engine().clone();
-    let db = session.database();
-    Ok(relation::find(&engine, db, session.txn()?, &[namespace], name)?.is_some())
+pub(crate) fn relation_exists(
+    cx: &mut dyn BackendContext,
+    namespace: Oid,
+    name: &str,
+) -> Result<bool> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    Ok(relation::find(&engine, db, cx.txn()?, &[namespace], name)?.is_some())
 }
 
 /// create_sequence_relation -- the catalog rows and the file of a new
 /// sequence holding `state`; its file goes away if the transaction aborts.
 pub(crate) fn create_sequence_relation(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     name: &str,
     namespace: Oid,
     state: &SeqState,
 ) -> Result<RelationId> {
-    let engine = session.engine().clone();
-    let db = session.database();
+    let engine = cx.engine().clone();
+    let db = cx.database();
     let oid = engine.new_oid()?;
     let locator = RelFileLocator { spc_oid: DEFAULTTABLESPACE_OID, db_oid: db, rel_number: oid };
-    lock_relation(session, oid, LockMode::AccessExclusive)?;
-    let txn = session.txn()?;
+    lock_relation(cx, oid, LockMode::AccessExclusive)?;
+    let txn = cx.txn()?;
     let class = ClassRow {
         oid,
         name,
@@ -142,7 +145,7 @@ pub(crate) fn create_sequence_relation(
     // The rest of the statement (a CREATE TABLE choosing more sequence
     // names, OWNED BY) sees the new relation.
     txn.increment_command();
-    session.delete_on_abort(locator);
+    cx.xact()?.delete_on_abort(locator);
     Ok(RelationId { oid, name: name.to_string(), namespace, locator, kind: RelKind::Sequence })
 }
 
@@ -164,21 +167,21 @@ fn sequence_row(relid: Oid, p: &SeqParams) -> Vec<Datum> {
 /// is no such relation, 42809 if it is not a sequence. `None` when missing
 /// and `missing_ok`.
 fn open_sequence(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     rv: &RangeVar,
     mode: LockMode,
     missing_ok: bool,
 ) -> Result<Option<RelationId>> {
-    let namespaces = namespaces_for(session, rv)?;
-    let engine = session.engine().clone();
-    let db = session.database();
-    let Some(rel) = relation::find(&engine, db, session.txn()?, &namespaces, &rv.relname)? else {
+    let namespaces = namespaces_for(cx, rv)?;
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let Some(rel) = relation::find(&engine, db, cx.txn()?, &namespaces, &rv.relname)? else {
         if missing_ok {
             return Ok(None);
         }
         return Err(SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname)));
     };
-    lock_relation(session, rel.oid, mode)?;
+    lock_relation(cx, rel.oid, mode)?;
     if rel.kind != RelKind::Sequence {
         return Err(not_a_sequence(&rel.name));
     }
@@ -192,13 +195,12 @@ pub(crate) fn not_a_sequence(name: &str) -> SqlError {
 
 /// ALTER SEQUENCE [IF EXISTS] name options.
 pub fn alter_sequence(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     stmt: &AlterSeqStmt,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
     let rv = stmt.sequence.as_ref().ok_or_else(|| SqlError::internal("sequence without a name"))?;
-    let Some(seq) = open_sequence(session, rv, LockMode::ShareRowExclusive, stmt.missing_ok)?
-    else {
+    let Some(seq) = open_sequence(cx, rv, LockMode::ShareRowExclusive, stmt.missing_ok)? else {
         sink.notice(&SqlError::new(
             "00000",
             format!("relation \"{}\" does not exist, skipping", rv.relname),
@@ -206,29 +208,29 @@ pub fn alter_sequence(
         return sink.complete("ALTER SEQUENCE");
     };
     let options = SeqOptions::parse(&stmt.options)?;
-    let engine = session.engine().clone();
+    let engine = cx.engine().clone();
     let current = sequence::read(&engine, seq.locator)?;
     let state = init_params(&options, Some(current))?;
     if options.rewrites() {
-        rewrite(session, &seq, &state)?;
+        rewrite(cx, &seq, &state)?;
     }
     if let Some(owner) = &options.owned_by {
-        set_owned_by(session, &seq, owner)?;
+        set_owned_by(cx, &seq, owner)?;
     }
     sink.complete("ALTER SEQUENCE")
 }
 
 /// rewrite -- gives `seq` a new relfilenode holding `state` and records the
 /// new parameters (see the module doc for why).
-fn rewrite(session: &mut Session, seq: &RelationId, state: &SeqState) -> Result<()> {
-    let engine = session.engine().clone();
-    let db = session.database();
+fn rewrite(cx: &mut dyn BackendContext, seq: &RelationId, state: &SeqState) -> Result<()> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
     let filenode = engine.new_oid()?;
     let locator = RelFileLocator { rel_number: filenode, ..seq.locator };
     sequence::create(&engine, locator, state)?;
-    session.delete_on_abort(locator);
-    session.delete_on_commit(seq.locator);
-    let txn = session.txn()?;
+    cx.xact()?.delete_on_abort(locator);
+    cx.xact()?.delete_on_commit(seq.locator);
+    let txn = cx.txn()?;
     let oid = seq.oid;
     for (tid, mut row) in scan(&engine, db, &PG_CLASS, txn, |r| oid_of(&r[0]) == oid)? {
         row[6] = Datum::Oid(filenode);
@@ -243,21 +245,21 @@ fn rewrite(session: &mut Session, seq: &RelationId, state: &SeqState) -> Result<
 /// set_owned_by -- `OWNED BY table.column` or `OWNED BY NONE` (PostgreSQL's
 /// process_owned_by): replaces the sequence's auto dependency.
 pub(crate) fn set_owned_by(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     seq: &RelationId,
     names: &[String],
 ) -> Result<()> {
     let column = match names {
         [none] if none == "none" => None,
-        [.., _, _] => Some(owning_column(session, seq, names)?),
+        [.., _, _] => Some(owning_column(cx, seq, names)?),
         _ => {
             return Err(SqlError::syntax("invalid OWNED BY option")
                 .with_hint("Specify OWNED BY table.column or OWNED BY NONE."))
         }
     };
-    let engine = session.engine().clone();
-    let db = session.database();
-    let txn = session.txn()?;
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let txn = cx.txn()?;
     let me = ObjectAddress::relation(seq.oid);
     depend::remove(&engine, db, txn, |d| d.object == me && d.kind == DepType::Auto)?;
     if let Some(referenced) = column {
@@ -273,7 +275,7 @@ pub(crate) fn set_owned_by(
 
 /// The column `OWNED BY [schema.]table.column` names, checked as PostgreSQL does.
 fn owning_column(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     seq: &RelationId,
     names: &[String],
 ) -> Result<ObjectAddress> {
@@ -293,9 +295,9 @@ fn owning_column(
             )))
         }
     };
-    let table = find_named(session, &rv)?;
-    let (engine, db) = (session.engine().clone(), session.database());
-    lock_relation(session, table.oid, LockMode::AccessShare)?;
+    let table = find_named(cx, &rv)?;
+    let (engine, db) = (cx.engine().clone(), cx.database());
+    lock_relation(cx, table.oid, LockMode::AccessShare)?;
     if table.kind != RelKind::Table {
         return Err(SqlError::new(
             "42809",
@@ -309,8 +311,8 @@ fn owning_column(
             "sequence must be in same schema as table it is linked to",
         ));
     }
-    let attnum = relation::attnum_of(&engine, db, session.txn()?, table.oid, &column[0])?
-        .ok_or_else(|| {
+    let attnum =
+        relation::attnum_of(&engine, db, cx.txn()?, table.oid, &column[0])?.ok_or_else(|| {
             SqlError::new(
                 "42703",
                 format!("column \"{}\" of relation \"{}\" does not exist", column[0], table.name),
@@ -321,7 +323,7 @@ fn owning_column(
 
 /// DROP SEQUENCE [IF EXISTS] name [, ...] [CASCADE | RESTRICT].
 pub fn drop_sequences(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     stmt: &DropStmt,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
@@ -330,11 +332,10 @@ pub fn drop_sequences(
         let Some(NodeEnum::List(list)) = object.node.as_ref() else { continue };
         let names: Vec<String> = list.items.iter().filter_map(node_str).collect();
         let rv = range_var(&names)?;
-        let namespaces = namespaces_for(session, &rv)?;
-        let engine = session.engine().clone();
-        let db = session.database();
-        let Some(seq) = relation::find(&engine, db, session.txn()?, &namespaces, &rv.relname)?
-        else {
+        let namespaces = namespaces_for(cx, &rv)?;
+        let engine = cx.engine().clone();
+        let db = cx.database();
+        let Some(seq) = relation::find(&engine, db, cx.txn()?, &namespaces, &rv.relname)? else {
             if stmt.missing_ok {
                 sink.notice(&SqlError::new(
                     "00000",
@@ -350,9 +351,9 @@ pub fn drop_sequences(
         if seq.kind != RelKind::Sequence {
             return Err(not_a_sequence(&seq.name).with_hint("Use DROP TABLE to remove a table."));
         }
-        lock_relation(session, seq.oid, LockMode::AccessExclusive)?;
-        drop_dependent_defaults(session, &seq, cascade, sink)?;
-        remove_relation(session, &seq)?;
+        lock_relation(cx, seq.oid, LockMode::AccessExclusive)?;
+        drop_dependent_defaults(cx, &seq, cascade, sink)?;
+        remove_relation(cx, &seq)?;
     }
     sink.complete("DROP SEQUENCE")
 }
@@ -378,15 +379,15 @@ pub(crate) fn range_var(names: &[String]) -> Result<RangeVar> {
 /// `cascade` their existence is an error (2BP01), with it they are dropped
 /// (PostgreSQL's dependency.c, for the one kind of dependent sluice has).
 fn drop_dependent_defaults(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     seq: &RelationId,
     cascade: bool,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
-    let engine = session.engine().clone();
-    let db = session.database();
+    let engine = cx.engine().clone();
+    let db = cx.database();
     let target = ObjectAddress::relation(seq.oid);
-    let txn = session.txn()?;
+    let txn = cx.txn()?;
     let dependents =
         depend::find(&engine, db, txn, |d| d.referenced == target && d.kind == DepType::Normal)?;
     if dependents.is_empty() {
@@ -394,7 +395,7 @@ fn drop_dependent_defaults(
     }
     let mut described = Vec::new();
     for (_, dep) in &dependents {
-        described.push(describe_default(session, dep.object.objid)?);
+        described.push(describe_default(cx, dep.object.objid)?);
     }
     if !cascade {
         let detail: Vec<String> =
@@ -408,7 +409,7 @@ fn drop_dependent_defaults(
     }
     sink.notice(&cascade_notice(&described))?;
     for (_, dep) in &dependents {
-        drop_default(session, dep.object.objid)?;
+        drop_default(cx, dep.object.objid)?;
     }
     Ok(())
 }
@@ -426,12 +427,12 @@ fn cascade_notice(described: &[String]) -> SqlError {
 
 /// The `pg_attrdef` row with OID `oid`: (row address, table, column number).
 fn attrdef(
-    session: &mut Session,
+    cx: &mut dyn BackendContext,
     oid: Oid,
 ) -> Result<Option<(sluice_common::ItemPointer, Oid, i16)>> {
-    let engine = session.engine().clone();
-    let db = session.database();
-    let rows = scan(&engine, db, &PG_ATTRDEF, session.txn()?, |r| oid_of(&r[0]) == oid)?;
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let rows = scan(&engine, db, &PG_ATTRDEF, cx.txn()?, |r| oid_of(&r[0]) == oid)?;
     Ok(rows.into_iter().next().map(|(tid, r)| {
         let attnum = if let Datum::Int2(n) = r[2] { n } else { 0 };
         (tid, oid_of(&r[1]), attnum)
@@ -439,13 +440,13 @@ fn attrdef(
 }
 
 /// "default value for column c of table t", as dependency messages say.
-fn describe_default(session: &mut Session, oid: Oid) -> Result<String> {
-    let Some((_, table, attnum)) = attrdef(session, oid)? else {
+fn describe_default(cx: &mut dyn BackendContext, oid: Oid) -> Result<String> {
+    let Some((_, table, attnum)) = attrdef(cx, oid)? else {
         return Ok(format!("default value {oid}"));
     };
-    let engine = session.engine().clone();
-    let db = session.database();
-    let txn = session.txn()?;
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let txn = cx.txn()?;
     let rel = relation::find_by_oid(&engine, db, txn, table)?;
     let column = scan(&engine, db, &PG_ATTRIBUTE, txn, |r| {
         oid_of(&r[0]) == table && r[4] == Datum::Int2(attnum)
@@ -460,12 +461,12 @@ fn describe_default(session: &mut Session, oid: Oid) -> Result<String> {
 
 /// drop_default -- removes column default `oid` (its `pg_attrdef` row, its
 /// dependencies, and `atthasdef` of its column).
-fn drop_default(session: &mut Session, oid: Oid) -> Result<()> {
-    let Some((tid, table, attnum)) = attrdef(session, oid)? else { return Ok(()) };
-    let engine = session.engine().clone();
-    let db = session.database();
-    lock_relation(session, table, LockMode::AccessExclusive)?;
-    let txn = session.txn()?;
+fn drop_default(cx: &mut dyn BackendContext, oid: Oid) -> Result<()> {
+    let Some((tid, table, attnum)) = attrdef(cx, oid)? else { return Ok(()) };
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    lock_relation(cx, table, LockMode::AccessExclusive)?;
+    let txn = cx.txn()?;
     delete(&engine, db, &PG_ATTRDEF, txn, tid)?;
     depend::remove(&engine, db, txn, |d| {
         d.object.classid == ATTRDEF_CLASS && d.object.objid == oid
@@ -482,10 +483,10 @@ fn drop_default(session: &mut Session, oid: Oid) -> Result<()> {
 }
 
 /// The sequences owned by (auto-dependent on) a column of table `oid`.
-pub(crate) fn owned_sequences(session: &mut Session, table: Oid) -> Result<Vec<RelationId>> {
-    let engine = session.engine().clone();
-    let db = session.database();
-    let txn = session.txn()?;
+pub(crate) fn owned_sequences(cx: &mut dyn BackendContext, table: Oid) -> Result<Vec<RelationId>> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let txn = cx.txn()?;
     let owned = depend::find(&engine, db, txn, |d| {
         d.kind == DepType::Auto
             && d.referenced.classid == depend::RELATION_CLASS

@@ -22,7 +22,7 @@ use crate::catalog::schema::RelKind;
 use crate::commands::indexcmds::{kind_plural, ConstraintKind, NewIndex};
 use crate::commands::sequence::namespaces_for;
 use crate::error::{Result, SqlError};
-use crate::session::Session;
+use crate::executor::context::BackendContext;
 use pg_query::protobuf::TableLikeClause;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_txn::lmgr::LockMode;
@@ -41,16 +41,16 @@ pub(super) struct LikeCopy {
 }
 
 /// expand -- the columns and indexes `clause` copies from its source.
-pub(super) fn expand(session: &mut Session, clause: &TableLikeClause) -> Result<LikeCopy> {
+pub(super) fn expand(cx: &mut dyn BackendContext, clause: &TableLikeClause) -> Result<LikeCopy> {
     let rv = clause
         .relation
         .as_ref()
         .ok_or_else(|| SqlError::internal("LIKE clause without a relation"))?;
-    let namespaces = namespaces_for(session, rv)?;
-    let engine = session.engine().clone();
-    let db = session.database();
-    let source = relation::lookup(&engine, db, session.txn()?, &namespaces, &rv.relname)?
-        .ok_or_else(|| {
+    let namespaces = namespaces_for(cx, rv)?;
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let source =
+        relation::lookup(&engine, db, cx.txn()?, &namespaces, &rv.relname)?.ok_or_else(|| {
             SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname))
                 .at(position(rv.location))
         })?;
@@ -65,13 +65,10 @@ pub(super) fn expand(session: &mut Session, clause: &TableLikeClause) -> Result<
             kind_plural(source.kind)
         )));
     }
-    super::lock_relation(session, source.oid, LockMode::AccessShare)?;
+    super::lock_relation(cx, source.oid, LockMode::AccessShare)?;
     let columns = copy_columns(&source, clause.options & LIKE_DEFAULTS != 0);
-    let indexes = if clause.options & LIKE_INDEXES != 0 {
-        copy_indexes(session, &source)?
-    } else {
-        Vec::new()
-    };
+    let indexes =
+        if clause.options & LIKE_INDEXES != 0 { copy_indexes(cx, &source)? } else { Vec::new() };
     Ok(LikeCopy { columns, indexes })
 }
 
@@ -93,10 +90,10 @@ fn copy_columns(source: &RelationDesc, with_defaults: bool) -> Vec<NewColumn> {
 }
 
 /// A copy of each valid index of `source`, named anew.
-fn copy_indexes(session: &mut Session, source: &RelationDesc) -> Result<Vec<NewIndex>> {
-    let engine = session.engine().clone();
-    let ctx = VisibilityContext::for_transaction(session.txn()?, engine.txns());
-    indexes_of(&engine, session.database(), &ctx, source.oid)?
+fn copy_indexes(cx: &mut dyn BackendContext, source: &RelationDesc) -> Result<Vec<NewIndex>> {
+    let engine = cx.engine().clone();
+    let ctx = VisibilityContext::for_transaction(cx.txn()?, engine.txns());
+    indexes_of(&engine, cx.database(), &ctx, source.oid)?
         .iter()
         .filter(|index| index.valid)
         .map(|index| {

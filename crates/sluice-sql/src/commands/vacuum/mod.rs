@@ -61,7 +61,8 @@ use crate::commands::analyze::{
 use crate::commands::cluster::{vacuum_full, FullOptions};
 use crate::commands::tablecmds::position;
 use crate::error::{Result, SqlError};
-use crate::session::{ExecParts, Session};
+use crate::executor::context::BackendContext;
+use crate::executor::context::ExecParts;
 use crate::sink::QuerySink;
 use pg_query::protobuf::{DefElem, VacuumStmt};
 use pg_query::NodeEnum;
@@ -110,7 +111,11 @@ struct VacuumOptions {
 
 /// vacuum -- `VACUUM [(options)] [table [(columns)], ...]`: checks the
 /// options and the statement's context, finds the tables, and vacuums each.
-pub fn vacuum(session: &mut Session, stmt: &VacuumStmt, sink: &mut dyn QuerySink) -> Result<()> {
+pub fn vacuum(
+    cx: &mut dyn BackendContext,
+    stmt: &VacuumStmt,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
     let options = parse_options(stmt)?;
     let has_columns = stmt.rels.iter().any(|node| match node.node.as_ref() {
         Some(NodeEnum::VacuumRelation(vr)) => !vr.va_cols.is_empty(),
@@ -122,21 +127,20 @@ pub fn vacuum(session: &mut Session, stmt: &VacuumStmt, sink: &mut dyn QuerySink
             "ANALYZE option must be specified when a column list is provided",
         ));
     }
-    session.prevent_transaction_block("VACUUM")?;
-    let targets =
-        if stmt.rels.is_empty() { all_tables(session)? } else { listed_tables(session, stmt)? };
+    cx.prevent_transaction_block("VACUUM")?;
+    let targets = if stmt.rels.is_empty() { all_tables(cx)? } else { listed_tables(cx, stmt)? };
     if options.full {
         let full = FullOptions {
             verbose: options.verbose,
             analyze: options.analyze,
             skip_locked: options.skip_locked,
         };
-        vacuum_full(session, &targets, full, sink)?;
+        vacuum_full(cx, &targets, full, sink)?;
         return sink.complete("VACUUM");
     }
-    let proc = session.backend().proc();
+    let proc = cx.backend().proc();
     for target in &targets {
-        let mut parts = session.parts()?;
+        let mut parts = cx.parts()?;
         vacuum_target(&mut parts, proc, target, &options, sink)?;
         parts.txn.increment_command();
     }

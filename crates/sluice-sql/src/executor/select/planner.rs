@@ -38,11 +38,11 @@ use sluice_types::SqlType;
 
 use super::{plan_query, Planned};
 use crate::error::{Result, SqlError};
+use crate::executor::context::ExecParts;
 use crate::executor::host::SubqueryPlanner;
 use crate::executor::plan::subplan::{Registry, SubPlan};
 use crate::executor::plan::Plan;
 use crate::expr::{make_op, Expr, Scope, SubLinkKind};
-use crate::session::ExecParts;
 
 /// An enclosing query while one of its sublinks is planned, or the FROM
 /// items to the left of a LATERAL item while it is planned.

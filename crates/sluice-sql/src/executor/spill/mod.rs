@@ -52,8 +52,8 @@ pub mod tuplestore;
 
 pub use file::{RowReader, TempFile};
 
+use crate::activity::InterruptCheck;
 use crate::error::{Result, SqlError};
-use crate::session::InterruptCheck;
 use sluice_guc::Settings;
 use sluice_types::Datum;
 use std::cell::Cell;

@@ -32,15 +32,15 @@
 //! client saw is never handed out again after a crash. Transactions with an
 //! xid flush it with their commit record, as in PostgreSQL.
 
-use super::not_a_sequence;
 use crate::catalog::depend::{self, DepType, ObjectAddress};
 use crate::catalog::relation::{attnum_as, find_as, find_by_oid_as, RelationId};
 use crate::catalog::schema::{RelKind, PG_CATALOG_NAMESPACE, PUBLIC_NAMESPACE};
 use crate::commands::quote_identifier;
+use crate::commands::sequence::not_a_sequence;
 use crate::commands::tablecmds::acquire_with_settings;
 use crate::error::{Result, SqlError};
+use crate::executor::context::BackendEnv;
 use crate::executor::host::ExecHost;
-use crate::session::SessionEnv;
 use sluice_access::sequence::{self, Fetched, SeqLimit};
 use sluice_common::{Lsn, Oid};
 use sluice_guc::Settings;
@@ -245,7 +245,7 @@ pub(crate) fn serial_sequence(host: &mut ExecHost, args: &[Datum]) -> Result<Dat
 }
 
 /// 25006 in a read-only transaction (PostgreSQL's PreventCommandIfReadOnly).
-fn prevent_read_only(env: &mut SessionEnv, what: &str) -> Result<()> {
+fn prevent_read_only(env: &mut BackendEnv, what: &str) -> Result<()> {
     if env.settings.get_bool("transaction_read_only") {
         return Err(SqlError::new(
             "25006",
@@ -421,7 +421,7 @@ fn truncate_identifier(mut name: String) -> String {
 }
 
 /// The session's lock owner (its proc slot does not change while it lives).
-fn owner(env: &mut SessionEnv) -> Result<LockOwner> {
+fn owner(env: &mut BackendEnv) -> Result<LockOwner> {
     if let Some(owner) = env.sequences.owner {
         return Ok(owner);
     }
@@ -434,7 +434,7 @@ fn owner(env: &mut SessionEnv) -> Result<LockOwner> {
 }
 
 /// Takes RowExclusive on `seq` for the rest of the transaction.
-fn lock(env: &mut SessionEnv, seq: &RelationId) -> Result<()> {
+fn lock(env: &mut BackendEnv, seq: &RelationId) -> Result<()> {
     let owner = owner(env)?;
     let tag = LockTag::Relation { database: env.database, relation: seq.oid };
     let locks = env.engine.txns().lock_manager();
@@ -445,7 +445,7 @@ fn lock(env: &mut SessionEnv, seq: &RelationId) -> Result<()> {
 
 /// make_durable -- flushes WAL through `end` unless the transaction's
 /// commit will (it has an xid); see the module doc.
-fn make_durable(env: &mut SessionEnv, end: Lsn) -> Result<()> {
+fn make_durable(env: &mut BackendEnv, end: Lsn) -> Result<()> {
     let pid = env.pid;
     let has_xid = env.engine.txns().proc_states().iter().any(|p| p.pid == pid && p.xid.is_some());
     if !has_xid {

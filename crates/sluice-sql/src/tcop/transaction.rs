@@ -6,9 +6,10 @@
 //! PREPARE TRANSACTION, COMMIT PREPARED and ROLLBACK PREPARED are
 //! `sluice-txn`'s `xact/twophase.rs`.
 
-use super::node_str;
+use super::session::{aborted_block_error, Session};
+use crate::commands::node_str;
+use crate::commands::variable::{on_off, parse_isolation, read_only_option};
 use crate::error::{Result, SqlError};
-use crate::session::{aborted_block_error, Session};
 use crate::sink::QuerySink;
 use pg_query::protobuf::{TransactionStmt, TransactionStmtKind};
 use pg_query::NodeEnum;
@@ -98,30 +99,6 @@ fn begin(
     Ok(())
 }
 
-/// read_only_option -- the READ ONLY / READ WRITE mode of BEGIN, START
-/// TRANSACTION or SET TRANSACTION, if given (`transaction_read_only`, which
-/// the session enforces before every statement that writes). [NOT]
-/// DEFERRABLE is accepted: it matters only to a SERIALIZABLE READ ONLY
-/// transaction under SSI, and SERIALIZABLE runs as REPEATABLE READ here
-/// (see docs/architecture.md).
-pub(crate) fn read_only_option(options: &[pg_query::protobuf::Node]) -> Option<bool> {
-    options.iter().find_map(|option| {
-        let Some(NodeEnum::DefElem(def)) = option.node.as_ref() else { return None };
-        (def.defname == "transaction_read_only").then(|| {
-            def.arg.as_deref().and_then(node_str).is_some_and(|v| v != "0" && v != "false")
-        })
-    })
-}
-
-/// The `on`/`off` value of a read-only mode.
-pub(crate) fn on_off(on: bool) -> &'static str {
-    if on {
-        "on"
-    } else {
-        "off"
-    }
-}
-
 /// The ISOLATION LEVEL option of BEGIN / START TRANSACTION, if given: the
 /// level sluice runs and the name the client asked for.
 fn isolation_option(stmt: &TransactionStmt) -> Result<Option<(IsolationLevel, String)>> {
@@ -133,16 +110,4 @@ fn isolation_option(stmt: &TransactionStmt) -> Result<Option<(IsolationLevel, St
         }
     }
     Ok(None)
-}
-
-/// The isolation level named `level` (as the grammar spells it).
-pub fn parse_isolation(level: &str) -> Result<IsolationLevel> {
-    match level {
-        "read uncommitted" | "read committed" => Ok(IsolationLevel::ReadCommitted),
-        "repeatable read" | "serializable" => Ok(IsolationLevel::RepeatableRead),
-        other => Err(SqlError::new(
-            "22023",
-            format!("invalid value for parameter \"transaction_isolation\": \"{other}\""),
-        )),
-    }
 }

@@ -1,0 +1,420 @@
+//! What a statement runs with: its transaction and its backend's state,
+//! borrowed apart ([`ExecParts`]) — PostgreSQL's `EState` together with the
+//! backend globals its executor reads (`MyDatabaseId`, the GUCs,
+//! `CurrentResourceOwner`).
+//!
+//! A client session (`session.rs`) lends one per statement; a background
+//! worker lends one just the same, so the executor and the utility
+//! commands never see who they run for. Nothing here outlives the
+//! statement: the struct only borrows.
+//!
+//! # Subtransactions
+//!
+//! [`ExecParts::begin_subtransaction`] opens an internal subtransaction at
+//! whatever depth the statement is (inside savepoints or other internal
+//! ones), and [`ExecParts::release_subtransaction`] /
+//! [`ExecParts::rollback_subtransaction`] end the innermost one
+//! (PostgreSQL's `BeginInternalSubTransaction` and friends, which PL/pgSQL
+//! `EXCEPTION` blocks use). Rolling back gives back what the level took:
+//! its locks (advisory transaction locks too), its rows, its files, its
+//! settings and its statistics (`xact` module).
+
+use super::functions::sequence::SeqTable;
+use super::plancache::PlanCache;
+use crate::activity::{ActivityTable, InterruptCheck};
+use crate::catalog::schema::{PG_CATALOG_NAMESPACE, PG_DATABASE, PUBLIC_NAMESPACE};
+use crate::error::{Result, SqlError};
+use crate::expr::now_timestamptz;
+use crate::xact::{TransactionState, XactEnv};
+use sluice_access::pgstat::PendingStats;
+use sluice_access::Engine;
+use sluice_common::Oid;
+use sluice_guc::{GlobalConfig, SessionSettings};
+use sluice_txn::lmgr::LockMode;
+use sluice_txn::{Backend, IsolationLevel, Transaction};
+use sluice_types::Datum;
+use std::sync::Arc;
+
+/// What statement execution borrows from its backend: the transaction apart
+/// from everything else, so scans and row changes can run side by side.
+pub(crate) struct ExecParts<'a> {
+    /// The storage engine.
+    pub engine: &'a Arc<Engine>,
+    /// The running transaction, with its resource owners.
+    pub txn: &'a mut TransactionState,
+    /// Everything expression evaluation may consult.
+    pub env: BackendEnv<'a>,
+    /// What planning this statement did that a kept plan must repeat.
+    pub plan_log: PlanLog,
+    /// The session's kept plans.
+    pub plans: &'a mut PlanCache,
+}
+
+/// What planning did that matters to keeping its plan (`plancache.rs`).
+#[derive(Debug, Default)]
+pub(crate) struct PlanLog {
+    /// Table locks taken, in order.
+    pub locks: Vec<(Oid, LockMode)>,
+    /// Rows of a live view (pg_stat_activity, ...) were computed into the
+    /// plan, which therefore shows one moment and cannot be kept.
+    pub reads_live_state: bool,
+}
+
+/// Backend state visible to expressions (settings, identity, clocks): a
+/// client session's, or a background worker's.
+pub(crate) struct BackendEnv<'a> {
+    /// The storage engine (for size functions).
+    pub engine: &'a Arc<Engine>,
+    /// Settings (current_setting, set_config, TimeZone).
+    pub settings: &'a mut SessionSettings,
+    /// Database OID.
+    pub database: Oid,
+    /// Database name.
+    pub database_name: &'a str,
+    /// Session user.
+    pub user: &'a str,
+    /// Backend pid.
+    pub pid: u32,
+    /// Transaction start time.
+    pub txn_start: i64,
+    /// Interrupt check.
+    pub interrupts: &'a InterruptCheck,
+    /// Every session's activity.
+    pub activity: &'a ActivityTable,
+    /// Server-wide settings (pg_reload_conf).
+    pub config: &'a Arc<GlobalConfig>,
+    /// The session's sequence state (nextval, currval, lastval).
+    pub sequences: &'a mut SeqTable,
+    /// The session's pending statistics (scans and row changes count here).
+    pub stats: &'a mut PendingStats,
+    /// The backend as an owner of heavyweight locks (advisory locks).
+    pub lock_owner: sluice_txn::lmgr::LockOwner,
+    /// Transaction locks for functions, which cannot borrow the
+    /// transaction: given back when the savepoint level taking them ends.
+    pub xact_locks: sluice_txn::LevelLocks,
+    /// Where functions put warnings for the client; sent when the statement
+    /// ends, before the client reads the result.
+    pub notices: &'a mut Vec<SqlError>,
+}
+
+/// What every backend of one server shares (PostgreSQL's shared memory).
+pub struct Instance {
+    /// The storage engine.
+    pub engine: Arc<Engine>,
+    /// Server-wide settings.
+    pub config: Arc<GlobalConfig>,
+    /// What every backend is doing (`pg_stat_activity`).
+    pub activity: ActivityTable,
+}
+
+/// A backend's own state apart from its transaction: who it is, its
+/// settings, and what it keeps across transactions. A client session and a
+/// background worker each have one.
+pub(crate) struct BackendState {
+    pub instance: Arc<Instance>,
+    /// The backend's proc-array slot.
+    pub backend: Arc<Backend>,
+    pub database: Oid,
+    pub database_name: String,
+    pub user: String,
+    pub settings: SessionSettings,
+    pub interrupts: InterruptCheck,
+    /// When the current transaction started (`now()`), in PostgreSQL's
+    /// microseconds since 2000-01-01 UTC.
+    pub txn_start: i64,
+    /// The process id clients see.
+    pub pid: u32,
+    /// What nextval/currval/lastval remember (not transactional).
+    pub sequences: SeqTable,
+    /// Statistics counted by this backend's statements, flushed to the
+    /// engine's table at every transaction end (`sluice_access::pgstat`).
+    pub stats: PendingStats,
+    /// Warnings functions raised during the current statement (the
+    /// `pg_advisory_unlock` one), sent when it ends.
+    pub notices: Vec<SqlError>,
+    /// Kept SELECT plans (`plancache.rs`).
+    pub plans: PlanCache,
+}
+
+impl BackendState {
+    /// new -- the state of a backend `pid` of `user` on database
+    /// `database_name`, with a new proc-array slot.
+    pub fn new(
+        instance: Arc<Instance>,
+        database_name: &str,
+        user: &str,
+        pid: u32,
+        interrupts: InterruptCheck,
+    ) -> Result<BackendState> {
+        let backend = instance.engine.txns().register_backend(pid)?;
+        let database = find_database(&instance, &backend, database_name)?;
+        let settings = SessionSettings::new(instance.config.clone(), user, true);
+        Ok(BackendState {
+            instance,
+            backend,
+            database,
+            database_name: database_name.to_string(),
+            user: user.to_string(),
+            settings,
+            interrupts,
+            txn_start: now_timestamptz(),
+            pid,
+            sequences: SeqTable::default(),
+            stats: PendingStats::default(),
+            notices: Vec::new(),
+            plans: PlanCache::default(),
+        })
+    }
+
+    /// parts -- a statement's view of `txn` and this backend.
+    pub fn parts<'a>(&'a mut self, txn: &'a mut TransactionState) -> ExecParts<'a> {
+        let xact_locks = txn.level_locks();
+        ExecParts {
+            engine: &self.instance.engine,
+            txn,
+            env: BackendEnv {
+                engine: &self.instance.engine,
+                settings: &mut self.settings,
+                database: self.database,
+                database_name: &self.database_name,
+                user: &self.user,
+                pid: self.pid,
+                txn_start: self.txn_start,
+                interrupts: &self.interrupts,
+                activity: &self.instance.activity,
+                config: &self.instance.config,
+                sequences: &mut self.sequences,
+                stats: &mut self.stats,
+                lock_owner: self.backend.lock_owner(),
+                xact_locks,
+                notices: &mut self.notices,
+            },
+            plan_log: PlanLog::default(),
+            plans: &mut self.plans,
+        }
+    }
+
+    /// What a transaction's end updates besides the transaction.
+    pub fn xact_env(&mut self) -> XactEnv<'_> {
+        XactEnv {
+            engine: &self.instance.engine,
+            settings: &mut self.settings,
+            stats: &mut self.stats,
+            database: self.database,
+        }
+    }
+
+    /// begin -- starts a transaction at `isolation` (StartTransaction): the
+    /// settings' transaction level opens and `now()` is taken.
+    pub fn begin(&mut self, isolation: IsolationLevel) -> TransactionState {
+        self.settings.start_transaction();
+        self.txn_start = now_timestamptz();
+        TransactionState::new(self.backend.begin(isolation))
+    }
+}
+
+/// find_database -- the OID of database `name`, which must accept connections.
+fn find_database(instance: &Instance, backend: &Arc<Backend>, name: &str) -> Result<Oid> {
+    let engine = &instance.engine;
+    let mut txn = backend.begin(IsolationLevel::ReadCommitted);
+    let rows =
+        crate::catalog::scan(engine, 0, &PG_DATABASE, &mut txn, |r| r[1].as_str() == Some(name))?;
+    txn.commit()?;
+    match rows.first().map(|(_, r)| (&r[0], &r[5])) {
+        Some((_, Datum::Bool(false))) => Err(SqlError::new(
+            "55000",
+            format!("database \"{name}\" is not currently accepting connections"),
+        )),
+        Some((Datum::Oid(oid), _)) => Ok(*oid),
+        _ => Err(SqlError::new("3D000", format!("database \"{name}\" does not exist"))),
+    }
+}
+
+/// BackendContext -- what utility commands and the executor's entry points
+/// run with: a client session (`session.rs`) or a background worker
+/// (`postmaster/bgworker.rs`). Commands that run as several transactions
+/// (VACUUM of several tables, CREATE INDEX CONCURRENTLY) end one and start
+/// the next through it, as PostgreSQL's do with CommitTransactionCommand
+/// and StartTransactionCommand.
+pub(crate) trait BackendContext {
+    /// The backend's own state.
+    fn state(&self) -> &BackendState;
+    /// The backend's own state, to change.
+    fn state_mut(&mut self) -> &mut BackendState;
+    /// The running transaction's state; statements run only inside one.
+    fn xact(&mut self) -> Result<&mut TransactionState>;
+    /// parts -- the transaction and the backend, borrowed apart.
+    fn parts(&mut self) -> Result<ExecParts<'_>>;
+    /// restart_transaction -- commits the running transaction and starts
+    /// the next one.
+    fn restart_transaction(&mut self) -> Result<()>;
+    /// Whether an explicit transaction block (BEGIN) is open.
+    fn in_transaction_block(&self) -> bool;
+    /// prevent_transaction_block -- PostgreSQL's PreventInTransactionBlock:
+    /// `what` (e.g. "VACUUM") must run as its own transaction, neither
+    /// inside BEGIN ... COMMIT nor beside other statements of one query string.
+    fn prevent_transaction_block(&self, what: &str) -> Result<()>;
+    /// Sets the isolation level of the transaction about to start
+    /// (SET TRANSACTION outside a block).
+    fn set_next_isolation(&mut self, level: IsolationLevel);
+
+    /// The running transaction.
+    fn txn(&mut self) -> Result<&mut Transaction> {
+        Ok(&mut **self.xact()?)
+    }
+
+    /// The engine.
+    fn engine(&self) -> &Arc<Engine> {
+        &self.state().instance.engine
+    }
+
+    /// What every backend shares.
+    fn instance(&self) -> Arc<Instance> {
+        self.state().instance.clone()
+    }
+
+    /// Server-wide settings.
+    fn instance_config(&self) -> Arc<GlobalConfig> {
+        self.state().instance.config.clone()
+    }
+
+    /// The database's OID.
+    fn database(&self) -> Oid {
+        self.state().database
+    }
+
+    /// The user's name.
+    fn user(&self) -> &str {
+        &self.state().user
+    }
+
+    /// The process id clients see.
+    fn pid(&self) -> u32 {
+        self.state().pid
+    }
+
+    /// The backend's settings.
+    fn settings(&mut self) -> &mut SessionSettings {
+        &mut self.state_mut().settings
+    }
+
+    /// The backend's proc-array slot.
+    fn backend(&self) -> &Arc<Backend> {
+        &self.state().backend
+    }
+
+    /// The interrupt check.
+    fn interrupts(&self) -> &InterruptCheck {
+        &self.state().interrupts
+    }
+
+    /// Namespaces searched for unqualified names (pg_catalog first, then public).
+    fn search_path(&self) -> [Oid; 2] {
+        [PG_CATALOG_NAMESPACE, PUBLIC_NAMESPACE]
+    }
+}
+
+// PL/pgSQL's EXCEPTION blocks are the callers to come (issue 18); the unit
+// test below is the one today.
+#[cfg_attr(not(test), expect(dead_code, reason = "PL/pgSQL EXCEPTION blocks will call these"))]
+impl ExecParts<'_> {
+    /// The transaction and what a subtransaction's end updates besides it.
+    fn split_xact(&mut self) -> (&mut TransactionState, XactEnv<'_>) {
+        let env = XactEnv {
+            engine: self.engine,
+            settings: self.env.settings,
+            stats: self.env.stats,
+            database: self.env.database,
+        };
+        (self.txn, env)
+    }
+
+    /// begin_subtransaction -- opens an internal subtransaction
+    /// (BeginInternalSubTransaction).
+    pub fn begin_subtransaction(&mut self) {
+        self.txn.begin_subtransaction(self.env.settings);
+    }
+
+    /// release_subtransaction -- the innermost subtransaction commits into
+    /// its parent (ReleaseCurrentSubTransaction).
+    pub fn release_subtransaction(&mut self) -> Result<()> {
+        let (txn, mut env) = self.split_xact();
+        txn.release_subtransaction(&mut env).map_err(|_| no_subtransaction())
+    }
+
+    /// rollback_subtransaction -- the innermost subtransaction is undone and
+    /// ends (RollbackAndReleaseCurrentSubTransaction).
+    pub fn rollback_subtransaction(&mut self) -> Result<()> {
+        let (txn, mut env) = self.split_xact();
+        txn.rollback_subtransaction(&mut env).map_err(|_| no_subtransaction())
+    }
+}
+
+/// XX000: ending a subtransaction when none is open is a caller's bug.
+fn no_subtransaction() -> SqlError {
+    SqlError::internal("no subtransaction is open")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BackendContext;
+    use crate::testing::{instance, run, session};
+    use sluice_guc::Settings;
+    use sluice_txn::lmgr::{LockMode, LockTag, LockWaitParams};
+    use sluice_txn::XidStatus;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    const NEVER: &dyn Fn() -> bool = &|| false;
+
+    /// An internal subtransaction opened and rolled back from inside a
+    /// statement's parts gives back everything it took, while what the
+    /// enclosing levels took stays; a released one hands its locks to the
+    /// parent.
+    #[test]
+    fn an_internal_subtransaction_rolls_back_what_it_took() {
+        let dir = tempfile::tempdir().unwrap();
+        let instance = instance(dir.path());
+        let mut s = session(&instance, 4242);
+        run(&mut s, "CREATE TABLE t (a int); BEGIN; SAVEPOINT user_level");
+        let locks = instance.engine.txns().lock_manager();
+        let proc = s.backend().proc();
+        let (outer, inner) = (
+            LockTag::Advisory { database: 1, key1: 0, key2: 1, form: 1 },
+            LockTag::Advisory { database: 1, key1: 0, key2: 2, form: 1 },
+        );
+        let params = LockWaitParams::new(NEVER);
+        let undone = Arc::new(AtomicBool::new(false));
+        let mut parts = s.parts().unwrap();
+        parts.env.xact_locks.lock(outer, LockMode::Exclusive, &params).unwrap();
+        parts.begin_subtransaction();
+        assert_eq!(parts.txn.depth(), 2, "inside the user's savepoint");
+        parts.env.xact_locks.lock(inner, LockMode::Exclusive, &params).unwrap();
+        let subxid = parts.txn.assign_xid();
+        parts.env.settings.set("application_name", "inside").unwrap();
+        assert_eq!(&*parts.env.settings.get_str("application_name"), "inside");
+        let flag = undone.clone();
+        parts.txn.at_transaction_end(false, move |_| flag.store(true, Ordering::SeqCst));
+        parts.rollback_subtransaction().unwrap();
+
+        assert_eq!(parts.txn.depth(), 1);
+        assert!(!locks.holds(proc, inner, LockMode::Exclusive), "its lock went");
+        assert!(locks.holds(proc, outer, LockMode::Exclusive), "the parent's stayed");
+        assert!(undone.load(Ordering::SeqCst), "its at-abort work ran");
+        assert_eq!(&*parts.env.settings.get_str("application_name"), "", "its SET was undone");
+        assert!(parts.rollback_subtransaction().is_ok(), "the user's level is next");
+        assert_eq!(parts.txn.depth(), 0);
+        assert!(parts.rollback_subtransaction().is_err(), "no level left");
+
+        parts.begin_subtransaction();
+        parts.env.xact_locks.lock(inner, LockMode::Share, &params).unwrap();
+        parts.release_subtransaction().unwrap();
+        assert!(locks.holds(proc, inner, LockMode::Share), "released into the top level");
+        drop(parts);
+        run(&mut s, "COMMIT");
+        assert!(!locks.holds(proc, inner, LockMode::Share));
+        assert!(!locks.holds(proc, outer, LockMode::Exclusive));
+        let status = instance.engine.txns().xid_status(subxid).unwrap();
+        assert_eq!(status, XidStatus::Aborted);
+    }
+}
