@@ -36,19 +36,6 @@ const NOT_YET_MOVED: &[(&str, &str)] = &[
     ("optimizer/estimate.rs", "executor"),
     ("optimizer/joinpath.rs", "executor"),
     ("optimizer/mod.rs", "executor"),
-    // Parse-tree and lock helpers still living in `commands`.
-    ("executor/explain.rs", "commands"),
-    ("executor/functions/advisory.rs", "commands"),
-    ("executor/functions/pgstattuple.rs", "commands"),
-    ("executor/functions/regproc.rs", "commands"),
-    ("executor/functions/ruleutils.rs", "commands"),
-    ("executor/functions/sequence.rs", "commands"),
-    ("executor/mod.rs", "commands"),
-    ("executor/onconflict.rs", "commands"),
-    ("executor/select.rs", "commands"),
-    ("executor/select/cte.rs", "commands"),
-    ("expr/func.rs", "executor"),
-    ("expr/builtin.rs", "commands"),
 ];
 
 /// The top-level modules a source text names through `crate::` paths.

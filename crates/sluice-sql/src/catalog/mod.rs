@@ -17,6 +17,7 @@
 
 pub mod bootstrap;
 pub mod depend;
+pub mod extension;
 pub mod index;
 pub mod relation;
 pub mod rows;

@@ -101,7 +101,7 @@ fn open_table(parts: &mut ExecParts, rv: &RangeVar, mode: LockMode) -> Result<Re
 
 /// The names in a list of `String` nodes (a column list).
 fn names(list: &[Node]) -> Vec<String> {
-    list.iter().filter_map(super::node_str).collect()
+    list.iter().filter_map(crate::parser::node_str).collect()
 }
 
 /// copied_columns -- the columns a COPY of `rel` moves: those listed, or all

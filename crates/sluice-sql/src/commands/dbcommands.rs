@@ -25,14 +25,15 @@
 //! session's life, which sluice's transaction-scoped lock manager cannot
 //! hold yet.
 
-use super::node_str;
-use super::tablecmds::{acquire_with_settings, position};
 use crate::activity::Signal;
 use crate::catalog::bootstrap::DatabaseRow;
 use crate::catalog::schema::{RelKind, BOOTSTRAP_SUPERUSER, PG_AUTHID, PG_CLASS, PG_DATABASE};
 use crate::catalog::{delete, insert, relation::oid_of, scan};
+use crate::error::position;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
+use crate::executor::lmgr::acquire_with_settings;
+use crate::parser::node_str;
 use crate::sink::QuerySink;
 use pg_query::protobuf::{CreatedbStmt, DefElem, DropdbStmt, Node};
 use pg_query::NodeEnum;

@@ -18,17 +18,15 @@
 //! second sees the first's row (or fails on it) once the first commits.
 
 use crate::catalog;
+use crate::catalog::extension::EXTNAME;
 use crate::catalog::schema::{BOOTSTRAP_SUPERUSER, PG_EXTENSION, PUBLIC_NAMESPACE};
 use crate::commands::tablecmds::lock_relation;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
-use crate::executor::context::ExecParts;
 use crate::sink::QuerySink;
 use pg_query::protobuf::{CreateExtensionStmt, DropStmt};
 use pg_query::NodeEnum;
-use sluice_access::heap::visibility::VisibilityContext;
-use sluice_access::Engine;
-use sluice_common::{ItemPointer, Oid};
+use sluice_common::ItemPointer;
 use sluice_txn::lmgr::LockMode;
 use sluice_types::Datum;
 
@@ -44,9 +42,6 @@ struct Available {
 /// The extensions CREATE EXTENSION can install.
 const AVAILABLE: &[Available] =
     &[Available { name: "pgstattuple", version: "1.5", relocatable: true }];
-
-/// Column positions in `pg_extension`.
-const EXTNAME: usize = 1;
 
 /// create_extension -- `CREATE EXTENSION [IF NOT EXISTS] name [WITH ...]`.
 pub fn create_extension(
@@ -132,24 +127,4 @@ fn find(cx: &mut dyn BackendContext, name: &str) -> Result<Option<ItemPointer>> 
         |row| matches!(&row[EXTNAME], Datum::Text(n) if n == name),
     )?;
     Ok(rows.first().map(|(tid, _)| *tid))
-}
-
-/// installed -- whether extension `name` is installed in database `db` as
-/// `ctx` sees the catalogs.
-pub fn installed(engine: &Engine, db: Oid, ctx: &VisibilityContext, name: &str) -> Result<bool> {
-    let rows = catalog::scan_as(
-        engine,
-        db,
-        &PG_EXTENSION,
-        ctx,
-        |row| matches!(&row[EXTNAME], Datum::Text(n) if n == name),
-    )?;
-    Ok(!rows.is_empty())
-}
-
-/// installed_in -- [`installed`] for a statement being planned, under its
-/// snapshot.
-pub fn installed_in(parts: &mut ExecParts, name: &str) -> Result<bool> {
-    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
-    installed(parts.engine, parts.env.database, &ctx, name)
 }

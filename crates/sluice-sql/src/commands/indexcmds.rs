@@ -25,6 +25,7 @@ use crate::catalog::{delete, insert, replace, scan};
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
 use crate::executor::host::ExecHost;
+use crate::executor::indexing::predicate_text;
 use crate::executor::indexing::{analyze_predicate, render_key};
 use crate::parser::unsupported::{other_tablespace, refuse};
 use crate::sink::QuerySink;
@@ -220,7 +221,7 @@ pub fn fillfactor_option(options: &[Node]) -> Result<Option<u8>> {
                 format!("unrecognized parameter \"{}\"", def.defname),
             ));
         }
-        let value = def.arg.as_deref().and_then(super::node_str).unwrap_or_default();
+        let value = def.arg.as_deref().and_then(crate::parser::node_str).unwrap_or_default();
         let n: i64 = value.parse().map_err(|_| {
             SqlError::new(
                 "22023",
@@ -382,17 +383,6 @@ fn require_not_null(cx: &mut dyn BackendContext, table: &RelationDesc, keys: &[i
         ));
     }
     set_not_null(cx, table.oid, keys)
-}
-
-/// The stored form of a partial index's WHERE clause: the analysed
-/// condition written back as PostgreSQL's deparser writes it (every operator
-/// parenthesised, constants with their types: `((b > 0) AND (c = 'x'::text))`),
-/// so `pg_get_expr` and `pg_get_indexdef` show what PostgreSQL shows.
-pub(crate) fn predicate_text(table: &RelationDesc, node: &Node) -> Result<String> {
-    let text = super::tablecmds::deparse_expr(node)?;
-    let analysed = analyze_predicate(table, &text)?;
-    let names: Vec<String> = table.columns.iter().map(|c| c.name.clone()).collect();
-    Ok(crate::executor::deparse(&analysed, &names))
 }
 
 /// Marks columns NOT NULL in `pg_attribute`.
@@ -652,7 +642,7 @@ pub fn drop_indexes(
     }
     for object in &stmt.objects {
         let Some(NodeEnum::List(list)) = object.node.as_ref() else { continue };
-        let names: Vec<String> = list.items.iter().filter_map(super::node_str).collect();
+        let names: Vec<String> = list.items.iter().filter_map(crate::parser::node_str).collect();
         let rv = super::sequence::range_var(&names)?;
         let namespaces = super::sequence::namespaces_for(cx, &rv)?;
         let engine = cx.engine().clone();

@@ -16,7 +16,7 @@
 mod like;
 
 use super::indexcmds::{define_index, fillfactor_option, ConstraintKind, NewIndex};
-use super::{node_str, sequence};
+use super::sequence;
 use crate::catalog::bootstrap::{attribute_row, ClassRow};
 use crate::catalog::depend::{self, DepType, Dependency, ObjectAddress, ATTRDEF_CLASS};
 use crate::catalog::relation::RelationDesc;
@@ -24,10 +24,12 @@ use crate::catalog::relation::{self, oid_of, RelationId};
 use crate::catalog::schema::*;
 use crate::catalog::statistic::latest_view;
 use crate::catalog::{delete, insert, replace, scan, scan_as};
-pub(crate) use crate::error::position;
+use crate::error::position;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
-use crate::executor::context::{BackendEnv, ExecParts};
+use crate::executor::lmgr::{lock_relation_in, lock_relation_with};
+use crate::parser::deparse_expr;
+use crate::parser::node_str;
 use crate::parser::unsupported::{other_tablespace, refuse};
 use crate::sink::QuerySink;
 use pg_query::protobuf::{
@@ -37,8 +39,7 @@ use pg_query::protobuf::{
 use pg_query::NodeEnum;
 use sluice_access::nbtree::ColumnOrder;
 use sluice_common::{ForkNumber, Oid, RelFileLocator, DEFAULTTABLESPACE_OID};
-use sluice_guc::Settings;
-use sluice_txn::lmgr::{LockError, LockMode, LockTag, LockWaitParams};
+use sluice_txn::lmgr::LockMode;
 use sluice_types::{Datum, SqlType};
 
 /// PostgreSQL's limit on columns per table.
@@ -569,30 +570,6 @@ fn serial_type(tn: &pg_query::protobuf::TypeName) -> Option<SqlType> {
     }
 }
 
-/// SQL text of an expression node (stored in `pg_attrdef.adbin`).
-pub(crate) fn deparse_expr(expr: &pg_query::protobuf::Node) -> Result<String> {
-    let target = pg_query::protobuf::ResTarget {
-        name: String::new(),
-        indirection: vec![],
-        val: Some(Box::new(expr.clone())),
-        location: -1,
-    };
-    // Every enum field must hold a valid value: libpg_query asserts on
-    // protobuf's "undefined" zeros when it converts the tree back.
-    let select = pg_query::protobuf::SelectStmt {
-        target_list: vec![pg_query::protobuf::Node {
-            node: Some(NodeEnum::ResTarget(Box::new(target))),
-        }],
-        op: pg_query::protobuf::SetOperation::SetopNone as i32,
-        limit_option: pg_query::protobuf::LimitOption::Default as i32,
-        ..Default::default()
-    };
-    let text = NodeEnum::SelectStmt(Box::new(select))
-        .deparse(pg_query::DeparseOptions::default())
-        .map_err(|e| SqlError::internal(format!("could not deparse expression: {e}")))?;
-    Ok(text.strip_prefix("SELECT ").unwrap_or(&text).to_string())
-}
-
 /// alter_reloptions -- `ALTER TABLE ... SET (name = value, ...)` or
 /// `RESET (name, ...)`: merges the storage parameters into the table's
 /// `pg_class.reloptions` (PostgreSQL's ATExecSetRelOptions). Pages already
@@ -701,60 +678,6 @@ fn validate_reloption(name: &str, value: &str) -> Result<()> {
 /// Takes a table lock under the session's transaction.
 pub(crate) fn lock_relation(cx: &mut dyn BackendContext, oid: Oid, mode: LockMode) -> Result<()> {
     lock_relation_in(&mut cx.parts()?, oid, mode)
-}
-
-/// Takes a table lock under the statement's transaction; waits are interrupted
-/// by cancel and timeouts.
-pub(crate) fn lock_relation_in(parts: &mut ExecParts, oid: Oid, mode: LockMode) -> Result<()> {
-    lock_relation_with(parts, oid, mode, false, None)
-}
-
-/// lock_relation_with -- takes a table lock honouring `lock_timeout` and
-/// `deadlock_timeout`; `nowait` fails at once with 55P03 naming `name`.
-pub(crate) fn lock_relation_with(
-    parts: &mut ExecParts,
-    oid: Oid,
-    mode: LockMode,
-    nowait: bool,
-    name: Option<&str>,
-) -> Result<()> {
-    let tag = LockTag::Relation { database: parts.env.database, relation: oid };
-    let txn = &*parts.txn;
-    acquire_with_settings(&parts.env, nowait, name, |params| txn.lock(tag, mode, params))?;
-    parts.plan_log.locks.push((oid, mode));
-    Ok(())
-}
-
-/// acquire_with_settings -- runs `acquire` with wait parameters from the
-/// session's settings (`lock_timeout`, `deadlock_timeout`) and its interrupt
-/// check, and turns a failure into PostgreSQL's error for a relation lock.
-/// Callers without the transaction at hand (sequence functions) acquire
-/// through the lock manager directly.
-pub(crate) fn acquire_with_settings(
-    env: &BackendEnv,
-    nowait: bool,
-    name: Option<&str>,
-    acquire: impl FnOnce(&LockWaitParams) -> std::result::Result<(), LockError>,
-) -> Result<()> {
-    let interrupts = env.interrupts.clone();
-    let interrupted = move || interrupts().is_err();
-    let mut params = LockWaitParams::new(&interrupted);
-    params.nowait = nowait;
-    params.lock_timeout = env.settings.get_duration("lock_timeout").filter(|d| !d.is_zero());
-    if let Some(d) = env.settings.get_duration("deadlock_timeout") {
-        params.deadlock_timeout = d;
-    }
-    acquire(&params).map_err(|e| match e {
-        LockError::Interrupted => match (env.interrupts)() {
-            Err(reason) => reason,
-            Ok(()) => SqlError::from(e),
-        },
-        LockError::NotAvailable(_) => SqlError::new(
-            "55P03",
-            format!("could not obtain lock on relation \"{}\"", name.unwrap_or("?")),
-        ),
-        other => SqlError::from(other),
-    })
 }
 
 /// LOCK [TABLE] name [, ...] [IN mode MODE] [NOWAIT].

@@ -1,9 +1,9 @@
 //! SET, RESET, SHOW and ALTER SYSTEM (PostgreSQL's `commands/variable.c` and
 //! the GUC entry points in `guc.c`), on top of `sluice-guc`.
 
-use super::{node_str, quote_identifier};
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
+use crate::parser::{node_str, quote_identifier};
 use crate::sink::{OutputColumn, QuerySink};
 use pg_query::protobuf::{AlterSystemStmt, VariableSetKind, VariableSetStmt, VariableShowStmt};
 use pg_query::NodeEnum;

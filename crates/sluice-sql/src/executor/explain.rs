@@ -213,7 +213,7 @@ fn explain_options(stmt: &ExplainStmt) -> Result<Options> {
     let mut buffers = false;
     for option in &stmt.options {
         let Some(NodeEnum::DefElem(def)) = option.node.as_ref() else { continue };
-        let value = def.arg.as_deref().and_then(crate::commands::node_str);
+        let value = def.arg.as_deref().and_then(crate::parser::node_str);
         let on = !matches!(value.as_deref(), Some("false" | "off" | "0"));
         match def.defname.as_str() {
             "costs" => costs = on,
@@ -228,7 +228,7 @@ fn explain_options(stmt: &ExplainStmt) -> Result<Options> {
                     "42601",
                     format!("unrecognized EXPLAIN option \"{other}\""),
                 )
-                .at(crate::commands::tablecmds::position(def.location)))
+                .at(crate::error::position(def.location)))
             }
         }
     }

@@ -47,13 +47,13 @@
 //! (`EXCLUDED`), and the new version replaces the locked one.
 
 use super::host::{ExecHost, PlanHost};
+use super::indexing::predicate_text;
 use super::indexing::{Conflict, IndexSet};
 use super::modify::{check_not_null, update_targets};
 use super::select::relation_scope;
 use crate::catalog::index::{indexes_of, IndexDesc};
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::{deform_row, form_row};
-use crate::commands::indexcmds::predicate_text;
 use crate::error::position;
 use crate::error::{Result, SqlError};
 use crate::executor::context::ExecParts;

@@ -31,10 +31,10 @@ use super::indexscan::ScanMethod;
 use super::plan::lockrows::{LockRowsSpec, RowMark};
 use super::plan::{prune_scan_columns, single_scan, JoinKind, Plan, SortKey};
 use crate::catalog::relation::{self, RelationDesc};
-use crate::commands::tablecmds::lock_relation_in;
 use crate::error::position;
 use crate::error::{Result, SqlError};
 use crate::executor::context::ExecParts;
+use crate::executor::lmgr::lock_relation_in;
 use crate::expr::{
     analyze, check_boolean, column_name, expand_star, resolve_unknown_with, select_common_type,
     star_indirection, Expr, Scope, ScopeColumn,
@@ -813,7 +813,7 @@ fn alias_scope(
 ) -> Result<Scope> {
     let name = alias.map_or(table, |a| a.aliasname.as_str());
     let names: Vec<String> = alias
-        .map(|a| a.colnames.iter().filter_map(crate::commands::node_str).collect())
+        .map(|a| a.colnames.iter().filter_map(crate::parser::node_str).collect())
         .unwrap_or_default();
     if names.len() > columns.len() {
         return Err(SqlError::new(
@@ -945,7 +945,7 @@ fn plan_function(
             _ => None,
         })
         .ok_or_else(|| SqlError::unsupported("this function in FROM is not supported yet"))?;
-    let name = call.funcname.last().and_then(crate::commands::node_str).unwrap_or_default();
+    let name = call.funcname.last().and_then(crate::parser::node_str).unwrap_or_default();
     if super::backend_status::is_backend_function(&name) {
         return plan_backend_function(pl, rf, call, &name, params);
     }
@@ -988,7 +988,7 @@ fn plan_function(
             let col = alias
                 .colnames
                 .first()
-                .and_then(crate::commands::node_str)
+                .and_then(crate::parser::node_str)
                 .unwrap_or_else(|| alias.aliasname.clone());
             (alias.aliasname.clone(), col)
         }
@@ -1057,7 +1057,7 @@ fn plan_stat_function(
             | SqlType::Reg(sluice_types::RegKind::Class)]
     );
     let name = function.name();
-    if !regclass || !crate::commands::extension::installed_in(pl.parts(), pgstattuple::EXTENSION)? {
+    if !regclass || !extension_installed(pl.parts(), pgstattuple::EXTENSION)? {
         return Err(SqlError::new(
             "42883",
             format!("function {name}({}) does not exist", types.join(", ")),
@@ -1093,7 +1093,8 @@ fn plan_stat_function(
         }
         None => Vec::new(),
     };
-    let columns = pgstattuple::result_columns(function)
+    let columns = function
+        .result_columns()
         .iter()
         .map(|(column, ty)| ScopeColumn {
             table: Some(name.to_string()),
@@ -1187,4 +1188,10 @@ fn plan_values(
         columns.push(OutputColumn::computed(format!("column{}", i + 1), ty, -1));
     }
     Ok(Planned { plan: Plan::Values(rows), columns })
+}
+
+/// Whether extension `name` is installed, under the planned statement's snapshot.
+fn extension_installed(parts: &mut ExecParts, name: &str) -> Result<bool> {
+    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
+    crate::catalog::extension::installed(parts.engine, parts.env.database, &ctx, name)
 }

@@ -321,7 +321,7 @@ pub(super) fn call(func: Builtin, args: &[Datum], host: &mut dyn EvalHost) -> Re
         Cardinality => arrays::cardinality(args)?,
         FormatType => typeinfo::format_type(args),
         // PostgreSQL also quotes keywords; sluice's helper knows none.
-        QuoteIdent => Datum::Text(crate::commands::quote_identifier(text(args, 0)?)),
+        QuoteIdent => Datum::Text(crate::parser::quote_identifier(text(args, 0)?)),
         EncodingToChar => typeinfo::encoding_name(args),
         Session(f) => host.session_function(f, args)?,
         _ => strings::call(func, args)?,

@@ -152,7 +152,7 @@ pub(super) fn stat_column(a: &mut Analyzer, fc: &FuncCall, column: &str) -> Resu
     if args.len() != 1 || !ArgType::RegClass.accepts(inputs[0]) {
         return Err(func_error(Choice::NoMatch, &names.join("."), &inputs).at(location));
     }
-    let columns = crate::executor::functions::pgstattuple::result_columns(function);
+    let columns = function.result_columns();
     let Some(i) = columns.iter().position(|(name, _)| *name == column) else {
         return Err(SqlError::new(
             "42703",

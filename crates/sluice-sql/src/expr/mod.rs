@@ -317,7 +317,42 @@ pub enum StatField {
     Index(usize),
 }
 
+/// `pgstattuple`'s result columns.
+const PGSTATTUPLE_COLUMNS: [(&str, SqlType); 9] = [
+    ("table_len", SqlType::Int8),
+    ("tuple_count", SqlType::Int8),
+    ("tuple_len", SqlType::Int8),
+    ("tuple_percent", SqlType::Float8),
+    ("dead_tuple_count", SqlType::Int8),
+    ("dead_tuple_len", SqlType::Int8),
+    ("dead_tuple_percent", SqlType::Float8),
+    ("free_space", SqlType::Int8),
+    ("free_percent", SqlType::Float8),
+];
+
+/// `pgstatindex`'s result columns.
+const PGSTATINDEX_COLUMNS: [(&str, SqlType); 10] = [
+    ("version", SqlType::Int4),
+    ("tree_level", SqlType::Int4),
+    ("index_size", SqlType::Int8),
+    ("root_block_no", SqlType::Int8),
+    ("internal_pages", SqlType::Int8),
+    ("leaf_pages", SqlType::Int8),
+    ("empty_pages", SqlType::Int8),
+    ("deleted_pages", SqlType::Int8),
+    ("avg_leaf_density", SqlType::Float8),
+    ("leaf_fragmentation", SqlType::Float8),
+];
+
 impl StatField {
+    /// The columns of the function's result row.
+    pub fn result_columns(self) -> &'static [(&'static str, SqlType)] {
+        match self {
+            StatField::Tuple(_) => &PGSTATTUPLE_COLUMNS,
+            StatField::Index(_) => &PGSTATINDEX_COLUMNS,
+        }
+    }
+
     /// The function `name` at column 0, if it is one of the extension's.
     pub fn function(name: &str) -> Option<StatField> {
         match name {

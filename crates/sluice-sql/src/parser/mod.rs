@@ -11,7 +11,10 @@
 //! only on the error path.
 
 mod ffi;
+mod nodes;
 pub(crate) mod unsupported;
+
+pub(crate) use nodes::{deparse_expr, node_str, quote_identifier};
 
 use crate::error::{Result, SqlError};
 use pg_query::NodeEnum;

@@ -7,9 +7,9 @@
 //! `sluice-txn`'s `xact/twophase.rs`.
 
 use super::session::{aborted_block_error, Session};
-use crate::commands::node_str;
 use crate::commands::variable::{on_off, parse_isolation, read_only_option};
 use crate::error::{Result, SqlError};
+use crate::parser::node_str;
 use crate::sink::QuerySink;
 use pg_query::protobuf::{TransactionStmt, TransactionStmtKind};
 use pg_query::NodeEnum;

@@ -63,10 +63,12 @@ use crate::catalog::rows::deform_row_projected;
 use crate::catalog::schema::{RelKind, PG_ATTRIBUTE, PG_CLASS, PG_STATISTIC};
 use crate::catalog::statistic::{self, latest_view, ColumnStatistics};
 use crate::catalog::{replace, scan, scan_as};
-use crate::commands::tablecmds::{lock_relation_with, position, target_namespace};
+use crate::commands::tablecmds::target_namespace;
+use crate::error::position;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
 use crate::executor::context::ExecParts;
+use crate::executor::lmgr::lock_relation_with;
 use crate::sink::QuerySink;
 use compute::{compute, ColumnSample};
 use pg_query::protobuf::{DefElem, RangeVar, VacuumRelation, VacuumStmt};
@@ -146,7 +148,7 @@ pub(crate) fn def_boolean(def: &DefElem) -> Result<bool> {
             1 => Some(true),
             _ => None,
         },
-        Some(_) => match def.arg.as_deref().and_then(super::node_str) {
+        Some(_) => match def.arg.as_deref().and_then(crate::parser::node_str) {
             Some(word) if word.eq_ignore_ascii_case("true") || word.eq_ignore_ascii_case("on") => {
                 Some(true)
             }
@@ -227,7 +229,7 @@ fn lookup_table(cx: &mut dyn BackendContext, rv: &RangeVar) -> Result<Oid> {
 }
 
 fn column_names(vr: &VacuumRelation) -> Vec<String> {
-    vr.va_cols.iter().filter_map(super::node_str).collect()
+    vr.va_cols.iter().filter_map(crate::parser::node_str).collect()
 }
 
 /// analyze_relation -- ANALYZE of one table (PostgreSQL's analyze_rel):

@@ -210,10 +210,13 @@ fn option_string(def: &DefElem) -> Result<String> {
         NodeEnum::Boolean(b) => if b.boolval { "true" } else { "false" }.to_string(),
         NodeEnum::AStar(_) => "*".to_string(),
         NodeEnum::List(list) => {
-            let names: Vec<String> = list.items.iter().filter_map(super::super::node_str).collect();
+            let names: Vec<String> =
+                list.items.iter().filter_map(crate::parser::node_str).collect();
             names.join(".")
         }
-        _ => super::super::node_str(def.arg.as_deref().ok_or_else(missing)?).ok_or_else(missing)?,
+        _ => {
+            crate::parser::node_str(def.arg.as_deref().ok_or_else(missing)?).ok_or_else(missing)?
+        }
     })
 }
 
@@ -264,7 +267,7 @@ fn header_choice(def: &DefElem, is_from: bool) -> Result<Header> {
 fn column_list(def: &DefElem) -> Result<Vec<String>> {
     match def.arg.as_deref().and_then(|a| a.node.as_ref()) {
         Some(NodeEnum::List(list)) => {
-            Ok(list.items.iter().filter_map(super::super::node_str).collect())
+            Ok(list.items.iter().filter_map(crate::parser::node_str).collect())
         }
         _ => Err(SqlError::new(
             "22023",

@@ -27,7 +27,6 @@ mod options;
 
 pub use options::{init_params, SeqOptions};
 
-use super::node_str;
 use super::tablecmds::{lock_relation, remove_relation, target_namespace};
 use crate::catalog::bootstrap::{attribute_row, ClassRow};
 use crate::catalog::depend::{self, DepType, Dependency, ObjectAddress, ATTRDEF_CLASS};
@@ -36,6 +35,8 @@ use crate::catalog::schema::*;
 use crate::catalog::{delete, insert, replace, scan};
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
+pub(crate) use crate::executor::functions::sequence::not_a_sequence;
+use crate::parser::node_str;
 use crate::sink::QuerySink;
 use pg_query::protobuf::{AlterSeqStmt, CreateSeqStmt, DropBehavior, DropStmt, RangeVar};
 use pg_query::NodeEnum;
@@ -186,11 +187,6 @@ fn open_sequence(
         return Err(not_a_sequence(&rel.name));
     }
     Ok(Some(rel))
-}
-
-/// 42809 `"x" is not a sequence`.
-pub(crate) fn not_a_sequence(name: &str) -> SqlError {
-    SqlError::new("42809", format!("\"{name}\" is not a sequence"))
 }
 
 /// ALTER SEQUENCE [IF EXISTS] name options.
@@ -505,7 +501,7 @@ pub(crate) fn owned_sequences(cx: &mut dyn BackendContext, table: Oid) -> Result
 /// The default text of a serial column (what `pg_attrdef` shows):
 /// `nextval('name'::regclass)`, the name quoted as an identifier if needed.
 pub(crate) fn serial_default(sequence_name: &str) -> String {
-    let ident = super::quote_identifier(sequence_name);
+    let ident = crate::parser::quote_identifier(sequence_name);
     format!("nextval('{}'::regclass)", ident.replace('\'', "''"))
 }
 

@@ -8,9 +8,9 @@
 //! option that changes what nextval hands out resets `log_cnt` so the next
 //! call logs afresh. Errors carry PostgreSQL's SQLSTATEs and texts.
 
-use super::super::node_str;
-use super::super::tablecmds::position;
+use crate::error::position;
 use crate::error::{Result, SqlError};
+use crate::parser::node_str;
 use pg_query::protobuf::{DefElem, Node};
 use pg_query::NodeEnum;
 use sluice_access::sequence::{SeqData, SeqParams, SeqState};

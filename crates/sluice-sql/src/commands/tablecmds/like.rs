@@ -15,12 +15,13 @@
 //! Comments, statistics objects, compression, storage, identity and
 //! generated columns are options sluice accepts and has nothing to copy for.
 
-use super::{position, NewColumn};
+use super::NewColumn;
 use crate::catalog::index::indexes_of;
 use crate::catalog::relation::{self, RelationDesc};
 use crate::catalog::schema::RelKind;
 use crate::commands::indexcmds::{kind_plural, ConstraintKind, NewIndex};
 use crate::commands::sequence::namespaces_for;
+use crate::error::position;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
 use pg_query::protobuf::TableLikeClause;

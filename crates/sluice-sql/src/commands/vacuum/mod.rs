@@ -59,7 +59,7 @@ use crate::commands::analyze::{
     update_relstats, AnalyzeOptions, Target,
 };
 use crate::commands::cluster::{vacuum_full, FullOptions};
-use crate::commands::tablecmds::position;
+use crate::error::position;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
 use crate::executor::context::ExecParts;
@@ -192,7 +192,7 @@ fn parse_options(stmt: &VacuumStmt) -> Result<VacuumOptions> {
 
 /// INDEX_CLEANUP's value: AUTO or a Boolean.
 fn index_cleanup(def: &DefElem) -> Result<IndexCleanup> {
-    let word = def.arg.as_deref().and_then(super::node_str);
+    let word = def.arg.as_deref().and_then(crate::parser::node_str);
     if word.is_some_and(|w| w.eq_ignore_ascii_case("auto")) {
         return Ok(IndexCleanup::Auto);
     }

@@ -20,8 +20,8 @@
 //! transaction is "not owned" to `pg_advisory_unlock`, as in PostgreSQL.
 
 use super::super::host::ExecHost;
-use crate::commands::tablecmds::acquire_with_settings;
 use crate::error::{Result, SqlError};
+use crate::executor::lmgr::acquire_with_settings;
 use crate::expr::AdvisoryLock;
 use sluice_txn::lmgr::{LockError, LockMode, LockTag, LockWaitParams};
 use sluice_types::Datum;

@@ -29,9 +29,9 @@
 //! PostgreSQL.
 
 use super::super::host::ExecHost;
+use crate::catalog::extension;
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::schema::RelKind;
-use crate::commands::extension;
 use crate::error::{Result, SqlError};
 use crate::expr::StatField;
 use sluice_access::heap::visibility::{satisfies_dirty, DirtyStatus, VisibilityContext};
@@ -40,45 +40,10 @@ use sluice_access::Engine;
 use sluice_common::{ForkNumber, BLCKSZ};
 use sluice_storage::buffer::BufferTag;
 use sluice_storage::page::HEADER_SIZE;
-use sluice_types::{Datum, SqlType};
+use sluice_types::Datum;
 
 /// The extension these functions belong to.
 pub const EXTENSION: &str = "pgstattuple";
-
-/// `pgstattuple`'s result columns.
-pub const PGSTATTUPLE_COLUMNS: [(&str, SqlType); 9] = [
-    ("table_len", SqlType::Int8),
-    ("tuple_count", SqlType::Int8),
-    ("tuple_len", SqlType::Int8),
-    ("tuple_percent", SqlType::Float8),
-    ("dead_tuple_count", SqlType::Int8),
-    ("dead_tuple_len", SqlType::Int8),
-    ("dead_tuple_percent", SqlType::Float8),
-    ("free_space", SqlType::Int8),
-    ("free_percent", SqlType::Float8),
-];
-
-/// `pgstatindex`'s result columns.
-pub const PGSTATINDEX_COLUMNS: [(&str, SqlType); 10] = [
-    ("version", SqlType::Int4),
-    ("tree_level", SqlType::Int4),
-    ("index_size", SqlType::Int8),
-    ("root_block_no", SqlType::Int8),
-    ("internal_pages", SqlType::Int8),
-    ("leaf_pages", SqlType::Int8),
-    ("empty_pages", SqlType::Int8),
-    ("deleted_pages", SqlType::Int8),
-    ("avg_leaf_density", SqlType::Float8),
-    ("leaf_fragmentation", SqlType::Float8),
-];
-
-/// The columns of `function` (`pgstattuple` or `pgstatindex`).
-pub fn result_columns(function: StatField) -> &'static [(&'static str, SqlType)] {
-    match function {
-        StatField::Tuple(_) => &PGSTATTUPLE_COLUMNS,
-        StatField::Index(_) => &PGSTATINDEX_COLUMNS,
-    }
-}
 
 /// Rounds to two decimals: PostgreSQL prints the ratios with `%.2f` into
 /// the result row.

@@ -14,12 +14,12 @@ use crate::catalog::scan_as;
 use crate::catalog::schema::{
     CatalogDef, RelKind, PG_AUTHID, PG_CATALOG_NAMESPACE, PG_NAMESPACE, PUBLIC_NAMESPACE,
 };
-use crate::commands::quote_identifier;
 use crate::error::{Result, SqlError};
 use crate::expr::{
     function_named, function_signature, function_with_args, parse_type_string, FunctionNamed,
     RegKind,
 };
+use crate::parser::quote_identifier;
 use sluice_common::Oid;
 use sluice_types::{Datum, SqlType};
 

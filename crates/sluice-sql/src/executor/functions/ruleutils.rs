@@ -20,8 +20,8 @@ use super::ExecHost;
 use crate::catalog::relation::{by_oid, oid_of};
 use crate::catalog::schema::{PG_AM, PG_CLASS, PG_CONSTRAINT, PG_INDEX};
 use crate::catalog::{index::INDOPTION_DESC, index::INDOPTION_NULLS_FIRST, scan_as};
-use crate::commands::quote_identifier;
 use crate::error::{Result, SqlError};
+use crate::parser::quote_identifier;
 use sluice_common::Oid;
 use sluice_types::Datum;
 

@@ -35,12 +35,11 @@
 use crate::catalog::depend::{self, DepType, ObjectAddress};
 use crate::catalog::relation::{attnum_as, find_as, find_by_oid_as, RelationId};
 use crate::catalog::schema::{RelKind, PG_CATALOG_NAMESPACE, PUBLIC_NAMESPACE};
-use crate::commands::quote_identifier;
-use crate::commands::sequence::not_a_sequence;
-use crate::commands::tablecmds::acquire_with_settings;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendEnv;
 use crate::executor::host::ExecHost;
+use crate::executor::lmgr::acquire_with_settings;
+use crate::parser::quote_identifier;
 use sluice_access::sequence::{self, Fetched, SeqLimit};
 use sluice_common::{Lsn, Oid};
 use sluice_guc::Settings;
@@ -452,6 +451,11 @@ fn make_durable(env: &mut BackendEnv, end: Lsn) -> Result<()> {
         env.engine.wal().flush(end).map_err(sluice_access::AccessError::from)?;
     }
     Ok(())
+}
+
+/// 42809 `"x" is not a sequence`.
+pub(crate) fn not_a_sequence(name: &str) -> SqlError {
+    SqlError::new("42809", format!("\"{name}\" is not a sequence"))
 }
 
 #[cfg(test)]

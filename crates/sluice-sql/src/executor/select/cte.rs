@@ -240,8 +240,7 @@ fn names_itself(def: &CommonTableExpr) -> bool {
 
 /// The CTE's columns: the query's, renamed by the CTE's column list.
 fn cte_columns(def: &CommonTableExpr, columns: &[OutputColumn]) -> Result<Vec<ScopeColumn>> {
-    let names: Vec<String> =
-        def.aliascolnames.iter().filter_map(crate::commands::node_str).collect();
+    let names: Vec<String> = def.aliascolnames.iter().filter_map(crate::parser::node_str).collect();
     if names.len() > columns.len() {
         return Err(SqlError::new(
             "42P10",

@@ -1,0 +1,62 @@
+//! Helpers over pg_query's parse trees: the string a node spells, an
+//! identifier quoted the way PostgreSQL's `quote_identifier` quotes it, and
+//! an expression node written back as SQL text (libpg_query's deparser).
+//! Every layer above the parser reads raw parse trees through these.
+
+use crate::error::{Result, SqlError};
+use pg_query::protobuf::{a_const, Node};
+use pg_query::NodeEnum;
+
+/// The string value of a `String` or `A_Const` node (option values, names).
+pub(crate) fn node_str(node: &Node) -> Option<String> {
+    match node.node.as_ref()? {
+        NodeEnum::String(s) => Some(s.sval.clone()),
+        NodeEnum::AConst(c) => match c.val.as_ref()? {
+            a_const::Val::Sval(s) => Some(s.sval.clone()),
+            a_const::Val::Ival(i) => Some(i.ival.to_string()),
+            a_const::Val::Fval(f) => Some(f.fval.clone()),
+            a_const::Val::Boolval(b) => Some(if b.boolval { "true" } else { "false" }.to_string()),
+            a_const::Val::Bsval(b) => Some(b.bsval.clone()),
+        },
+        NodeEnum::Integer(i) => Some(i.ival.to_string()),
+        NodeEnum::Float(f) => Some(f.fval.clone()),
+        _ => None,
+    }
+}
+
+/// quote_identifier -- `ident` as SQL shows it: bare if it is a plain
+/// lower-case identifier, else in double quotes (PostgreSQL's quote_identifier,
+/// without the keyword check).
+pub(crate) fn quote_identifier(ident: &str) -> String {
+    let plain = ident.chars().next().is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && ident.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if plain {
+        ident.to_string()
+    } else {
+        format!("\"{}\"", ident.replace('"', "\"\""))
+    }
+}
+
+/// SQL text of an expression node (stored in `pg_attrdef.adbin`).
+pub(crate) fn deparse_expr(expr: &pg_query::protobuf::Node) -> Result<String> {
+    let target = pg_query::protobuf::ResTarget {
+        name: String::new(),
+        indirection: vec![],
+        val: Some(Box::new(expr.clone())),
+        location: -1,
+    };
+    // Every enum field must hold a valid value: libpg_query asserts on
+    // protobuf's "undefined" zeros when it converts the tree back.
+    let select = pg_query::protobuf::SelectStmt {
+        target_list: vec![pg_query::protobuf::Node {
+            node: Some(NodeEnum::ResTarget(Box::new(target))),
+        }],
+        op: pg_query::protobuf::SetOperation::SetopNone as i32,
+        limit_option: pg_query::protobuf::LimitOption::Default as i32,
+        ..Default::default()
+    };
+    let text = NodeEnum::SelectStmt(Box::new(select))
+        .deparse(pg_query::DeparseOptions::default())
+        .map_err(|e| SqlError::internal(format!("could not deparse expression: {e}")))?;
+    Ok(text.strip_prefix("SELECT ").unwrap_or(&text).to_string())
+}
