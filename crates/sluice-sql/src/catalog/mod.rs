@@ -19,6 +19,7 @@ pub mod bootstrap;
 pub mod depend;
 pub mod extension;
 pub mod index;
+pub mod namespace;
 pub mod relation;
 pub mod rows;
 pub mod schema;

@@ -51,11 +51,11 @@
 
 use super::analyze::{analyze_relation, def_boolean, update_relstats, AnalyzeOptions, Target};
 use super::indexcmds::reindex::rebuild_table_indexes;
-use super::sequence::find_named;
 use super::tablecmds::lock_relation;
 use super::truncate::set_new_relfilenode;
 use crate::activity::ClusterActivity;
 use crate::catalog::index::{indexes_of, IndexDesc};
+use crate::catalog::namespace::missing_relation;
 use crate::catalog::relation::{self, oid_of, RelationDesc, RelationId};
 use crate::catalog::rows::deform_row;
 use crate::catalog::schema::{RelKind, PG_CATALOG_NAMESPACE, PG_INDEX};
@@ -371,7 +371,7 @@ pub fn cluster(
     let table = find_table(cx, rv)?;
     lock_relation(cx, table.oid, LockMode::AccessExclusive)?;
     let Some((rel, indexes)) = current_table(cx, table.oid)? else {
-        return Err(SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname)));
+        return Err(missing_relation(&rv.relname));
     };
     let index = if stmt.indexname.is_empty() {
         let clustered = clustered_index(cx, rel.oid)?;
@@ -408,7 +408,7 @@ fn parse_options(stmt: &ClusterStmt) -> Result<bool> {
 /// The table `rv` names: 42P01 if none, 42809 if not a table, 0A000 for a
 /// system catalog.
 fn find_table(cx: &mut dyn BackendContext, rv: &RangeVar) -> Result<RelationId> {
-    let rel = find_named(cx, rv)?;
+    let rel = cx.find_named(rv)?;
     if rel.kind != RelKind::Table {
         return Err(SqlError::new(
             "42809",
@@ -471,7 +471,7 @@ pub(crate) fn cluster_on(
     name: &str,
 ) -> Result<()> {
     let Some((rel, indexes)) = current_table(cx, table.oid)? else {
-        return Err(SqlError::new("42P01", format!("relation \"{}\" does not exist", table.name)));
+        return Err(missing_relation(&table.name));
     };
     let index = named_index(cx, &rel, indexes, name)?;
     check_clusterable(&index)?;

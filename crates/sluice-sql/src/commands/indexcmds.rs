@@ -18,6 +18,7 @@ pub(crate) mod reindex;
 use super::tablecmds::{choose_relation_name, lock_relation};
 use crate::catalog::bootstrap::{attribute_row, ClassRow};
 use crate::catalog::index::{indexes_of, indoption, IndexDesc};
+use crate::catalog::namespace::missing_relation;
 use crate::catalog::relation::{self, oid_of, RelationDesc};
 use crate::catalog::rows::deform_row;
 use crate::catalog::schema::*;
@@ -158,13 +159,7 @@ fn open_table(
     cx: &mut dyn BackendContext,
     rv: &pg_query::protobuf::RangeVar,
 ) -> Result<RelationDesc> {
-    let namespaces = super::sequence::namespaces_for(cx, rv)?;
-    let engine = cx.engine().clone();
-    let db = cx.database();
-    let table =
-        relation::lookup(&engine, db, cx.txn()?, &namespaces, &rv.relname)?.ok_or_else(|| {
-            SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname))
-        })?;
+    let table = cx.lookup_relation(rv)?.ok_or_else(|| missing_relation(&rv.relname))?;
     if table.kind != RelKind::Table {
         return Err(SqlError::new(
             "42809",
@@ -644,11 +639,8 @@ pub fn drop_indexes(
         let Some(NodeEnum::List(list)) = object.node.as_ref() else { continue };
         let names: Vec<String> = list.items.iter().filter_map(crate::parser::node_str).collect();
         let rv = super::sequence::range_var(&names)?;
-        let namespaces = super::sequence::namespaces_for(cx, &rv)?;
-        let engine = cx.engine().clone();
-        let db = cx.database();
+        let found = cx.find_relation(&rv)?;
         let name = rv.relname;
-        let found = relation::find(&engine, db, cx.txn()?, &namespaces, &name)?;
         match found {
             Some(rel) if rel.kind == RelKind::Index => {
                 let table = table_of_index(cx, rel.oid)?;
@@ -658,6 +650,7 @@ pub fn drop_indexes(
                 };
                 lock_relation(cx, table, mode)?;
                 if let Some(constraint) = constraint_of_index(cx, rel.oid)? {
+                    let (engine, db) = (cx.engine().clone(), cx.database());
                     let table_name = relation::find_by_oid(&engine, db, cx.txn()?, table)?
                         .map(|t| t.name)
                         .unwrap_or_default();

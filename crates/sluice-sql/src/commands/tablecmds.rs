@@ -19,6 +19,8 @@ use super::indexcmds::{define_index, fillfactor_option, ConstraintKind, NewIndex
 use super::sequence;
 use crate::catalog::bootstrap::{attribute_row, ClassRow};
 use crate::catalog::depend::{self, DepType, Dependency, ObjectAddress, ATTRDEF_CLASS};
+use crate::catalog::namespace::missing_relation;
+pub(crate) use crate::catalog::namespace::target_namespace;
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::relation::{self, oid_of, RelationId};
 use crate::catalog::schema::*;
@@ -34,7 +36,7 @@ use crate::parser::unsupported::{other_tablespace, refuse};
 use crate::sink::QuerySink;
 use pg_query::protobuf::{
     AlterTableStmt, AlterTableType, ColumnDef, ConstrType, Constraint, CreateStmt, DropStmt,
-    LockStmt, ObjectType, RangeVar,
+    LockStmt, ObjectType,
 };
 use pg_query::NodeEnum;
 use sluice_access::nbtree::ColumnOrder;
@@ -56,16 +58,6 @@ struct NewColumn {
     serial: bool,
     /// PRIMARY KEY / UNIQUE declared on the column.
     constraints: Vec<NewIndex>,
-}
-
-/// The namespace a (possibly qualified) name goes to.
-pub(crate) fn target_namespace(rv: &RangeVar) -> Result<Oid> {
-    match rv.schemaname.as_str() {
-        "" | "public" => Ok(PUBLIC_NAMESPACE),
-        "pg_catalog" => Ok(PG_CATALOG_NAMESPACE),
-        other => Err(SqlError::new("3F000", format!("schema \"{other}\" does not exist"))
-            .at(position(rv.location))),
-    }
 }
 
 /// CREATE TABLE.
@@ -159,10 +151,7 @@ pub fn alter_table(
 ) -> Result<()> {
     let rv =
         stmt.relation.as_ref().ok_or_else(|| SqlError::internal("ALTER TABLE without table"))?;
-    let namespaces = sequence::namespaces_for(cx, rv)?;
-    let engine = cx.engine().clone();
-    let db = cx.database();
-    let Some(table) = relation::lookup(&engine, db, cx.txn()?, &namespaces, &rv.relname)? else {
+    let Some(table) = cx.lookup_relation(rv)? else {
         if stmt.missing_ok {
             sink.notice(&SqlError::new(
                 "00000",
@@ -170,7 +159,7 @@ pub fn alter_table(
             ))?;
             return sink.complete("ALTER TABLE");
         }
-        return Err(SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname)));
+        return Err(missing_relation(&rv.relname));
     };
     lock_relation(cx, table.oid, LockMode::AccessExclusive)?;
     for cmd in &stmt.cmds {
@@ -704,9 +693,7 @@ pub fn lock_table(
             &[PG_CATALOG_NAMESPACE, PUBLIC_NAMESPACE],
             &rv.relname,
         )?
-        .ok_or_else(|| {
-            SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname))
-        })?;
+        .ok_or_else(|| missing_relation(&rv.relname))?;
         lock_relation_with(&mut parts, rel.oid, mode, stmt.nowait, Some(&rel.name))?;
     }
     sink.complete("LOCK TABLE")
@@ -733,11 +720,9 @@ fn drop_tables(
         let Some(NodeEnum::List(list)) = object.node.as_ref() else { continue };
         let names: Vec<String> = list.items.iter().filter_map(node_str).collect();
         let rv = sequence::range_var(&names)?;
-        let namespaces = sequence::namespaces_for(cx, &rv)?;
+        let found = cx.find_relation(&rv)?;
         let name = rv.relname;
-        let engine = cx.engine().clone();
-        let db = cx.database();
-        let Some(rel) = relation::find(&engine, db, cx.txn()?, &namespaces, &name)? else {
+        let Some(rel) = found else {
             if stmt.missing_ok {
                 sink.notice(&SqlError::new(
                     "00000",

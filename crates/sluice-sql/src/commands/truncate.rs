@@ -56,7 +56,7 @@
 //! CASCADE and RESTRICT behave alike, `ONLY` changes nothing, and there are no
 //! TRUNCATE triggers to fire.
 
-use super::sequence::{namespaces_for, owned_sequences};
+use super::sequence::owned_sequences;
 use super::tablecmds::lock_relation;
 use crate::catalog::index::indexes_of;
 use crate::catalog::relation::{self, oid_of, RelationId};
@@ -147,11 +147,7 @@ fn find_table(cx: &mut dyn BackendContext, rv: &RangeVar) -> Result<RelationId> 
         e.position = None;
         e
     };
-    let namespaces = namespaces_for(cx, rv).map_err(without_position)?;
-    let engine = cx.engine().clone();
-    let db = cx.database();
-    let rel = relation::find(&engine, db, cx.txn()?, &namespaces, &rv.relname)?
-        .ok_or_else(|| missing_relation(&rv.relname))?;
+    let rel = cx.find_named(rv).map_err(without_position)?;
     if rel.kind != RelKind::Table {
         return Err(SqlError::new("42809", format!("\"{}\" is not a table", rel.name)));
     }
@@ -162,11 +158,6 @@ fn find_table(cx: &mut dyn BackendContext, rv: &RangeVar) -> Result<RelationId> 
         ));
     }
     Ok(rel)
-}
-
-/// 42P01 `relation "name" does not exist`.
-fn missing_relation(name: &str) -> SqlError {
-    SqlError::new("42P01", format!("relation \"{name}\" does not exist"))
 }
 
 /// lock_owned_sequences -- the sequences the tables' columns own (serial

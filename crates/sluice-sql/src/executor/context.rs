@@ -22,10 +22,13 @@
 use super::functions::sequence::SeqTable;
 use super::plancache::PlanCache;
 use crate::activity::{ActivityTable, InterruptCheck};
+use crate::catalog::namespace;
+use crate::catalog::relation::{RelationDesc, RelationId};
 use crate::catalog::schema::{PG_CATALOG_NAMESPACE, PG_DATABASE, PUBLIC_NAMESPACE};
 use crate::error::{Result, SqlError};
 use crate::expr::now_timestamptz;
 use crate::xact::{TransactionState, XactEnv};
+use pg_query::protobuf::RangeVar;
 use sluice_access::pgstat::PendingStats;
 use sluice_access::Engine;
 use sluice_common::Oid;
@@ -311,6 +314,27 @@ pub(crate) trait BackendContext {
     /// Namespaces searched for unqualified names (pg_catalog first, then public).
     fn search_path(&self) -> [Oid; 2] {
         [PG_CATALOG_NAMESPACE, PUBLIC_NAMESPACE]
+    }
+
+    /// find_named -- the relation `rv` names, as the running transaction
+    /// sees the catalogs: 42P01 if there is none
+    /// (PostgreSQL's RangeVarGetRelid).
+    fn find_named(&mut self, rv: &RangeVar) -> Result<RelationId> {
+        self.find_relation(rv)?.ok_or_else(|| namespace::missing_relation(&rv.relname))
+    }
+
+    /// find_relation -- [`BackendContext::find_named`] for callers with
+    /// their own answer to a missing relation (IF EXISTS).
+    fn find_relation(&mut self, rv: &RangeVar) -> Result<Option<RelationId>> {
+        let (engine, db, path) = (self.engine().clone(), self.database(), self.search_path());
+        namespace::find(&engine, db, self.txn()?, &path, rv)
+    }
+
+    /// lookup_relation -- [`BackendContext::find_relation`] with the
+    /// relation's description.
+    fn lookup_relation(&mut self, rv: &RangeVar) -> Result<Option<RelationDesc>> {
+        let (engine, db, path) = (self.engine().clone(), self.database(), self.search_path());
+        namespace::lookup(&engine, db, self.txn()?, &path, rv)
     }
 }
 

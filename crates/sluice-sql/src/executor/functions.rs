@@ -15,6 +15,7 @@ pub mod sequence;
 
 use super::host::ExecHost;
 use crate::activity::Signal;
+use crate::catalog::namespace::missing_relation;
 use crate::catalog::relation::lookup_as;
 use crate::error::{Result, SqlError};
 use crate::expr::now_timestamptz;
@@ -180,9 +181,9 @@ pub(crate) fn resolve_in(
                 crate::catalog::schema::PUBLIC_NAMESPACE,
             ];
             let name = name.rsplit('.').next().unwrap_or(name);
-            lookup_as(engine, db, ctx, &search, name)?.map(Some).ok_or_else(|| {
-                SqlError::new("42P01", format!("relation \"{name}\" does not exist"))
-            })
+            lookup_as(engine, db, ctx, &search, name)?
+                .map(Some)
+                .ok_or_else(|| missing_relation(name))
         }
         _ => Ok(None),
     }

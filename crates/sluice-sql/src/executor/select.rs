@@ -30,6 +30,7 @@ use super::host::PlanHost;
 use super::indexscan::ScanMethod;
 use super::plan::lockrows::{LockRowsSpec, RowMark};
 use super::plan::{prune_scan_columns, single_scan, JoinKind, Plan, SortKey};
+use crate::catalog::namespace::missing_relation;
 use crate::catalog::relation::{self, RelationDesc};
 use crate::error::position;
 use crate::error::{Result, SqlError};
@@ -915,10 +916,7 @@ fn lookup_relation(parts: &mut ExecParts, rv: &protobuf::RangeVar) -> Result<Rel
         }
     };
     relation::lookup(parts.engine, parts.env.database, parts.txn, &namespaces, &rv.relname)?
-        .ok_or_else(|| {
-            SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname))
-                .at(position(rv.location))
-        })
+        .ok_or_else(|| missing_relation(&rv.relname).at(position(rv.location)))
 }
 
 /// A function in FROM (so far generate_series). Like PostgreSQL's, its

@@ -63,7 +63,6 @@ use crate::catalog::rows::deform_row_projected;
 use crate::catalog::schema::{RelKind, PG_ATTRIBUTE, PG_CLASS, PG_STATISTIC};
 use crate::catalog::statistic::{self, latest_view, ColumnStatistics};
 use crate::catalog::{replace, scan, scan_as};
-use crate::commands::tablecmds::target_namespace;
 use crate::error::position;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
@@ -217,15 +216,7 @@ pub(crate) fn listed_tables(cx: &mut dyn BackendContext, stmt: &VacuumStmt) -> R
 /// table is read is what matters, and a table dropped in between is
 /// skipped then.
 fn lookup_table(cx: &mut dyn BackendContext, rv: &RangeVar) -> Result<Oid> {
-    let namespaces = match rv.schemaname.as_str() {
-        "" => cx.search_path().to_vec(),
-        _ => vec![target_namespace(rv)?],
-    };
-    let engine = cx.engine().clone();
-    let db = cx.database();
-    relation::find(&engine, db, cx.txn()?, &namespaces, &rv.relname)?.map(|id| id.oid).ok_or_else(
-        || SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname)),
-    )
+    Ok(cx.find_named(rv)?.oid)
 }
 
 fn column_names(vr: &VacuumRelation) -> Vec<String> {

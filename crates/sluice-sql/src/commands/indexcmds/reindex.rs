@@ -40,13 +40,13 @@ use super::{
     NewIndex,
 };
 use crate::catalog::index::{indexes_of, IndexDesc};
+use crate::catalog::namespace::missing_relation;
 use crate::catalog::relation::oid_of;
 use crate::catalog::relation::{self, RelationDesc, RelationId};
 use crate::catalog::schema::{RelKind, PG_ATTRIBUTE, PG_CATALOG_NAMESPACE, PG_CLASS, PG_INDEX};
 use crate::catalog::statistic::{latest_view, namespace_names};
 use crate::catalog::{delete, replace, scan};
 use crate::commands::analyze::{def_boolean, update_relstats};
-use crate::commands::sequence::find_named;
 use crate::commands::tablecmds::lock_relation;
 use crate::commands::truncate::set_new_relfilenode;
 use crate::error::position;
@@ -184,7 +184,7 @@ fn parse_options(stmt: &ReindexStmt) -> Result<ReindexOptions> {
 
 /// The relation `rv` names (42P01 if none), refusing system catalogs.
 fn find_relation(cx: &mut dyn BackendContext, rv: &RangeVar) -> Result<RelationId> {
-    let rel = find_named(cx, rv)?;
+    let rel = cx.find_named(rv)?;
     if rel.namespace == PG_CATALOG_NAMESPACE {
         return Err(SqlError::unsupported(format!(
             "REINDEX of system catalog \"{}\" is not supported yet",
@@ -210,7 +210,7 @@ fn reindex_one_index(
     lock_relation(cx, index.oid, LockMode::AccessExclusive)?;
     let (table, indexes) = current_table(cx, table_oid)?;
     let Some(desc) = indexes.iter().find(|i| i.oid == index.oid) else {
-        return Err(SqlError::new("42P01", format!("relation \"{}\" does not exist", index.name)));
+        return Err(missing_relation(&index.name));
     };
     rebuild_index(cx, &table, desc)?;
     report(sink, options, desc)

@@ -30,6 +30,7 @@ pub use options::{init_params, SeqOptions};
 use super::tablecmds::{lock_relation, remove_relation, target_namespace};
 use crate::catalog::bootstrap::{attribute_row, ClassRow};
 use crate::catalog::depend::{self, DepType, Dependency, ObjectAddress, ATTRDEF_CLASS};
+use crate::catalog::namespace::missing_relation;
 use crate::catalog::relation::{self, oid_of, RelationId};
 use crate::catalog::schema::*;
 use crate::catalog::{delete, insert, replace, scan};
@@ -48,26 +49,6 @@ use sluice_types::{Datum, SqlType};
 /// The columns of every sequence relation.
 const SEQUENCE_COLUMNS: [(&str, SqlType); 3] =
     [("last_value", SqlType::Int8), ("log_cnt", SqlType::Int8), ("is_called", SqlType::Bool)];
-
-/// The namespaces a possibly qualified name is looked up in.
-pub(crate) fn namespaces_for(cx: &dyn BackendContext, rv: &RangeVar) -> Result<Vec<Oid>> {
-    if rv.schemaname.is_empty() {
-        Ok(cx.search_path().to_vec())
-    } else {
-        Ok(vec![target_namespace(rv)?])
-    }
-}
-
-/// find_named -- the relation `rv` names, looked up along its schema or
-/// the search path: 42P01 "relation ... does not exist" if there is none.
-pub(crate) fn find_named(cx: &mut dyn BackendContext, rv: &RangeVar) -> Result<RelationId> {
-    let namespaces = namespaces_for(cx, rv)?;
-    let engine = cx.engine().clone();
-    let db = cx.database();
-    relation::find(&engine, db, cx.txn()?, &namespaces, &rv.relname)?.ok_or_else(|| {
-        SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname))
-    })
-}
 
 /// CREATE SEQUENCE.
 pub fn create_sequence(
@@ -173,14 +154,11 @@ fn open_sequence(
     mode: LockMode,
     missing_ok: bool,
 ) -> Result<Option<RelationId>> {
-    let namespaces = namespaces_for(cx, rv)?;
-    let engine = cx.engine().clone();
-    let db = cx.database();
-    let Some(rel) = relation::find(&engine, db, cx.txn()?, &namespaces, &rv.relname)? else {
+    let Some(rel) = cx.find_relation(rv)? else {
         if missing_ok {
             return Ok(None);
         }
-        return Err(SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname)));
+        return Err(missing_relation(&rv.relname));
     };
     lock_relation(cx, rel.oid, mode)?;
     if rel.kind != RelKind::Sequence {
@@ -291,7 +269,7 @@ fn owning_column(
             )))
         }
     };
-    let table = find_named(cx, &rv)?;
+    let table = cx.find_named(&rv)?;
     let (engine, db) = (cx.engine().clone(), cx.database());
     lock_relation(cx, table.oid, LockMode::AccessShare)?;
     if table.kind != RelKind::Table {
@@ -328,10 +306,7 @@ pub fn drop_sequences(
         let Some(NodeEnum::List(list)) = object.node.as_ref() else { continue };
         let names: Vec<String> = list.items.iter().filter_map(node_str).collect();
         let rv = range_var(&names)?;
-        let namespaces = namespaces_for(cx, &rv)?;
-        let engine = cx.engine().clone();
-        let db = cx.database();
-        let Some(seq) = relation::find(&engine, db, cx.txn()?, &namespaces, &rv.relname)? else {
+        let Some(seq) = cx.find_relation(&rv)? else {
             if stmt.missing_ok {
                 sink.notice(&SqlError::new(
                     "00000",

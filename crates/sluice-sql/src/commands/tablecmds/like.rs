@@ -17,10 +17,10 @@
 
 use super::NewColumn;
 use crate::catalog::index::indexes_of;
-use crate::catalog::relation::{self, RelationDesc};
+use crate::catalog::namespace::missing_relation;
+use crate::catalog::relation::RelationDesc;
 use crate::catalog::schema::RelKind;
 use crate::commands::indexcmds::{kind_plural, ConstraintKind, NewIndex};
-use crate::commands::sequence::namespaces_for;
 use crate::error::position;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
@@ -47,14 +47,9 @@ pub(super) fn expand(cx: &mut dyn BackendContext, clause: &TableLikeClause) -> R
         .relation
         .as_ref()
         .ok_or_else(|| SqlError::internal("LIKE clause without a relation"))?;
-    let namespaces = namespaces_for(cx, rv)?;
-    let engine = cx.engine().clone();
-    let db = cx.database();
-    let source =
-        relation::lookup(&engine, db, cx.txn()?, &namespaces, &rv.relname)?.ok_or_else(|| {
-            SqlError::new("42P01", format!("relation \"{}\" does not exist", rv.relname))
-                .at(position(rv.location))
-        })?;
+    let source = cx
+        .lookup_relation(rv)?
+        .ok_or_else(|| missing_relation(&rv.relname).at(position(rv.location)))?;
     if source.kind != RelKind::Table {
         return Err(SqlError::new(
             "42809",

@@ -9,6 +9,7 @@
 //! relation's name is printed unqualified, any other schema-qualified.
 
 use super::ExecHost;
+use crate::catalog::namespace::missing_relation;
 use crate::catalog::relation::{find_as, find_by_oid_as, oid_of, RelationId};
 use crate::catalog::scan_as;
 use crate::catalog::schema::{
@@ -230,7 +231,7 @@ fn relation_oid(host: &mut ExecHost, name: &str) -> Result<Oid> {
     let (engine, db) = (host.env().engine.clone(), host.env().database);
     find_as(&engine, db, host.visibility(), &namespaces, &relname)?
         .map(|r| r.oid)
-        .ok_or_else(|| SqlError::new("42P01", format!("relation \"{name}\" does not exist")))
+        .ok_or_else(|| missing_relation(name))
 }
 
 /// A schema's OID by name.

@@ -33,6 +33,7 @@
 //! xid flush it with their commit record, as in PostgreSQL.
 
 use crate::catalog::depend::{self, DepType, ObjectAddress};
+use crate::catalog::namespace::missing_relation;
 use crate::catalog::relation::{attnum_as, find_as, find_by_oid_as, RelationId};
 use crate::catalog::schema::{RelKind, PG_CATALOG_NAMESPACE, PUBLIC_NAMESPACE};
 use crate::error::{Result, SqlError};
@@ -334,7 +335,7 @@ fn by_name(host: &mut ExecHost, text: &str) -> Result<RelationId> {
     let rel = find_as(env.engine, env.database, &ctx, &namespaces, relname)?.ok_or_else(|| {
         let shown =
             if names.len() > 1 { names[names.len() - 2..].join(".") } else { relname.clone() };
-        SqlError::new("42P01", format!("relation \"{shown}\" does not exist"))
+        missing_relation(&shown)
     })?;
     let cache = &mut env.sequences.resolved;
     if cache.as_ref().is_none_or(|(s, _)| *s != ctx.snapshot) {
