@@ -5,6 +5,7 @@
 mod backend_status;
 pub mod bitmapscan;
 pub mod context;
+mod deparse;
 mod explain;
 pub(crate) mod functions;
 pub mod host;
@@ -29,8 +30,8 @@ use crate::executor::lmgr::lock_relation_in;
 use crate::executor::plancache::{KeptPlan, PlannedUnder};
 use crate::parser::RawStatement;
 use crate::sink::QuerySink;
+pub(crate) use deparse::expr as deparse;
 pub use explain::explain;
-pub(crate) use explain::expr as deparse;
 use functions::RegColumns;
 use host::ExecHost;
 use pg_query::NodeEnum;

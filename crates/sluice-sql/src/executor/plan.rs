@@ -45,9 +45,15 @@ mod hashjoin;
 pub mod instrument;
 mod join;
 pub mod lockrows;
+mod nestloop;
+mod prune;
+mod series;
 mod setops;
 pub mod subplan;
 
+use nestloop::{Inner, NestLoopSource};
+pub use prune::{prune_scan_columns, single_scan};
+use series::Series;
 pub use setops::SetOpKind;
 
 use super::bitmapscan::BitmapRows;
@@ -551,109 +557,6 @@ impl<'e> RowSource<'e> for SeqScan<'e> {
     }
 }
 
-/// generate_series over integers or numerics.
-struct Series<'e> {
-    args: (&'e Expr, &'e Expr, Option<&'e Expr>),
-    ty: SqlType,
-    state: Option<(Datum, Datum, Datum)>,
-    done: bool,
-}
-
-impl<'e> Series<'e> {
-    fn new(start: &'e Expr, stop: &'e Expr, step: Option<&'e Expr>, ty: SqlType) -> Series<'e> {
-        Series { args: (start, stop, step), ty, state: None, done: false }
-    }
-
-    /// The integer `n` in the series' type.
-    fn constant(&self, n: i32) -> Result<Datum> {
-        Ok(sluice_types::cast(
-            &Datum::Int4(n),
-            SqlType::Int4,
-            self.ty,
-            -1,
-            false,
-            &Default::default(),
-        )?)
-    }
-
-    fn init(&mut self, host: &mut ExecHost) -> Result<()> {
-        let start = eval(self.args.0, &[], host)?;
-        let stop = eval(self.args.1, &[], host)?;
-        let step = match self.args.2 {
-            Some(e) => eval(e, &[], host)?,
-            None => self.constant(1)?,
-        };
-        if start.is_null() || stop.is_null() || step.is_null() {
-            self.done = true;
-        } else {
-            check_series_bound(&start, "start value")?;
-            check_series_bound(&stop, "stop value")?;
-            if self.args.2.is_some() {
-                check_series_bound(&step, "step size")?;
-            }
-            if cmp(&step, &self.constant(0)?) == Ordering::Equal {
-                return Err(SqlError::new("22023", "step size cannot equal zero"));
-            }
-        }
-        self.state = Some((start, stop, step));
-        Ok(())
-    }
-}
-
-/// check_series_bound -- 22023 for a NaN or infinite numeric argument of
-/// generate_series (PostgreSQL's generate_series_step_numeric): the series
-/// would never reach its end, since NaN compares above everything and
-/// infinity plus a step is infinity.
-fn check_series_bound(value: &Datum, what: &str) -> Result<()> {
-    let Datum::Numeric(n) = value else { return Ok(()) };
-    let problem = if n.is_nan() {
-        "NaN"
-    } else if !n.is_finite() {
-        "infinity"
-    } else {
-        return Ok(());
-    };
-    Err(SqlError::new("22023", format!("{what} cannot be {problem}")))
-}
-
-impl<'e> RowSource<'e> for Series<'e> {
-    fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
-        // A series can be as long as its bounds allow: nothing below this
-        // node reads a page, so the node itself must let a cancel in.
-        host.check_interrupts()?;
-        if self.state.is_none() && !self.done {
-            self.init(host)?;
-        }
-        let Some((current, stop, step)) = self.state.as_mut().filter(|_| !self.done) else {
-            return Ok(None);
-        };
-        let ascending = matches!(step, Datum::Int4(v) if *v > 0)
-            || matches!(step, Datum::Int8(v) if *v > 0)
-            || matches!(step, Datum::Numeric(n) if !n.is_negative());
-        let past = if ascending {
-            cmp(current, stop) == Ordering::Greater
-        } else {
-            cmp(current, stop) == Ordering::Less
-        };
-        if past {
-            self.done = true;
-            return Ok(None);
-        }
-        let value = current.clone();
-        match sluice_types::ops::arith(
-            sluice_types::ops::ArithOp::Add,
-            current,
-            step,
-            host_context(host),
-        ) {
-            Ok(next) => *current = next,
-            // Overflow past the type's end: this value was the last.
-            Err(_) => self.done = true,
-        }
-        Ok(Some(vec![value]))
-    }
-}
-
 fn host_context<'h>(host: &'h ExecHost) -> &'h sluice_types::Context {
     host.context()
 }
@@ -708,117 +611,6 @@ impl<'e> RowSource<'e> for ProjectSource<'e> {
         let Some(row) = self.input.next(host)? else { return Ok(None) };
         load_aggs(host, &row, self.agg_offset);
         Ok(Some(self.exprs.iter().map(|e| eval(e, &row, host)).collect::<Result<_>>()?))
-    }
-}
-
-struct NestLoopSource<'e> {
-    /// The plan node's key, for counting rejected pairs.
-    key: usize,
-    outer: Source<'e>,
-    inner: Inner<'e>,
-    kind: JoinKind,
-    qual: Option<&'e Expr>,
-    inner_width: usize,
-    /// The outer row being joined, while its pass over the inner side lasts.
-    current: Option<Vec<Datum>>,
-    /// Whether some inner row matched `current` (for LEFT joins).
-    matched: bool,
-}
-
-/// The inner side of a nested loop.
-enum Inner<'e> {
-    /// Independent of the outer row: run once (at the first outer row), kept
-    /// in a tuplestore (PostgreSQL's Material node), read again per outer row.
-    Materialised { source: Option<Source<'e>>, rows: Option<TupleStore>, cursor: Cursor },
-    /// LATERAL: run again for each outer row with the slots set from it.
-    Rescanned {
-        plan: &'e Plan,
-        engine: &'e Engine,
-        ctx: VisibilityContext<'e>,
-        params: &'e [(usize, Expr)],
-        ctes: &'e [usize],
-        source: Option<Source<'e>>,
-    },
-}
-
-impl<'e> Inner<'e> {
-    /// restart -- starts a pass over the inner side for the outer row `outer`.
-    fn restart(&mut self, outer: &[Datum], host: &mut ExecHost<'e, '_>) -> Result<()> {
-        match self {
-            Inner::Materialised { source, rows, cursor } => {
-                if let Some(mut input) = source.take() {
-                    let mut store = TupleStore::new(&host.temp_space());
-                    while let Some(r) = input.next(host)? {
-                        store.push(r)?;
-                    }
-                    *rows = Some(store);
-                }
-                cursor.rewind();
-            }
-            Inner::Rescanned { plan, engine, ctx, params, ctes, source } => {
-                for (slot, value) in params.iter() {
-                    let value = eval(value, outer, host)?;
-                    host.subplans.set_param(*slot, value)?;
-                }
-                host.subplans.reset_ctes(ctes);
-                *source = Some(open(plan, engine, ctx)?);
-            }
-        }
-        Ok(())
-    }
-
-    /// append_next -- appends the pass's next inner row to `joined`; false
-    /// (leaving `joined` alone) when the pass is over.
-    fn append_next(
-        &mut self,
-        joined: &mut Vec<Datum>,
-        host: &mut ExecHost<'e, '_>,
-    ) -> Result<bool> {
-        match self {
-            Inner::Materialised { rows, cursor, .. } => {
-                let Some(row) = rows.as_ref().map(|r| r.read(cursor)).transpose()?.flatten() else {
-                    return Ok(false);
-                };
-                joined.extend(row);
-                Ok(true)
-            }
-            Inner::Rescanned { source, .. } => {
-                let Some(row) = source.as_mut().map(|s| s.next(host)).transpose()?.flatten() else {
-                    return Ok(false);
-                };
-                joined.extend(row);
-                Ok(true)
-            }
-        }
-    }
-}
-
-impl<'e> RowSource<'e> for NestLoopSource<'e> {
-    fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
-        loop {
-            if self.current.is_none() {
-                let Some(row) = self.outer.next(host)? else { return Ok(None) };
-                self.inner.restart(&row, host)?;
-                (self.current, self.matched) = (Some(row), false);
-            }
-            let outer = self.current.as_ref().expect("set");
-            let mut joined = outer.clone();
-            while self.inner.append_next(&mut joined, host)? {
-                host.check_interrupts()?;
-                if self.qual.map_or(Ok(true), |q| eval_qual(q, &joined, host))? {
-                    self.matched = true;
-                    return Ok(Some(joined));
-                }
-                instrument::count(self.key, instrument::Counter::JoinRemoved, 1);
-                joined.truncate(outer.len());
-            }
-            let unmatched_left = self.kind == JoinKind::Left && !self.matched;
-            self.current = None;
-            if unmatched_left {
-                joined.extend(std::iter::repeat_n(Datum::Null, self.inner_width));
-                return Ok(Some(joined));
-            }
-        }
     }
 }
 
@@ -943,96 +735,5 @@ impl<'e> RowSource<'e> for TruncateSource<'e> {
             r.truncate(self.width);
             r
         }))
-    }
-}
-
-/// Marks the scan columns that expressions between the scan and the
-/// projection read (WHERE, grouping keys, aggregate arguments, HAVING, the
-/// select list, and what their subqueries take from the row), records them
-/// on a sequential scan and returns them. Only for a plan over a single
-/// table scan, whose rows are exactly the table's columns; `None` otherwise.
-pub fn prune_scan_columns(plan: &mut Plan, registry: &subplan::Registry) -> Option<Vec<bool>> {
-    let mut needed = Vec::new();
-    let mark = |e: &Expr, needed: &mut Vec<bool>| mark_columns(e, needed, registry);
-    let mut node = &mut *plan;
-    loop {
-        node = match node {
-            Plan::Project { input, exprs, .. } => {
-                exprs.iter().for_each(|e| mark(e, &mut needed));
-                input
-            }
-            Plan::Filter { input, qual, .. } => {
-                mark(qual, &mut needed);
-                input
-            }
-            Plan::Aggregate { input, keys, aggs, .. } => {
-                keys.iter()
-                    .chain(aggs.iter().filter_map(|a| a.arg.as_ref()))
-                    .for_each(|e| mark(e, &mut needed));
-                input
-            }
-            Plan::Distinct { input, .. }
-            | Plan::Sort { input, .. }
-            | Plan::Limit { input, .. }
-            | Plan::Truncate { input, .. } => input,
-            Plan::SeqScan { rel, needed: slot, ctid: false, .. } => {
-                needed.resize(rel.columns.len(), false);
-                *slot = Some(needed.clone());
-                return Some(needed);
-            }
-            Plan::IndexScan { rel, ctid: false, .. } => {
-                needed.resize(rel.columns.len(), false);
-                return Some(needed);
-            }
-            _ => return None,
-        };
-    }
-}
-
-/// single_scan -- in a plan over a single table scan (as
-/// [`prune_scan_columns`] walks it), the scan and the WHERE clause of the
-/// Filter right above it.
-pub fn single_scan(plan: &mut Plan) -> Option<(&mut Plan, Option<&Expr>)> {
-    let is_scan = |p: &Plan| matches!(p, Plan::SeqScan { .. } | Plan::IndexScan { .. });
-    if is_scan(plan) {
-        return Some((plan, None));
-    }
-    if matches!(plan, Plan::Filter { input, agg_offset: None, .. } if is_scan(input)) {
-        let Plan::Filter { input, qual, .. } = plan else { return None };
-        return Some((&mut **input, Some(&*qual)));
-    }
-    match plan {
-        Plan::Project { input, .. }
-        | Plan::Filter { input, .. }
-        | Plan::Aggregate { input, .. }
-        | Plan::Distinct { input, .. }
-        | Plan::Sort { input, .. }
-        | Plan::Limit { input, .. }
-        | Plan::Truncate { input, .. } => single_scan(input),
-        _ => None,
-    }
-}
-
-/// Marks the input columns `expr` reads, including those a subquery's args
-/// and ANY/ALL test read.
-fn mark_columns(expr: &Expr, needed: &mut Vec<bool>, registry: &subplan::Registry) {
-    match expr {
-        Expr::Column { index, .. } => {
-            if needed.len() <= *index {
-                needed.resize(index + 1, false);
-            }
-            needed[*index] = true;
-        }
-        Expr::SubLink { id, .. } => {
-            if let Some(sp) = registry.subplans.get(*id) {
-                for e in sp.args.iter().map(|(_, e)| e).chain(&sp.test) {
-                    mark_columns(e, needed, registry);
-                }
-            }
-        }
-        _ => {}
-    }
-    for child in expr.children() {
-        mark_columns(child, needed, registry);
     }
 }

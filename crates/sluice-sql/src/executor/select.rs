@@ -10,10 +10,13 @@
 //! [`plan_select`] puts the registry at the plan's root.
 
 mod cte;
+mod from_functions;
 mod joins;
 mod planner;
+mod relations;
 mod rowmarks;
 mod setop;
+mod targets;
 
 use crate::optimizer::{
     choose_hashed_agg, choose_ordered_scan, choose_scan, covers, LimitEstimate, OrderRequest,
@@ -22,9 +25,13 @@ use crate::optimizer::{
 use crate::parser::unsupported::refuse;
 use planner::LateralRefs;
 pub(crate) use planner::Planner;
+pub(crate) use relations::catalog_moved_on;
+use relations::is_system_view;
+pub use relations::{open_relation, relation_scope};
 pub use rowmarks::RowLockSpec;
 use rowmarks::{FromKind, LockRequest};
 use sluice_access::heap::visibility::VisibilityContext;
+use targets::*;
 
 use super::host::PlanHost;
 use super::indexscan::ScanMethod;
@@ -352,187 +359,6 @@ fn plan_width(plan: &Plan, targets: usize) -> usize {
     }
 }
 
-/// A target-list entry.
-struct Target {
-    expr: Expr,
-    column: OutputColumn,
-}
-
-fn analyze_targets(list: &[Node], scope: &Scope, host: &mut PlanHost) -> Result<Vec<Target>> {
-    let mut targets = Vec::new();
-    for node in list {
-        let Some(NodeEnum::ResTarget(rt)) = node.node.as_ref() else { continue };
-        let Some(val) = rt.val.as_deref() else { continue };
-        if let Some(table) = star_of(val) {
-            for (name, expr) in expand_star(scope, table.as_deref())? {
-                let column = output_column(&name, &expr, scope);
-                targets.push(Target { expr, column });
-            }
-            continue;
-        }
-        if let Some(fields) = star_indirection(val, scope, host)? {
-            for (name, expr) in fields {
-                let column = output_column(&name, &expr, scope);
-                targets.push(Target { expr, column });
-            }
-            continue;
-        }
-        let expr = analyze(val, scope, host)?;
-        let name = if rt.name.is_empty() { column_name(val) } else { rt.name.clone() };
-        let column = output_column(&name, &expr, scope);
-        targets.push(Target { expr, column });
-    }
-    Ok(targets)
-}
-
-/// `Some(table)` if `node` is `*` or `t.*`.
-fn star_of(node: &Node) -> Option<Option<String>> {
-    let NodeEnum::ColumnRef(cr) = node.node.as_ref()? else { return None };
-    if !matches!(cr.fields.last()?.node.as_ref()?, NodeEnum::AStar(_)) {
-        return None;
-    }
-    let table = cr.fields.first().and_then(|f| match f.node.as_ref()? {
-        NodeEnum::String(s) => Some(s.sval.clone()),
-        _ => None,
-    });
-    Some(table)
-}
-
-fn output_column(name: &str, expr: &Expr, _scope: &Scope) -> OutputColumn {
-    OutputColumn::computed(name, expr.ty(), expr.typmod())
-}
-
-/// GROUP BY items: output positions (`GROUP BY 1`), output names, or expressions.
-fn analyze_group_by(
-    list: &[Node],
-    scope: &Scope,
-    targets: &[Target],
-    host: &mut PlanHost,
-) -> Result<Vec<Expr>> {
-    host.agg_clause = Some("GROUP BY");
-    let columns = output_columns(targets);
-    let keys = list
-        .iter()
-        .map(|node| {
-            let (key, location) = match output_reference(node, &columns, "GROUP BY")? {
-                Some(i) => (targets[i].expr.clone(), reference_location(node)),
-                None => {
-                    let key = analyze(node, scope, host)?;
-                    let location = key.location();
-                    (key, location)
-                }
-            };
-            check_operator(key.ty(), "equality", location)?;
-            Ok(key)
-        })
-        .collect();
-    host.agg_clause = None;
-    keys
-}
-
-/// Where an ORDER BY item's value comes from.
-enum SortTarget {
-    Output(usize),
-    Hidden(Expr),
-}
-
-fn analyze_sort(
-    list: &[Node],
-    scope: &Scope,
-    targets: &[Target],
-    host: &mut PlanHost,
-) -> Result<Vec<(SortTarget, SortKey)>> {
-    let mut keys = Vec::new();
-    let columns = output_columns(targets);
-    for node in list {
-        let Some(NodeEnum::SortBy(sort)) = node.node.as_ref() else { continue };
-        let Some(inner) = sort.node.as_deref() else { continue };
-        let target = match output_reference(inner, &columns, "ORDER BY")? {
-            Some(i) => SortTarget::Output(i),
-            None => SortTarget::Hidden(analyze(inner, scope, host)?),
-        };
-        let (ty, location) = match &target {
-            SortTarget::Output(i) => (targets[*i].expr.ty(), reference_location(inner)),
-            SortTarget::Hidden(e) => (e.ty(), e.location()),
-        };
-        check_operator(ty, "ordering", location)?;
-        keys.push((target, sort_key(sort, 0)));
-    }
-    Ok(keys)
-}
-
-/// Where an output reference (`ORDER BY 1`, `ORDER BY name`) is written.
-fn reference_location(node: &Node) -> Option<u32> {
-    match node.node.as_ref()? {
-        NodeEnum::AConst(c) => position(c.location),
-        NodeEnum::ColumnRef(cr) => position(cr.location),
-        _ => None,
-    }
-}
-
-/// check_operator -- 42883 if `ty` has no default B-tree `kind` operator
-/// ("ordering" or "equality") for ORDER BY or GROUP BY: only `json`, which
-/// PostgreSQL leaves without comparison operators. (An anonymous `record`
-/// is comparable whatever its fields, as in PostgreSQL; a table's row type
-/// with a json column, which PostgreSQL refuses here, is such a record in
-/// sluice.)
-fn check_operator(ty: SqlType, kind: &str, location: Option<u32>) -> Result<()> {
-    if ty != SqlType::Json {
-        return Ok(());
-    }
-    let error = SqlError::new(
-        "42883",
-        format!("could not identify an {kind} operator for type {}", format_type(ty, -1)),
-    );
-    let error = match kind {
-        "ordering" => error.with_hint("Use an explicit ordering operator or modify the query."),
-        _ => error,
-    };
-    Err(error.at(location))
-}
-
-/// The sort key for `sort` on `column`: direction and NULLs placement.
-fn sort_key(sort: &SortBy, column: usize) -> SortKey {
-    let descending = sort.sortby_dir == SortByDir::SortbyDesc as i32;
-    let nulls_first =
-        match SortByNulls::try_from(sort.sortby_nulls).unwrap_or(SortByNulls::SortbyNullsDefault) {
-            SortByNulls::SortbyNullsFirst => true,
-            SortByNulls::SortbyNullsLast => false,
-            _ => descending,
-        };
-    SortKey { column, descending, nulls_first }
-}
-
-/// The output columns of a target list.
-fn output_columns(targets: &[Target]) -> Vec<OutputColumn> {
-    targets.iter().map(|t| t.column.clone()).collect()
-}
-
-/// An integer constant (position) or a bare name matching an output column.
-fn output_reference(node: &Node, targets: &[OutputColumn], clause: &str) -> Result<Option<usize>> {
-    match node.node.as_ref() {
-        Some(NodeEnum::AConst(c)) => {
-            if let Some(protobuf::a_const::Val::Ival(i)) = &c.val {
-                let n = i.ival;
-                if n < 1 || n as usize > targets.len() {
-                    return Err(SqlError::new(
-                        "42P10",
-                        format!("{clause} position {n} is not in select list"),
-                    )
-                    .at(position(c.location)));
-                }
-                return Ok(Some(n as usize - 1));
-            }
-            Ok(None)
-        }
-        Some(NodeEnum::ColumnRef(cr)) if cr.fields.len() == 1 => {
-            let Some(NodeEnum::String(s)) = cr.fields[0].node.as_ref() else { return Ok(None) };
-            Ok(targets.iter().position(|t| t.name == s.sval))
-        }
-        _ => Ok(None),
-    }
-}
-
 /// choose_table_scan -- `plan` read through an index instead, if it is a
 /// sequential scan and the optimizer prices an index scan cheaper for
 /// `qual`.
@@ -698,7 +524,7 @@ fn plan_from_item(
         Some(NodeEnum::RangeVar(rv)) => {
             plan_range_var(pl, rv, params).map(|(plan, scope)| FromItem::plain(plan, scope))
         }
-        Some(NodeEnum::RangeFunction(rf)) => plan_function(pl, rf, params, lateral),
+        Some(NodeEnum::RangeFunction(rf)) => from_functions::plan_function(pl, rf, params, lateral),
         Some(NodeEnum::JoinExpr(join)) => plan_join(pl, join, params, lateral),
         Some(NodeEnum::RangeSubselect(sub)) => plan_subselect(pl, sub, params, lateral),
         _ => Err(SqlError::unsupported("this kind of FROM item is not supported yet")),
@@ -835,276 +661,6 @@ fn alias_scope(
     Ok(Scope { columns })
 }
 
-/// Whether `rv` names a system view computed from live state.
-fn is_system_view(rv: &protobuf::RangeVar) -> bool {
-    matches!(rv.schemaname.as_str(), "" | "pg_catalog")
-        && (super::sysviews::SYSTEM_VIEWS.contains(&rv.relname.as_str())
-            || super::pgstat_views::VIEWS.contains(&rv.relname.as_str()))
-}
-
-/// The scope of a table's columns under `alias`.
-pub fn relation_scope(rel: &RelationDesc, alias: &str) -> Scope {
-    Scope {
-        columns: rel
-            .columns
-            .iter()
-            .map(|c| ScopeColumn {
-                table: Some(alias.to_string()),
-                name: c.name.clone(),
-                ty: c.ty,
-                typmod: c.typmod,
-            })
-            .collect(),
-    }
-}
-
-/// open_relation -- looks up a table named in a query and locks it in
-/// `mode`. The name is looked up before the lock is granted; if a
-/// transaction that held a conflicting lock meanwhile committed a change to
-/// the table's catalog row (a TRUNCATE's new file, a DROP), the lookup is
-/// repeated with a fresh snapshot (see [`catalog_moved_on`]), so rows are
-/// never read from, or written to, a file the table no longer has.
-pub fn open_relation(
-    parts: &mut ExecParts,
-    rv: &protobuf::RangeVar,
-    mode: LockMode,
-) -> Result<RelationDesc> {
-    loop {
-        let rel = lookup_relation(parts, rv)?;
-        lock_relation_in(parts, rel.oid, mode)?;
-        if !catalog_moved_on(parts, rel.oid, mode >= LockMode::RowExclusive)? {
-            return Ok(rel);
-        }
-    }
-}
-
-/// catalog_moved_on -- after locking relation `oid`: whether its `pg_class`
-/// row as this statement read it was replaced by a transaction that
-/// committed since the statement's snapshot (PostgreSQL would have received
-/// an invalidation). Under READ COMMITTED the statement then drops its
-/// snapshot, so that looking the relation up again finds the current row
-/// (and later reads use the newer snapshot, as PostgreSQL's would, taken
-/// after locking) — the caller looks it up again. Under REPEATABLE READ the
-/// snapshot cannot move: a statement about to write (`writing`) fails with
-/// 40001 rather than write through a stale description; a reader carries on.
-pub(crate) fn catalog_moved_on(parts: &mut ExecParts, oid: Oid, writing: bool) -> Result<bool> {
-    if !relation::superseded(parts.engine, parts.env.database, parts.txn, oid)? {
-        return Ok(false);
-    }
-    if parts.txn.isolation() == IsolationLevel::ReadCommitted {
-        parts.txn.end_statement();
-        return Ok(true);
-    }
-    if writing {
-        return Err(SqlError::new("40001", "could not serialize access due to concurrent update"));
-    }
-    Ok(false)
-}
-
-/// The table `rv` names, as the statement's snapshot sees the catalogs.
-fn lookup_relation(parts: &mut ExecParts, rv: &protobuf::RangeVar) -> Result<RelationDesc> {
-    let namespaces = match rv.schemaname.as_str() {
-        "" => vec![
-            crate::catalog::schema::PG_CATALOG_NAMESPACE,
-            crate::catalog::schema::PUBLIC_NAMESPACE,
-        ],
-        "public" => vec![crate::catalog::schema::PUBLIC_NAMESPACE],
-        "pg_catalog" => vec![crate::catalog::schema::PG_CATALOG_NAMESPACE],
-        other => {
-            return Err(SqlError::new("3F000", format!("schema \"{other}\" does not exist"))
-                .at(position(rv.location)))
-        }
-    };
-    relation::lookup(parts.engine, parts.env.database, parts.txn, &namespaces, &rv.relname)?
-        .ok_or_else(|| missing_relation(&rv.relname).at(position(rv.location)))
-}
-
-/// A function in FROM (so far generate_series). Like PostgreSQL's, its
-/// arguments may read the columns of the FROM items to its left (`lateral`)
-/// with or without the LATERAL keyword.
-fn plan_function(
-    pl: &mut Planner,
-    rf: &protobuf::RangeFunction,
-    params: &mut Vec<Option<SqlType>>,
-    lateral: &Scope,
-) -> Result<FromItem> {
-    refuse(rf.ordinality, "WITH ORDINALITY is not supported yet")?;
-    refuse(rf.is_rowsfrom, "ROWS FROM is not supported yet")?;
-    refuse(!rf.coldeflist.is_empty(), "column definition lists are not supported yet")?;
-    let call = rf
-        .functions
-        .first()
-        .and_then(|f| match f.node.as_ref()? {
-            NodeEnum::List(l) => l.items.first(),
-            _ => None,
-        })
-        .and_then(|n| match n.node.as_ref()? {
-            NodeEnum::FuncCall(fc) => Some(fc),
-            _ => None,
-        })
-        .ok_or_else(|| SqlError::unsupported("this function in FROM is not supported yet"))?;
-    let name = call.funcname.last().and_then(crate::parser::node_str).unwrap_or_default();
-    if super::backend_status::is_backend_function(&name) {
-        return plan_backend_function(pl, rf, call, &name, params);
-    }
-    if let Some(function) = crate::expr::StatField::function(&name) {
-        return plan_stat_function(pl, rf, call, function, params);
-    }
-    if name != "generate_series" || !(2..=3).contains(&call.args.len()) {
-        return Err(SqlError::unsupported(format!("function {name} in FROM is not supported yet")));
-    }
-    let (args, refs) = pl.lateral(lateral, |pl| {
-        let empty = Scope { columns: Vec::new() };
-        let mut host = PlanHost::with_planner(params, pl, &empty);
-        call.args.iter().map(|a| analyze(a, &empty, &mut host)).collect::<Result<Vec<_>>>()
-    })?;
-    let ty = match select_common_type(&args, "generate_series")? {
-        SqlType::Int2 | SqlType::Int4 | SqlType::Unknown => SqlType::Int4,
-        SqlType::Int8 => SqlType::Int8,
-        SqlType::Numeric => SqlType::Numeric,
-        other => {
-            return Err(SqlError::new(
-                "42883",
-                format!(
-                    "function generate_series({0}, {0}) does not exist",
-                    sluice_types::format_type(other, -1)
-                ),
-            ))
-        }
-    };
-    let mut args = args
-        .into_iter()
-        .map(|a| crate::expr::coerce(a, ty, -1, crate::expr::CoercionContext::Implicit))
-        .collect::<Result<Vec<_>>>()?
-        .into_iter();
-    let (start, stop, step) =
-        (args.next().expect("2 args"), args.next().expect("2 args"), args.next());
-    let refname = rf.alias.as_ref().map_or(name.as_str(), |a| a.aliasname.as_str());
-    pl.row_mark_for(refname, FromKind::Function);
-    let (table, column) = match &rf.alias {
-        Some(alias) => {
-            let col = alias
-                .colnames
-                .first()
-                .and_then(crate::parser::node_str)
-                .unwrap_or_else(|| alias.aliasname.clone());
-            (alias.aliasname.clone(), col)
-        }
-        None => ("generate_series".to_string(), "generate_series".to_string()),
-    };
-    let scope =
-        Scope { columns: vec![ScopeColumn { table: Some(table), name: column, ty, typmod: -1 }] };
-    Ok(FromItem { plan: Plan::GenerateSeries { start, stop, step, ty }, scope, lateral: refs })
-}
-
-/// A backend statistics function in FROM (`backend_status.rs`): its rows
-/// are computed now, from constant arguments.
-fn plan_backend_function(
-    pl: &mut Planner,
-    rf: &protobuf::RangeFunction,
-    call: &protobuf::FuncCall,
-    name: &str,
-    params: &mut Vec<Option<SqlType>>,
-) -> Result<FromItem> {
-    let args = constant_args(pl, call, params)?
-        .into_iter()
-        .map(|a| crate::expr::coerce(a, SqlType::Int4, -1, crate::expr::CoercionContext::Implicit))
-        .collect::<Result<Vec<_>>>()?;
-    let mut view = super::backend_status::function_rows(name, &args, pl.parts())?;
-    // A function returning a scalar names its column after the alias.
-    if let ([column], Some(alias)) = (view.columns.as_mut_slice(), rf.alias.as_ref()) {
-        column.name = alias.aliasname.clone();
-    }
-    let scope = alias_scope(view.columns, rf.alias.as_ref(), name)?;
-    Ok(FromItem { plan: Plan::Rows(view.rows), scope, lateral: LateralRefs::default() })
-}
-
-/// The arguments of a function in FROM that is computed at planning time,
-/// analyzed with no columns in scope (they must not depend on a row).
-fn constant_args(
-    pl: &mut Planner,
-    call: &protobuf::FuncCall,
-    params: &mut Vec<Option<SqlType>>,
-) -> Result<Vec<Expr>> {
-    let empty = Scope { columns: Vec::new() };
-    let mut host = PlanHost::with_planner(params, pl, &empty);
-    call.args.iter().map(|a| analyze(a, &empty, &mut host)).collect()
-}
-
-/// `pgstattuple(rel)` or `pgstatindex(rel)` in FROM (the `pgstattuple`
-/// extension, `functions/pgstattuple.rs`): one row, computed now from a
-/// constant argument, like the backend functions above. Before CREATE
-/// EXTENSION the function does not exist (42883, as PostgreSQL).
-fn plan_stat_function(
-    pl: &mut Planner,
-    rf: &protobuf::RangeFunction,
-    call: &protobuf::FuncCall,
-    function: crate::expr::StatField,
-    params: &mut Vec<Option<SqlType>>,
-) -> Result<FromItem> {
-    use super::functions::pgstattuple;
-    let args = constant_args(pl, call, params)?;
-    let types: Vec<String> = args.iter().map(|a| sluice_types::format_type(a.ty(), -1)).collect();
-    let regclass = matches!(
-        args.iter().map(|a| a.ty()).collect::<Vec<_>>().as_slice(),
-        [SqlType::Unknown
-            | SqlType::Text
-            | SqlType::Varchar
-            | SqlType::Oid
-            | SqlType::Int4
-            | SqlType::Reg(sluice_types::RegKind::Class)]
-    );
-    let name = function.name();
-    if !regclass || !extension_installed(pl.parts(), pgstattuple::EXTENSION)? {
-        return Err(SqlError::new(
-            "42883",
-            format!("function {name}({}) does not exist", types.join(", ")),
-        )
-        .with_hint(
-            "No function matches the given name and argument types. You might need to add \
-             explicit type casts.",
-        )
-        .at(position(call.location)));
-    }
-    let arg = args.into_iter().next().expect("one argument");
-    let target = if matches!(arg.ty(), SqlType::Oid | SqlType::Int4 | SqlType::Reg(_)) {
-        SqlType::Oid
-    } else {
-        SqlType::Text
-    };
-    let arg = crate::expr::coerce(arg, target, -1, crate::expr::CoercionContext::Implicit)?;
-    let Expr::Const { value, .. } = &arg else {
-        return Err(SqlError::unsupported(format!(
-            "{name} in FROM is supported with a constant argument only"
-        )));
-    };
-    let parts = pl.parts();
-    parts.plan_log.reads_live_state = true;
-    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
-    let rel = super::functions::resolve_in(parts.engine, parts.env.database, &ctx, value)?;
-    let rows = match rel {
-        Some(rel) => {
-            // Read like a scan: the relation cannot be dropped or rewritten.
-            lock_relation_in(parts, rel.oid, LockMode::AccessShare)?;
-            let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
-            vec![pgstattuple::stat_row(parts.engine, function, &rel, &ctx)?]
-        }
-        None => Vec::new(),
-    };
-    let columns = function
-        .result_columns()
-        .iter()
-        .map(|(column, ty)| ScopeColumn {
-            table: Some(name.to_string()),
-            name: column.to_string(),
-            ty: *ty,
-            typmod: -1,
-        })
-        .collect();
-    let scope = alias_scope(columns, rf.alias.as_ref(), name)?;
-    Ok(FromItem { plan: Plan::Rows(rows), scope, lateral: LateralRefs::default() })
-}
-
 /// `left [INNER|LEFT] JOIN right ON ...`: `right` may also read `left`'s
 /// columns if it is LATERAL, after those of `lateral`.
 fn plan_join(
@@ -1186,10 +742,4 @@ fn plan_values(
         columns.push(OutputColumn::computed(format!("column{}", i + 1), ty, -1));
     }
     Ok(Planned { plan: Plan::Values(rows), columns })
-}
-
-/// Whether extension `name` is installed, under the planned statement's snapshot.
-fn extension_installed(parts: &mut ExecParts, name: &str) -> Result<bool> {
-    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
-    crate::catalog::extension::installed(parts.engine, parts.env.database, &ctx, name)
 }

@@ -38,17 +38,9 @@
 //! transaction's resource owners keep them (`xact`). The session's own state
 //! apart from the transaction is a `BackendState` (`executor/context.rs`),
 //! and what runs below the session sees it only as a `BackendContext`.
-//!
-//! # Timeouts
-//!
-//! `statement_timeout` and `transaction_timeout` are deadlines the interrupt
-//! check compares with the clock, so every place that already checks for cancel
-//! (scans, lock and row waits, `pg_sleep`) also times out: a statement past its
-//! deadline fails with 57014, a transaction past its own ends the session with
-//! FATAL 25P04 (PostgreSQL 17's behaviour). While the session waits for the
-//! client, [`Session::idle_timeout`] tells the protocol layer how long it may
-//! wait (`idle_in_transaction_session_timeout`, `idle_session_timeout`, what is
-//! left of `transaction_timeout`).
+
+mod readonly;
+mod timeouts;
 
 use crate::activity::{Activity, BackendSignal, InterruptCheck};
 use crate::error::{Result, SqlError};
@@ -59,12 +51,14 @@ use crate::sink::QuerySink;
 use crate::xact::{two_phase_error, TransactionState};
 use crate::{commands, executor};
 use pg_query::NodeEnum;
+use readonly::{statement_name, writing_command};
 use sluice_guc::{SessionSettings, Settings};
 use sluice_txn::{IsolationLevel, PrepareContext, Transaction};
 use sluice_types::{Context, Datum};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
+use timeouts::{with_timeouts, Deadlines};
 
 /// Where the session is in PostgreSQL's transaction block state machine.
 enum Block {
@@ -106,61 +100,6 @@ pub struct Session {
     /// The running query string has several statements, which share one
     /// implicit transaction block.
     multi_statement: bool,
-}
-
-/// The deadlines the interrupt check enforces, as microseconds after `base`;
-/// 0 means none. Atomics because the check runs wherever the statement is.
-struct Deadlines {
-    /// The clock's origin.
-    base: Instant,
-    /// `statement_timeout` of the running statement.
-    statement: AtomicU64,
-    /// `transaction_timeout` of the open transaction.
-    transaction: AtomicU64,
-}
-
-impl Deadlines {
-    /// arm -- sets `deadline` to `timeout` from now (none for `None`).
-    fn arm(&self, deadline: &AtomicU64, timeout: Option<Duration>) {
-        let at = timeout.map_or(0, |t| (self.base.elapsed() + t).as_micros().max(1) as u64);
-        deadline.store(at, Ordering::Relaxed);
-    }
-
-    /// How long until `deadline` passes (zero once it has); `None` if unset.
-    fn left(&self, deadline: &AtomicU64) -> Option<Duration> {
-        match deadline.load(Ordering::Relaxed) {
-            0 => None,
-            at => Some(Duration::from_micros(
-                at.saturating_sub(self.base.elapsed().as_micros() as u64),
-            )),
-        }
-    }
-
-    /// Whether `deadline` is set and has passed.
-    fn passed(&self, deadline: &AtomicU64) -> bool {
-        self.left(deadline).is_some_and(|d| d.is_zero())
-    }
-}
-
-/// The session's interrupt check extended with the timeouts (see the module
-/// documentation): past the transaction's deadline the session ends, past the
-/// statement's the statement fails like a cancel.
-fn with_timeouts(outer: InterruptCheck, deadlines: Arc<Deadlines>) -> InterruptCheck {
-    Arc::new(move || {
-        outer()?;
-        if deadlines.passed(&deadlines.transaction) {
-            return Err(transaction_timeout_error());
-        }
-        if deadlines.passed(&deadlines.statement) {
-            return Err(SqlError::new("57014", "canceling statement due to statement timeout"));
-        }
-        Ok(())
-    })
-}
-
-/// FATAL 25P04: the transaction outlived `transaction_timeout`.
-fn transaction_timeout_error() -> SqlError {
-    SqlError::new("25P04", "terminating connection due to transaction timeout")
 }
 
 impl Session {
@@ -263,79 +202,6 @@ impl Session {
             a.state_change = now;
             a.application_name = application_name;
         });
-    }
-
-    /// A timeout setting's value; `None` when it is 0 (disabled).
-    fn timeout_setting(&self, name: &str) -> Option<Duration> {
-        self.core.settings.get_duration(name).filter(|d| !d.is_zero())
-    }
-
-    /// Starts the running statement's `statement_timeout` clock.
-    fn arm_statement_timeout(&mut self) {
-        let timeout = self.timeout_setting("statement_timeout");
-        self.deadlines.arm(&self.deadlines.statement, timeout);
-    }
-
-    /// Starts a new transaction's `transaction_timeout` clock.
-    fn arm_transaction_timeout(&mut self) {
-        let timeout = self.timeout_setting("transaction_timeout");
-        self.deadlines.arm(&self.deadlines.transaction, timeout);
-    }
-
-    /// Row waits of this statement follow the session's `lock_timeout` and
-    /// `deadlock_timeout`, like its table lock waits.
-    fn apply_wait_timeouts(&mut self) {
-        let lock_timeout = self.timeout_setting("lock_timeout");
-        let deadlock_timeout = self
-            .timeout_setting("deadlock_timeout")
-            .unwrap_or(sluice_txn::lmgr::DEFAULT_DEADLOCK_TIMEOUT);
-        let interrupts = self.core.interrupts.clone();
-        if let Some(txn) = self.current_txn() {
-            txn.set_wait_timeouts(lock_timeout, deadlock_timeout);
-            txn.set_interrupt_check(Arc::new(move || interrupts().is_err()));
-        }
-    }
-
-    /// follow_transaction_timeout -- a `transaction_timeout` set inside a
-    /// transaction starts its clock now, and setting it to 0 stops it (as
-    /// PostgreSQL's assign hook does).
-    fn follow_transaction_timeout(&mut self) {
-        if matches!(self.block, Block::Idle) {
-            return;
-        }
-        let armed = self.deadlines.left(&self.deadlines.transaction).is_some();
-        match self.timeout_setting("transaction_timeout") {
-            Some(t) if !armed => self.deadlines.arm(&self.deadlines.transaction, Some(t)),
-            None if armed => self.deadlines.arm(&self.deadlines.transaction, None),
-            _ => {}
-        }
-    }
-
-    /// idle_timeout -- how long the session may now wait for the client's next
-    /// command, and the FATAL error that ends it after that (see the module
-    /// documentation); `None` to wait forever.
-    pub fn idle_timeout(&mut self) -> Option<(Duration, SqlError)> {
-        let mut limits = Vec::new();
-        if let Block::Explicit(_) | Block::Failed(_) = self.block {
-            if let Some(t) = self.timeout_setting("idle_in_transaction_session_timeout") {
-                limits.push((
-                    t,
-                    SqlError::new(
-                        "25P03",
-                        "terminating connection due to idle-in-transaction timeout",
-                    ),
-                ));
-            }
-            if let Some(left) = self.deadlines.left(&self.deadlines.transaction) {
-                limits.push((left, transaction_timeout_error()));
-            }
-        } else if let Some(t) = self.timeout_setting("idle_session_timeout") {
-            limits.push((
-                t,
-                SqlError::new("57P05", "terminating connection due to idle-session timeout"),
-            ));
-        }
-        limits.into_iter().min_by_key(|(t, _)| *t)
     }
 
     /// Publishes that the session waits for the client, in or out of a transaction.
@@ -497,20 +363,6 @@ impl Session {
             Block::Implicit(txn) => self.finish(txn, false),
             failed @ Block::Failed(_) => self.block = failed,
             Block::Idle => {}
-        }
-        error
-    }
-
-    /// name_the_interrupt -- a wait that an interrupt ended (a row or lock
-    /// wait in the access layer) reports a cancel "due to user request":
-    /// below the SQL layer a cancel and a timeout look alike. The statement
-    /// deadline tells them apart, so the client reads what PostgreSQL says.
-    fn name_the_interrupt(&self, error: SqlError) -> SqlError {
-        if error.code == "57014" && self.deadlines.passed(&self.deadlines.statement) {
-            return SqlError {
-                message: "canceling statement due to statement timeout".into(),
-                ..error
-            };
         }
         error
     }
@@ -788,59 +640,4 @@ pub(crate) fn aborted_block_error() -> SqlError {
         "25P02",
         "current transaction is aborted, commands ignored until end of transaction block",
     )
-}
-
-/// The name PostgreSQL's error messages and command tags use for a statement kind.
-/// writing_command -- the command name PostgreSQL's read-only check reports
-/// for `node` if it writes, `None` for a statement a read-only transaction
-/// may run (queries, LOCK, VACUUM and ANALYZE, settings, transaction
-/// control). A SELECT counts as writing when its top level locks rows.
-fn writing_command(node: &NodeEnum) -> Option<String> {
-    use pg_query::protobuf::ObjectType;
-    let name = match node {
-        NodeEnum::InsertStmt(_) => "INSERT",
-        NodeEnum::UpdateStmt(_) => "UPDATE",
-        NodeEnum::DeleteStmt(_) => "DELETE",
-        NodeEnum::SelectStmt(s) => return select_lock_command(s),
-        NodeEnum::CreateStmt(_) => "CREATE TABLE",
-        NodeEnum::IndexStmt(_) => "CREATE INDEX",
-        NodeEnum::AlterTableStmt(_) => "ALTER TABLE",
-        NodeEnum::TruncateStmt(_) => "TRUNCATE TABLE",
-        NodeEnum::CreateSeqStmt(_) => "CREATE SEQUENCE",
-        NodeEnum::AlterSeqStmt(_) => "ALTER SEQUENCE",
-        NodeEnum::ClusterStmt(_) => "CLUSTER",
-        NodeEnum::ReindexStmt(_) => "REINDEX",
-        NodeEnum::CreateExtensionStmt(_) => "CREATE EXTENSION",
-        NodeEnum::CopyStmt(c) if c.is_from => "COPY FROM",
-        NodeEnum::DropStmt(d) => match ObjectType::try_from(d.remove_type) {
-            Ok(ObjectType::ObjectTable) => "DROP TABLE",
-            Ok(ObjectType::ObjectIndex) => "DROP INDEX",
-            Ok(ObjectType::ObjectSequence) => "DROP SEQUENCE",
-            Ok(ObjectType::ObjectView) => "DROP VIEW",
-            _ => "DROP",
-        },
-        _ => return None,
-    };
-    Some(name.to_string())
-}
-
-/// The read-only check's name for a SELECT that locks rows at its top
-/// level (`SELECT FOR UPDATE`, ... by the first locking clause).
-fn select_lock_command(select: &pg_query::protobuf::SelectStmt) -> Option<String> {
-    use pg_query::protobuf::LockClauseStrength;
-    let clause = select.locking_clause.first()?;
-    let Some(NodeEnum::LockingClause(lock)) = clause.node.as_ref() else { return None };
-    let strength = match LockClauseStrength::try_from(lock.strength) {
-        Ok(LockClauseStrength::LcsForkeyshare) => "FOR KEY SHARE",
-        Ok(LockClauseStrength::LcsForshare) => "FOR SHARE",
-        Ok(LockClauseStrength::LcsFornokeyupdate) => "FOR NO KEY UPDATE",
-        _ => "FOR UPDATE",
-    };
-    Some(format!("SELECT {strength}"))
-}
-
-fn statement_name(node: &NodeEnum) -> String {
-    let debug = format!("{node:?}");
-    let name = debug.split('(').next().unwrap_or("statement");
-    name.trim_end_matches("Stmt").to_string()
 }

@@ -1,0 +1,200 @@
+//! Functions in FROM (PostgreSQL's FunctionScan, planned in
+//! `parse_clause.c`'s transformRangeFunction): `generate_series`, the
+//! backend-state functions that return rows, and pgstattuple's functions
+//! when the extension is installed. Their arguments may read the columns of
+//! the FROM items to their left, LATERAL or not, as in PostgreSQL.
+
+use super::*;
+
+/// A function in FROM (so far generate_series). Like PostgreSQL's, its
+/// arguments may read the columns of the FROM items to its left (`lateral`)
+/// with or without the LATERAL keyword.
+pub(super) fn plan_function(
+    pl: &mut Planner,
+    rf: &protobuf::RangeFunction,
+    params: &mut Vec<Option<SqlType>>,
+    lateral: &Scope,
+) -> Result<FromItem> {
+    refuse(rf.ordinality, "WITH ORDINALITY is not supported yet")?;
+    refuse(rf.is_rowsfrom, "ROWS FROM is not supported yet")?;
+    refuse(!rf.coldeflist.is_empty(), "column definition lists are not supported yet")?;
+    let call = rf
+        .functions
+        .first()
+        .and_then(|f| match f.node.as_ref()? {
+            NodeEnum::List(l) => l.items.first(),
+            _ => None,
+        })
+        .and_then(|n| match n.node.as_ref()? {
+            NodeEnum::FuncCall(fc) => Some(fc),
+            _ => None,
+        })
+        .ok_or_else(|| SqlError::unsupported("this function in FROM is not supported yet"))?;
+    let name = call.funcname.last().and_then(crate::parser::node_str).unwrap_or_default();
+    if crate::executor::backend_status::is_backend_function(&name) {
+        return plan_backend_function(pl, rf, call, &name, params);
+    }
+    if let Some(function) = crate::expr::StatField::function(&name) {
+        return plan_stat_function(pl, rf, call, function, params);
+    }
+    if name != "generate_series" || !(2..=3).contains(&call.args.len()) {
+        return Err(SqlError::unsupported(format!("function {name} in FROM is not supported yet")));
+    }
+    let (args, refs) = pl.lateral(lateral, |pl| {
+        let empty = Scope { columns: Vec::new() };
+        let mut host = PlanHost::with_planner(params, pl, &empty);
+        call.args.iter().map(|a| analyze(a, &empty, &mut host)).collect::<Result<Vec<_>>>()
+    })?;
+    let ty = match select_common_type(&args, "generate_series")? {
+        SqlType::Int2 | SqlType::Int4 | SqlType::Unknown => SqlType::Int4,
+        SqlType::Int8 => SqlType::Int8,
+        SqlType::Numeric => SqlType::Numeric,
+        other => {
+            return Err(SqlError::new(
+                "42883",
+                format!(
+                    "function generate_series({0}, {0}) does not exist",
+                    sluice_types::format_type(other, -1)
+                ),
+            ))
+        }
+    };
+    let mut args = args
+        .into_iter()
+        .map(|a| crate::expr::coerce(a, ty, -1, crate::expr::CoercionContext::Implicit))
+        .collect::<Result<Vec<_>>>()?
+        .into_iter();
+    let (start, stop, step) =
+        (args.next().expect("2 args"), args.next().expect("2 args"), args.next());
+    let refname = rf.alias.as_ref().map_or(name.as_str(), |a| a.aliasname.as_str());
+    pl.row_mark_for(refname, FromKind::Function);
+    let (table, column) = match &rf.alias {
+        Some(alias) => {
+            let col = alias
+                .colnames
+                .first()
+                .and_then(crate::parser::node_str)
+                .unwrap_or_else(|| alias.aliasname.clone());
+            (alias.aliasname.clone(), col)
+        }
+        None => ("generate_series".to_string(), "generate_series".to_string()),
+    };
+    let scope =
+        Scope { columns: vec![ScopeColumn { table: Some(table), name: column, ty, typmod: -1 }] };
+    Ok(FromItem { plan: Plan::GenerateSeries { start, stop, step, ty }, scope, lateral: refs })
+}
+
+/// A backend statistics function in FROM (`backend_status.rs`): its rows
+/// are computed now, from constant arguments.
+fn plan_backend_function(
+    pl: &mut Planner,
+    rf: &protobuf::RangeFunction,
+    call: &protobuf::FuncCall,
+    name: &str,
+    params: &mut Vec<Option<SqlType>>,
+) -> Result<FromItem> {
+    let args = constant_args(pl, call, params)?
+        .into_iter()
+        .map(|a| crate::expr::coerce(a, SqlType::Int4, -1, crate::expr::CoercionContext::Implicit))
+        .collect::<Result<Vec<_>>>()?;
+    let mut view = crate::executor::backend_status::function_rows(name, &args, pl.parts())?;
+    // A function returning a scalar names its column after the alias.
+    if let ([column], Some(alias)) = (view.columns.as_mut_slice(), rf.alias.as_ref()) {
+        column.name = alias.aliasname.clone();
+    }
+    let scope = alias_scope(view.columns, rf.alias.as_ref(), name)?;
+    Ok(FromItem { plan: Plan::Rows(view.rows), scope, lateral: LateralRefs::default() })
+}
+
+/// The arguments of a function in FROM that is computed at planning time,
+/// analyzed with no columns in scope (they must not depend on a row).
+fn constant_args(
+    pl: &mut Planner,
+    call: &protobuf::FuncCall,
+    params: &mut Vec<Option<SqlType>>,
+) -> Result<Vec<Expr>> {
+    let empty = Scope { columns: Vec::new() };
+    let mut host = PlanHost::with_planner(params, pl, &empty);
+    call.args.iter().map(|a| analyze(a, &empty, &mut host)).collect()
+}
+
+/// `pgstattuple(rel)` or `pgstatindex(rel)` in FROM (the `pgstattuple`
+/// extension, `functions/pgstattuple.rs`): one row, computed now from a
+/// constant argument, like the backend functions above. Before CREATE
+/// EXTENSION the function does not exist (42883, as PostgreSQL).
+fn plan_stat_function(
+    pl: &mut Planner,
+    rf: &protobuf::RangeFunction,
+    call: &protobuf::FuncCall,
+    function: crate::expr::StatField,
+    params: &mut Vec<Option<SqlType>>,
+) -> Result<FromItem> {
+    use crate::executor::functions::pgstattuple;
+    let args = constant_args(pl, call, params)?;
+    let types: Vec<String> = args.iter().map(|a| sluice_types::format_type(a.ty(), -1)).collect();
+    let regclass = matches!(
+        args.iter().map(|a| a.ty()).collect::<Vec<_>>().as_slice(),
+        [SqlType::Unknown
+            | SqlType::Text
+            | SqlType::Varchar
+            | SqlType::Oid
+            | SqlType::Int4
+            | SqlType::Reg(sluice_types::RegKind::Class)]
+    );
+    let name = function.name();
+    if !regclass || !extension_installed(pl.parts(), pgstattuple::EXTENSION)? {
+        return Err(SqlError::new(
+            "42883",
+            format!("function {name}({}) does not exist", types.join(", ")),
+        )
+        .with_hint(
+            "No function matches the given name and argument types. You might need to add \
+             explicit type casts.",
+        )
+        .at(position(call.location)));
+    }
+    let arg = args.into_iter().next().expect("one argument");
+    let target = if matches!(arg.ty(), SqlType::Oid | SqlType::Int4 | SqlType::Reg(_)) {
+        SqlType::Oid
+    } else {
+        SqlType::Text
+    };
+    let arg = crate::expr::coerce(arg, target, -1, crate::expr::CoercionContext::Implicit)?;
+    let Expr::Const { value, .. } = &arg else {
+        return Err(SqlError::unsupported(format!(
+            "{name} in FROM is supported with a constant argument only"
+        )));
+    };
+    let parts = pl.parts();
+    parts.plan_log.reads_live_state = true;
+    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
+    let rel =
+        crate::executor::functions::resolve_in(parts.engine, parts.env.database, &ctx, value)?;
+    let rows = match rel {
+        Some(rel) => {
+            // Read like a scan: the relation cannot be dropped or rewritten.
+            lock_relation_in(parts, rel.oid, LockMode::AccessShare)?;
+            let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
+            vec![pgstattuple::stat_row(parts.engine, function, &rel, &ctx)?]
+        }
+        None => Vec::new(),
+    };
+    let columns = function
+        .result_columns()
+        .iter()
+        .map(|(column, ty)| ScopeColumn {
+            table: Some(name.to_string()),
+            name: column.to_string(),
+            ty: *ty,
+            typmod: -1,
+        })
+        .collect();
+    let scope = alias_scope(columns, rf.alias.as_ref(), name)?;
+    Ok(FromItem { plan: Plan::Rows(rows), scope, lateral: LateralRefs::default() })
+}
+
+/// Whether extension `name` is installed, under the planned statement's snapshot.
+fn extension_installed(parts: &mut ExecParts, name: &str) -> Result<bool> {
+    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
+    crate::catalog::extension::installed(parts.engine, parts.env.database, &ctx, name)
+}

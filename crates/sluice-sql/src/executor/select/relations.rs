@@ -1,0 +1,90 @@
+//! Tables named in FROM: system views told apart from tables, a table's
+//! columns as a scope, opening and locking it under the statement's
+//! snapshot, and noticing when its catalog rows moved on since (a
+//! concurrent DDL committed while the statement waited for its lock).
+
+use super::*;
+
+/// Whether `rv` names a system view computed from live state.
+pub(super) fn is_system_view(rv: &protobuf::RangeVar) -> bool {
+    matches!(rv.schemaname.as_str(), "" | "pg_catalog")
+        && (crate::executor::sysviews::SYSTEM_VIEWS.contains(&rv.relname.as_str())
+            || crate::executor::pgstat_views::VIEWS.contains(&rv.relname.as_str()))
+}
+
+/// The scope of a table's columns under `alias`.
+pub fn relation_scope(rel: &RelationDesc, alias: &str) -> Scope {
+    Scope {
+        columns: rel
+            .columns
+            .iter()
+            .map(|c| ScopeColumn {
+                table: Some(alias.to_string()),
+                name: c.name.clone(),
+                ty: c.ty,
+                typmod: c.typmod,
+            })
+            .collect(),
+    }
+}
+
+/// open_relation -- looks up a table named in a query and locks it in
+/// `mode`. The name is looked up before the lock is granted; if a
+/// transaction that held a conflicting lock meanwhile committed a change to
+/// the table's catalog row (a TRUNCATE's new file, a DROP), the lookup is
+/// repeated with a fresh snapshot (see [`catalog_moved_on`]), so rows are
+/// never read from, or written to, a file the table no longer has.
+pub fn open_relation(
+    parts: &mut ExecParts,
+    rv: &protobuf::RangeVar,
+    mode: LockMode,
+) -> Result<RelationDesc> {
+    loop {
+        let rel = lookup_relation(parts, rv)?;
+        lock_relation_in(parts, rel.oid, mode)?;
+        if !catalog_moved_on(parts, rel.oid, mode >= LockMode::RowExclusive)? {
+            return Ok(rel);
+        }
+    }
+}
+
+/// catalog_moved_on -- after locking relation `oid`: whether its `pg_class`
+/// row as this statement read it was replaced by a transaction that
+/// committed since the statement's snapshot (PostgreSQL would have received
+/// an invalidation). Under READ COMMITTED the statement then drops its
+/// snapshot, so that looking the relation up again finds the current row
+/// (and later reads use the newer snapshot, as PostgreSQL's would, taken
+/// after locking) — the caller looks it up again. Under REPEATABLE READ the
+/// snapshot cannot move: a statement about to write (`writing`) fails with
+/// 40001 rather than write through a stale description; a reader carries on.
+pub(crate) fn catalog_moved_on(parts: &mut ExecParts, oid: Oid, writing: bool) -> Result<bool> {
+    if !relation::superseded(parts.engine, parts.env.database, parts.txn, oid)? {
+        return Ok(false);
+    }
+    if parts.txn.isolation() == IsolationLevel::ReadCommitted {
+        parts.txn.end_statement();
+        return Ok(true);
+    }
+    if writing {
+        return Err(SqlError::new("40001", "could not serialize access due to concurrent update"));
+    }
+    Ok(false)
+}
+
+/// The table `rv` names, as the statement's snapshot sees the catalogs.
+fn lookup_relation(parts: &mut ExecParts, rv: &protobuf::RangeVar) -> Result<RelationDesc> {
+    let namespaces = match rv.schemaname.as_str() {
+        "" => vec![
+            crate::catalog::schema::PG_CATALOG_NAMESPACE,
+            crate::catalog::schema::PUBLIC_NAMESPACE,
+        ],
+        "public" => vec![crate::catalog::schema::PUBLIC_NAMESPACE],
+        "pg_catalog" => vec![crate::catalog::schema::PG_CATALOG_NAMESPACE],
+        other => {
+            return Err(SqlError::new("3F000", format!("schema \"{other}\" does not exist"))
+                .at(position(rv.location)))
+        }
+    };
+    relation::lookup(parts.engine, parts.env.database, parts.txn, &namespaces, &rv.relname)?
+        .ok_or_else(|| missing_relation(&rv.relname).at(position(rv.location)))
+}
