@@ -243,6 +243,17 @@ pub fn execute(
     }
 }
 
+/// The column an INSERT or UPDATE target names: 42703 if `rel` has none.
+fn target_column(rel: &RelationDesc, rt: &pg_query::protobuf::ResTarget) -> Result<usize> {
+    rel.column_index(&rt.name).ok_or_else(|| {
+        SqlError::new(
+            "42703",
+            format!("column \"{}\" of relation \"{}\" does not exist", rt.name, rel.name),
+        )
+        .at(position(rt.location))
+    })
+}
+
 /// The SET list of an UPDATE: (column index, new value expression).
 pub(crate) fn update_targets(
     rel: &RelationDesc,
@@ -253,13 +264,7 @@ pub(crate) fn update_targets(
     let mut targets = Vec::new();
     for node in list {
         let Some(NodeEnum::ResTarget(rt)) = node.node.as_ref() else { continue };
-        let index = rel.column_index(&rt.name).ok_or_else(|| {
-            SqlError::new(
-                "42703",
-                format!("column \"{}\" of relation \"{}\" does not exist", rt.name, rel.name),
-            )
-            .at(position(rt.location))
-        })?;
+        let index = target_column(rel, rt)?;
         let column = &rel.columns[index];
         let value = rt.val.as_deref().ok_or_else(|| SqlError::internal("SET without a value"))?;
         let expr = match value.node.as_ref() {

@@ -182,13 +182,7 @@ pub(super) fn insert_columns(rel: &RelationDesc, cols: &[Node]) -> Result<Vec<us
     let mut indices = Vec::new();
     for col in cols {
         let Some(NodeEnum::ResTarget(rt)) = col.node.as_ref() else { continue };
-        let index = rel.column_index(&rt.name).ok_or_else(|| {
-            SqlError::new(
-                "42703",
-                format!("column \"{}\" of relation \"{}\" does not exist", rt.name, rel.name),
-            )
-            .at(position(rt.location))
-        })?;
+        let index = target_column(rel, rt)?;
         if indices.contains(&index) {
             return Err(SqlError::new(
                 "42701",
