@@ -28,7 +28,7 @@ pub(crate) fn target_namespace(rv: &RangeVar) -> Result<Oid> {
 }
 
 /// The namespaces `rv` is looked up in: its schema, or the search path.
-pub(crate) fn namespaces_for(search_path: &[Oid], rv: &RangeVar) -> Result<Vec<Oid>> {
+fn namespaces_for(search_path: &[Oid], rv: &RangeVar) -> Result<Vec<Oid>> {
     if rv.schemaname.is_empty() {
         Ok(search_path.to_vec())
     } else {

@@ -20,7 +20,7 @@ use super::sequence;
 use crate::catalog::bootstrap::{attribute_row, ClassRow};
 use crate::catalog::depend::{self, DepType, Dependency, ObjectAddress, ATTRDEF_CLASS};
 use crate::catalog::namespace::missing_relation;
-pub(crate) use crate::catalog::namespace::target_namespace;
+use crate::catalog::namespace::target_namespace;
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::relation::{self, oid_of, RelationId};
 use crate::catalog::schema::*;

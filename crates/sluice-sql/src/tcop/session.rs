@@ -399,10 +399,7 @@ impl Session {
 
     /// The running transaction, if any (not a failed one).
     pub fn current_txn(&mut self) -> Option<&mut Transaction> {
-        match &mut self.block {
-            Block::Implicit(t) | Block::Explicit(t) => Some(&mut **t),
-            _ => None,
-        }
+        running(&mut self.block).map(|t| &mut **t)
     }
 
     /// begin_block -- BEGIN: the implicit transaction becomes an explicit block.
@@ -572,17 +569,11 @@ impl BackendContext for Session {
     }
 
     fn xact(&mut self) -> Result<&mut TransactionState> {
-        match &mut self.block {
-            Block::Implicit(t) | Block::Explicit(t) => Ok(t),
-            _ => Err(SqlError::internal("no transaction is running")),
-        }
+        running(&mut self.block).ok_or_else(no_transaction)
     }
 
     fn parts(&mut self) -> Result<ExecParts<'_>> {
-        let txn = match &mut self.block {
-            Block::Implicit(t) | Block::Explicit(t) => t,
-            _ => return Err(SqlError::internal("no transaction is running")),
-        };
+        let txn = running(&mut self.block).ok_or_else(no_transaction)?;
         Ok(self.core.parts(txn))
     }
 
@@ -622,6 +613,19 @@ impl Drop for Session {
             self.finish(txn, false);
         }
     }
+}
+
+/// The transaction of a block that has one running (not a failed one).
+fn running(block: &mut Block) -> Option<&mut TransactionState> {
+    match block {
+        Block::Implicit(t) | Block::Explicit(t) => Some(t),
+        _ => None,
+    }
+}
+
+/// XX000: a statement's parts asked for outside a transaction.
+fn no_transaction() -> SqlError {
+    SqlError::internal("no transaction is running")
 }
 
 /// 25P01: `what` outside a transaction block (RequireTransactionBlock).

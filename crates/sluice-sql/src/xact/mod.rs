@@ -255,6 +255,7 @@ impl TransactionState {
         self.current_owner().actions.push((at_commit, Box::new(action)));
     }
 }
+
 /// end_levels -- the transaction ended: settings and statistics end with
 /// it, statistics are flushed, and the owners' files and work are done.
 fn end_levels(owners: Vec<ResourceOwner>, committed: bool, env: &mut XactEnv) {

@@ -35,9 +35,11 @@
 //! the parent held already stays held), `RELEASE` hands them to the parent
 //! (PostgreSQL's resource owners). Callers that cannot borrow the
 //! transaction take such locks through a [`LevelLocks`] handle, which logs
-//! them at the level current when they are taken. A subxid holds `ExclusiveLock` on itself
-//! from assignment, so waiting for a subtransaction's row ends when the
-//! subtransaction aborts or, if released, when its top-level transaction ends.
+//! them at the level current when they are taken (the log keeps the open
+//! depth for that). A subxid holds `ExclusiveLock` on itself from
+//! assignment, so waiting for a subtransaction's row ends when the
+//! subtransaction aborts or, if released, when its top-level transaction
+//! ends.
 //!
 //! Locking: `OwnXids` is written only by its transaction and read by that
 //! transaction's scans; a reader-writer lock is uncontended.

@@ -27,16 +27,17 @@ mod options;
 
 pub use options::{init_params, SeqOptions};
 
-use super::tablecmds::{lock_relation, remove_relation, target_namespace};
+use super::tablecmds::{lock_relation, remove_relation};
 use crate::catalog::bootstrap::{attribute_row, ClassRow};
 use crate::catalog::depend::{self, DepType, Dependency, ObjectAddress, ATTRDEF_CLASS};
 use crate::catalog::namespace::missing_relation;
+use crate::catalog::namespace::target_namespace;
 use crate::catalog::relation::{self, oid_of, RelationId};
 use crate::catalog::schema::*;
 use crate::catalog::{delete, insert, replace, scan};
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
-pub(crate) use crate::executor::functions::sequence::not_a_sequence;
+use crate::executor::functions::sequence::not_a_sequence;
 use crate::parser::node_str;
 use crate::sink::QuerySink;
 use pg_query::protobuf::{AlterSeqStmt, CreateSeqStmt, DropBehavior, DropStmt, RangeVar};

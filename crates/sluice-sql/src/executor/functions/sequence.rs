@@ -26,7 +26,9 @@
 //! transaction (PostgreSQL takes it once per transaction too), so ALTER and
 //! DROP SEQUENCE wait for sessions using it. Functions cannot borrow the
 //! transaction, so the lock is taken through the lock manager as the
-//! session's backend. When nextval or setval writes WAL and the transaction
+//! backend's, unlogged by savepoint levels: like PostgreSQL's, which it
+//! gives to the top-level transaction's resource owner, it stays until the
+//! transaction ends, whatever ROLLBACK TO does. When nextval or setval writes WAL and the transaction
 //! has no xid (a plain `SELECT nextval(...)`), nothing at commit would flush
 //! that record, so it is flushed before the value is returned: a value a
 //! client saw is never handed out again after a crash. Transactions with an
@@ -44,7 +46,7 @@ use crate::parser::quote_identifier;
 use sluice_access::sequence::{self, Fetched, SeqLimit};
 use sluice_common::{Lsn, Oid};
 use sluice_guc::Settings;
-use sluice_txn::lmgr::{LockMode, LockOwner, LockTag};
+use sluice_txn::lmgr::{LockMode, LockTag};
 use sluice_txn::{Csn, Snapshot};
 use sluice_types::Datum;
 use std::collections::HashMap;
@@ -76,8 +78,6 @@ pub struct SeqTable {
     last_used: Option<Oid>,
     /// Names resolved under one snapshot, and that snapshot.
     resolved: Option<(Snapshot, HashMap<String, RelationId>)>,
-    /// The session's lock owner, found on first use.
-    owner: Option<LockOwner>,
 }
 
 impl SeqTable {
@@ -420,22 +420,9 @@ fn truncate_identifier(mut name: String) -> String {
     name
 }
 
-/// The session's lock owner (its proc slot does not change while it lives).
-fn owner(env: &mut BackendEnv) -> Result<LockOwner> {
-    if let Some(owner) = env.sequences.owner {
-        return Ok(owner);
-    }
-    let pid = env.pid;
-    let state = env.engine.txns().proc_states().into_iter().find(|p| p.pid == pid);
-    let proc = state.ok_or_else(|| SqlError::internal("session has no proc array slot"))?.proc;
-    let owner = LockOwner { proc, pid };
-    env.sequences.owner = Some(owner);
-    Ok(owner)
-}
-
 /// Takes RowExclusive on `seq` for the rest of the transaction.
 fn lock(env: &mut BackendEnv, seq: &RelationId) -> Result<()> {
-    let owner = owner(env)?;
+    let owner = env.lock_owner;
     let tag = LockTag::Relation { database: env.database, relation: seq.oid };
     let locks = env.engine.txns().lock_manager();
     acquire_with_settings(env, false, Some(&seq.name), |params| {
