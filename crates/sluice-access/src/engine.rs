@@ -440,6 +440,12 @@ impl Engine {
         Ok(())
     }
 
+    /// Whether the checkpointer and the WAL writer threads are running
+    /// (from open until [`Engine::shutdown`]).
+    pub fn runs_background_processes(&self) -> bool {
+        self.background.lock().is_some()
+    }
+
     /// shutdown -- stops the background threads and writes a shutdown checkpoint,
     /// after which the next start needs no recovery. The caller has ended every
     /// session first.

@@ -28,6 +28,15 @@ pub const WAL_SEGMENT_SIZE: u64 = 16 * 1024 * 1024;
 /// The largest alignment any on-page datum needs (PostgreSQL's MAXALIGN on 64-bit).
 pub const MAXIMUM_ALIGNOF: usize = 8;
 
+/// Backends are threads, so their pids are numbers the server hands out:
+/// client sessions get pids from here up (the cancel registry's), backends
+/// with no client (background workers, the checkpointer) below it, so the
+/// two never meet.
+pub const FIRST_CLIENT_PID: i32 = 10_000;
+
+/// The smallest pid of a backend with no client.
+pub const FIRST_WORKER_PID: i32 = 1_000;
+
 /// Round `len` up to the next multiple of [`MAXIMUM_ALIGNOF`].
 pub const fn maxalign(len: usize) -> usize {
     (len + MAXIMUM_ALIGNOF - 1) & !(MAXIMUM_ALIGNOF - 1)

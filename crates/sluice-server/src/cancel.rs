@@ -32,8 +32,9 @@ use rand::Rng;
 
 use crate::interrupts::Interrupts;
 
-/// The smallest pid handed out (and where the counter wraps to).
-const FIRST_PID: i32 = 10_000;
+/// The smallest pid handed out (and where the counter wraps to); the pids
+/// below are for backends with no client.
+const FIRST_PID: i32 = sluice_common::FIRST_CLIENT_PID;
 
 /// The random starting pid is below this.
 const PID_BASE_SPAN: i32 = 1_000_000;

@@ -9,6 +9,12 @@
 //! (`pg_stat_progress_vacuum`, `pg_stat_progress_cluster`), published as the command goes and removed
 //! when it ends.
 //!
+//! Auxiliary processes (the checkpointer, the WAL writer) have rows too,
+//! kept apart: they have no database, no transaction and no signal a
+//! session can send, so `pg_cancel_backend` does not find them, as in
+//! PostgreSQL. Backends with no client take their pids from
+//! [`ActivityTable::allocate_pid`], below the client sessions' range.
+//!
 //! The table is also how one session interrupts another by pid
 //! (`pg_cancel_backend`, `pg_terminate_backend`): PostgreSQL signals the backend
 //! process; sluice's sessions are threads, so each registers a [`BackendSignal`]
@@ -110,10 +116,27 @@ pub struct ClusterActivity {
     pub index_rebuild_count: u64,
 }
 
+/// An auxiliary process's row in `pg_stat_activity`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AuxiliaryProcess {
+    /// Its pid.
+    pub pid: u32,
+    /// `backend_type`: "checkpointer", "walwriter".
+    pub backend_type: &'static str,
+    /// `wait_event` while it sleeps between rounds ("CheckpointerMain").
+    pub wait_event: &'static str,
+    /// When it started (timestamptz).
+    pub backend_start: i64,
+}
+
 /// Every session's activity, by pid.
 #[derive(Default)]
 pub struct ActivityTable {
     sessions: Mutex<BTreeMap<u32, Entry>>,
+    /// Auxiliary processes, by pid.
+    auxiliary: Mutex<BTreeMap<u32, AuxiliaryProcess>>,
+    /// Pids handed out to backends with no client and not yet given back.
+    worker_pids: Mutex<std::collections::BTreeSet<u32>>,
     /// VACUUMs running, by pid.
     vacuums: Mutex<BTreeMap<u32, VacuumActivity>>,
     /// VACUUM FULLs and CLUSTERs running, by pid.
@@ -146,8 +169,32 @@ impl ActivityTable {
         true
     }
 
-    /// Removes a session (it disconnected).
+    /// allocate_pid -- a pid for a backend with no client (a background
+    /// worker, an auxiliary process): the lowest free one from
+    /// `FIRST_WORKER_PID`, below every client session's. It is given back
+    /// by [`ActivityTable::remove`].
+    pub fn allocate_pid(&self) -> u32 {
+        let mut taken = self.worker_pids.lock();
+        let first = sluice_common::FIRST_WORKER_PID as u32;
+        let pid = (first..).find(|p| !taken.contains(p)).expect("a free pid");
+        taken.insert(pid);
+        pid
+    }
+
+    /// Publishes an auxiliary process's row.
+    pub fn publish_auxiliary(&self, process: AuxiliaryProcess) {
+        self.auxiliary.lock().insert(process.pid, process);
+    }
+
+    /// A copy of every auxiliary process's row, by pid.
+    pub fn auxiliary(&self) -> Vec<AuxiliaryProcess> {
+        self.auxiliary.lock().values().cloned().collect()
+    }
+
+    /// Removes a backend (it disconnected or ended) and gives its pid back.
     pub fn remove(&self, pid: u32) {
+        self.worker_pids.lock().remove(&pid);
+        self.auxiliary.lock().remove(&pid);
         self.sessions.lock().remove(&pid);
         self.vacuums.lock().remove(&pid);
         self.clusters.lock().remove(&pid);

@@ -59,7 +59,12 @@ pub fn start(
     }
     let listen = listen_address(&config);
     Ok((
-        Arc::new(Instance { engine, config: Arc::new(config), activity: Default::default() }),
+        Arc::new(Instance {
+            engine,
+            config: Arc::new(config),
+            activity: Default::default(),
+            maintenance: Arc::new(sluice_maint::MaintenanceCommands),
+        }),
         listen,
     ))
 }

@@ -4,8 +4,9 @@
 //! `postgresql.auto.conf` in the data directory, then `-c` options), open the
 //! storage engine (creating the cluster on first start, recovering after a
 //! crash), create the catalogs if this is a new cluster (initdb), then listen.
-//! SIGTERM or SIGINT stops accepting connections, ends every session, and writes
-//! a shutdown checkpoint so the next start needs no recovery. SIGKILL is
+//! SIGTERM or SIGINT stops accepting connections, ends every session, then
+//! every background worker (waiting for each), and writes a shutdown
+//! checkpoint so the next start needs no recovery. SIGKILL is
 //! survived through WAL recovery.
 
 mod backend;
@@ -68,7 +69,11 @@ fn run(args: Args) -> Result<(), String> {
         }
     });
     let engine = instance.engine.clone();
+    let postmaster = sluice_sql::postmaster::Postmaster::new(instance.clone());
     server.serve(Arc::new(backend::SluiceEngine::new(instance)));
+    // Sessions have ended; the workers go next, then the engine's own
+    // processes with the shutdown checkpoint.
+    postmaster.shutdown();
     engine.shutdown().map_err(|e| format!("shutdown checkpoint failed: {e}"))?;
     eprintln!("sluice: database system is shut down");
     Ok(())

@@ -231,3 +231,8 @@ fn drop_index_concurrently() {
 fn catalog_row_locks() {
     check("catalog_row_locks");
 }
+
+#[test]
+fn maintenance_own_xacts() {
+    check("maintenance_own_xacts");
+}

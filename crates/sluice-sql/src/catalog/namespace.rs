@@ -37,7 +37,7 @@ fn namespaces_for(search_path: &[Oid], rv: &RangeVar) -> Result<Vec<Oid>> {
 }
 
 /// 42P01 `relation "name" does not exist`.
-pub(crate) fn missing_relation(name: &str) -> SqlError {
+pub fn missing_relation(name: &str) -> SqlError {
     SqlError::new("42P01", format!("relation \"{name}\" does not exist"))
 }
 

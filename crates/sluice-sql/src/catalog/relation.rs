@@ -82,7 +82,7 @@ impl RelationDesc {
     }
 }
 
-pub(crate) fn oid_of(d: &Datum) -> Oid {
+pub fn oid_of(d: &Datum) -> Oid {
     match d {
         Datum::Oid(o) => *o,
         _ => 0,

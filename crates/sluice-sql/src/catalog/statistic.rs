@@ -174,7 +174,7 @@ pub fn collation_of(ty: SqlType) -> Oid {
 /// committed change (PostgreSQL reads catalogs through a fresh catalog
 /// snapshot), plus the transaction's own earlier commands. Only valid for
 /// rows the caller has locked against other writers (see the module doc).
-pub(crate) fn latest_view<'a>(
+pub fn latest_view<'a>(
     txn: &mut Transaction,
     mgr: &'a TransactionManager,
 ) -> VisibilityContext<'a> {
@@ -265,7 +265,7 @@ fn attnum_of(row: &[Datum]) -> i16 {
 /// `relid` (each `(attnum, type, statistics)`) in `txn`; other columns'
 /// rows stay (PostgreSQL's update_attstats). The caller holds the table's
 /// ShareUpdateExclusiveLock.
-pub(crate) fn store(
+pub fn store(
     engine: &Engine,
     db: Oid,
     txn: &mut Transaction,
@@ -390,7 +390,7 @@ fn decode_row(row: &[Datum], ty: SqlType) -> Result<ColumnStatistics> {
 }
 
 /// namespace_names -- every namespace's name by OID.
-pub(crate) fn namespace_names(
+pub fn namespace_names(
     engine: &Engine,
     db: Oid,
     ctx: &VisibilityContext,

@@ -10,10 +10,10 @@
 //! meanwhile; everything is transactional like other DDL.
 //!
 //! CONCURRENTLY builds beside running writers, over several transactions
-//! (`indexcmds/concurrently.rs`).
+//! (`indexcmds/concurrently.rs`). REINDEX rebuilds with the same functions
+//! (the `sluice-maint` crate).
 
-mod concurrently;
-pub(crate) mod reindex;
+pub mod concurrently;
 
 use super::tablecmds::{choose_relation_name, lock_relation};
 use crate::catalog::bootstrap::{attribute_row, ClassRow};
@@ -73,7 +73,7 @@ impl NewIndex {
     /// copy_of -- an index like `old` of `table` (same columns, order,
     /// uniqueness, predicate and fillfactor), named `name` or by the usual
     /// rule, implementing `constraint`.
-    pub(crate) fn copy_of(
+    pub fn copy_of(
         old: &IndexDesc,
         table: &RelationDesc,
         name: Option<String>,
@@ -259,15 +259,17 @@ pub fn define_index(
 /// Where a new index stands: built and usable, or just created by CREATE
 /// INDEX CONCURRENTLY (`indisready` and `indisvalid` false).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum IndexState {
+pub enum IndexState {
     Valid,
     Building,
 }
 
 /// An index whose catalog rows and file exist.
-struct CreatedIndex {
-    oid: Oid,
-    name: String,
+pub struct CreatedIndex {
+    /// The index's OID.
+    pub oid: Oid,
+    /// Its name.
+    pub name: String,
     keys: Vec<i16>,
 }
 
@@ -275,7 +277,7 @@ struct CreatedIndex {
 /// rows in `state` and creates its file (removed if the transaction aborts);
 /// `None` if IF NOT EXISTS found the name taken. The caller holds a lock on
 /// `table` that keeps other DDL out.
-fn create_index_entry(
+pub fn create_index_entry(
     cx: &mut dyn BackendContext,
     table: &RelationDesc,
     spec: &NewIndex,
@@ -536,7 +538,7 @@ fn set_has_index(cx: &mut dyn BackendContext, table: Oid) -> Result<()> {
 
 /// Which heap tuples an index build takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum BuildScan {
+pub enum BuildScan {
     /// Every tuple an index must hold, live or recently dead; writers are
     /// locked out meanwhile (CREATE INDEX).
     Locked,
@@ -557,7 +559,7 @@ fn build_index(
 
 /// build_index_from -- fills index `oid` of `table` from the tuples `scan`
 /// selects, sorted and written bottom-up; returns how many entries it holds.
-fn build_index_from(
+pub fn build_index_from(
     cx: &mut dyn BackendContext,
     table: &RelationDesc,
     oid: Oid,
@@ -679,7 +681,7 @@ pub fn drop_indexes(
     sink.complete("DROP INDEX")
 }
 
-fn table_of_index(cx: &mut dyn BackendContext, index: Oid) -> Result<Oid> {
+pub fn table_of_index(cx: &mut dyn BackendContext, index: Oid) -> Result<Oid> {
     let engine = cx.engine().clone();
     let db = cx.database();
     let rows = scan(&engine, db, &PG_INDEX, cx.txn()?, |r| oid_of(&r[0]) == index)?;

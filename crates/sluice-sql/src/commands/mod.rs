@@ -1,8 +1,6 @@
 //! Utility statements (PostgreSQL's `commands/` and `tcop/utility.c`):
 //! transaction control, settings, and table DDL.
 
-pub mod analyze;
-pub mod cluster;
 pub mod copy;
 pub mod dbcommands;
 pub mod extension;
@@ -10,5 +8,6 @@ pub mod indexcmds;
 pub mod sequence;
 pub mod tablecmds;
 pub mod truncate;
-pub mod vacuum;
 pub mod variable;
+
+pub use crate::executor::maintenance::Maintenance;

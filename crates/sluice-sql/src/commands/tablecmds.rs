@@ -13,6 +13,7 @@
 //! `nextval('<table>_<column>_seq'::regclass)` and NOT NULL; dropping the
 //! table drops the sequence (see `sequence/mod.rs` for the dependencies).
 
+pub mod cluster;
 mod like;
 
 use super::indexcmds::{define_index, fillfactor_option, ConstraintKind, NewIndex};
@@ -175,11 +176,11 @@ pub fn alter_table(
         }
         match subtype {
             Ok(AlterTableType::AtClusterOn) => {
-                super::cluster::cluster_on(cx, &table, &cmd.name)?;
+                cluster::cluster_on(cx, &table, &cmd.name)?;
                 continue;
             }
             Ok(AlterTableType::AtDropCluster) => {
-                super::cluster::mark_index_clustered(cx, table.oid, None)?;
+                cluster::mark_index_clustered(cx, table.oid, None)?;
                 continue;
             }
             _ => {}
@@ -665,7 +666,7 @@ fn validate_reloption(name: &str, value: &str) -> Result<()> {
 }
 
 /// Takes a table lock under the session's transaction.
-pub(crate) fn lock_relation(cx: &mut dyn BackendContext, oid: Oid, mode: LockMode) -> Result<()> {
+pub fn lock_relation(cx: &mut dyn BackendContext, oid: Oid, mode: LockMode) -> Result<()> {
     lock_relation_in(&mut cx.parts()?, oid, mode)
 }
 

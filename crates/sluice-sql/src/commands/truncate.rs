@@ -184,7 +184,7 @@ fn lock_owned_sequences(
 /// `pg_class` row is replaced by one naming the new file, with the size
 /// statistics of an empty relation. The caller holds ACCESS EXCLUSIVE on
 /// `rel`. Returns the new file's locator.
-pub(crate) fn set_new_relfilenode(
+pub fn set_new_relfilenode(
     cx: &mut dyn BackendContext,
     rel: &RelationId,
     create: impl FnOnce(&Engine, RelFileLocator) -> Result<()>,

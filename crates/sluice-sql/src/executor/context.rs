@@ -20,6 +20,7 @@
 //! settings and its statistics (`xact` module).
 
 use super::functions::sequence::SeqTable;
+use super::maintenance::Maintenance;
 use super::plancache::PlanCache;
 use crate::activity::{ActivityTable, InterruptCheck};
 use crate::catalog::namespace;
@@ -40,7 +41,7 @@ use std::sync::Arc;
 
 /// What statement execution borrows from its backend: the transaction apart
 /// from everything else, so scans and row changes can run side by side.
-pub(crate) struct ExecParts<'a> {
+pub struct ExecParts<'a> {
     /// The storage engine.
     pub engine: &'a Arc<Engine>,
     /// The running transaction, with its resource owners.
@@ -55,7 +56,7 @@ pub(crate) struct ExecParts<'a> {
 
 /// What planning did that matters to keeping its plan (`plancache.rs`).
 #[derive(Debug, Default)]
-pub(crate) struct PlanLog {
+pub struct PlanLog {
     /// Table locks taken, in order.
     pub locks: Vec<(Oid, LockMode)>,
     /// Rows of a live view (pg_stat_activity, ...) were computed into the
@@ -65,7 +66,7 @@ pub(crate) struct PlanLog {
 
 /// Backend state visible to expressions (settings, identity, clocks): a
 /// client session's, or a background worker's.
-pub(crate) struct BackendEnv<'a> {
+pub struct BackendEnv<'a> {
     /// The storage engine (for size functions).
     pub engine: &'a Arc<Engine>,
     /// Settings (current_setting, set_config, TimeZone).
@@ -108,12 +109,14 @@ pub struct Instance {
     pub config: Arc<GlobalConfig>,
     /// What every backend is doing (`pg_stat_activity`).
     pub activity: ActivityTable,
+    /// VACUUM, ANALYZE, CLUSTER and REINDEX (the `sluice-maint` crate).
+    pub maintenance: Arc<dyn Maintenance>,
 }
 
 /// A backend's own state apart from its transaction: who it is, its
 /// settings, and what it keeps across transactions. A client session and a
 /// background worker each have one.
-pub(crate) struct BackendState {
+pub struct BackendState {
     pub instance: Arc<Instance>,
     /// The backend's proc-array slot.
     pub backend: Arc<Backend>,
@@ -239,7 +242,7 @@ fn find_database(instance: &Instance, backend: &Arc<Backend>, name: &str) -> Res
 /// (VACUUM of several tables, CREATE INDEX CONCURRENTLY) end one and start
 /// the next through it, as PostgreSQL's do with CommitTransactionCommand
 /// and StartTransactionCommand.
-pub(crate) trait BackendContext {
+pub trait BackendContext {
     /// The backend's own state.
     fn state(&self) -> &BackendState;
     /// The backend's own state, to change.
@@ -274,6 +277,11 @@ pub(crate) trait BackendContext {
     /// What every backend shares.
     fn instance(&self) -> Arc<Instance> {
         self.state().instance.clone()
+    }
+
+    /// The maintenance commands (VACUUM, ANALYZE, CLUSTER, REINDEX).
+    fn maintenance(&self) -> Arc<dyn Maintenance> {
+        self.state().instance.maintenance.clone()
     }
 
     /// Server-wide settings.
@@ -340,7 +348,6 @@ pub(crate) trait BackendContext {
 
 // PL/pgSQL's EXCEPTION blocks are the callers to come (issue 18); the unit
 // test below is the one today.
-#[cfg_attr(not(test), expect(dead_code, reason = "PL/pgSQL EXCEPTION blocks will call these"))]
 impl ExecParts<'_> {
     /// The transaction and what a subtransaction's end updates besides it.
     fn split_xact(&mut self) -> (&mut TransactionState, XactEnv<'_>) {

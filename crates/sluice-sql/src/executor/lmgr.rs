@@ -18,7 +18,7 @@ pub(crate) fn lock_relation_in(parts: &mut ExecParts, oid: Oid, mode: LockMode) 
 
 /// lock_relation_with -- takes a table lock honouring `lock_timeout` and
 /// `deadlock_timeout`; `nowait` fails at once with 55P03 naming `name`.
-pub(crate) fn lock_relation_with(
+pub fn lock_relation_with(
     parts: &mut ExecParts,
     oid: Oid,
     mode: LockMode,

@@ -13,6 +13,7 @@ pub mod indexing;
 pub mod indexonlyscan;
 pub mod indexscan;
 pub mod lmgr;
+pub mod maintenance;
 pub mod modify;
 mod onconflict;
 mod pgstat_views;
@@ -20,7 +21,7 @@ pub mod plan;
 pub mod plancache;
 pub(crate) mod scanstats;
 pub mod select;
-pub mod spill;
+pub(crate) mod spill;
 mod sysviews;
 
 use crate::error::Result;

@@ -75,7 +75,7 @@ type GivenTypes = Vec<Option<SqlType>>;
 
 /// The cache: query text → the plans for each set of given parameter types.
 #[derive(Default)]
-pub(crate) struct PlanCache {
+pub struct PlanCache {
     plans: HashMap<String, Vec<(GivenTypes, Arc<CachedPlan>)>>,
 }
 
@@ -92,7 +92,7 @@ pub(crate) struct PlannedUnder<'a> {
 impl PlanCache {
     /// candidate -- the kept plan for `text` with `param_types`, if any; the
     /// caller takes its locks, then asks [`CachedPlan::still_valid`].
-    pub fn candidate(
+    pub(crate) fn candidate(
         &self,
         text: &str,
         param_types: &[Option<SqlType>],
@@ -105,7 +105,7 @@ impl PlanCache {
     /// put -- keeps `plan` for `text` with the given `param_types`
     /// (before inference), unless `under.snapshot`'s transaction wrote
     /// catalogs.
-    pub fn put(
+    pub(crate) fn put(
         &mut self,
         (text, given): (&str, GivenTypes),
         plan: KeptPlan,

@@ -3,6 +3,7 @@
 //! `pg_stat_get_activity`; here the planner materialises their rows when a
 //! query names them).
 
+use crate::activity::AuxiliaryProcess;
 use crate::error::Result;
 use crate::executor::context::{BackendEnv, ExecParts};
 use crate::expr::ScopeColumn;
@@ -441,6 +442,21 @@ fn pg_stat_activity(env: &BackendEnv, engine: &Engine) -> ViewRows {
                 Datum::Text(a.backend_type.into()),
             ]
         })
+        .chain(env.activity.auxiliary().into_iter().map(auxiliary_row))
         .collect();
     ViewRows { columns: cols, rows }
+}
+
+/// An auxiliary process's `pg_stat_activity` row: no database, user,
+/// client, transaction, state or query; waiting on its main loop's event.
+fn auxiliary_row(process: AuxiliaryProcess) -> Vec<Datum> {
+    let mut row = vec![Datum::Null; 22];
+    row[2] = Datum::Int4(process.pid as i32);
+    row[6] = Datum::Text(String::new());
+    row[10] = Datum::TimestampTz(process.backend_start);
+    row[14] = Datum::Text("Activity".into());
+    row[15] = Datum::Text(process.wait_event.into());
+    row[20] = Datum::Text(String::new());
+    row[21] = Datum::Text(process.backend_type.into());
+    row
 }

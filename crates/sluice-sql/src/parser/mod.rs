@@ -14,7 +14,8 @@ mod ffi;
 mod nodes;
 pub(crate) mod unsupported;
 
-pub(crate) use nodes::{deparse_expr, node_str, quote_identifier};
+pub use nodes::node_str;
+pub(crate) use nodes::{deparse_expr, quote_identifier};
 
 use crate::error::{Result, SqlError};
 use pg_query::NodeEnum;

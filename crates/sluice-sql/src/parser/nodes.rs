@@ -8,7 +8,7 @@ use pg_query::protobuf::{a_const, Node};
 use pg_query::NodeEnum;
 
 /// The string value of a `String` or `A_Const` node (option values, names).
-pub(crate) fn node_str(node: &Node) -> Option<String> {
+pub fn node_str(node: &Node) -> Option<String> {
     match node.node.as_ref()? {
         NodeEnum::String(s) => Some(s.sval.clone()),
         NodeEnum::AConst(c) => match c.val.as_ref()? {

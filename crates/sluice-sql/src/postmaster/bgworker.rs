@@ -22,9 +22,13 @@
 
 use crate::activity::{Activity, BackendSignal, InterruptCheck};
 use crate::error::{Result, SqlError};
+use crate::executor;
 use crate::executor::context::{BackendContext, BackendState, ExecParts, Instance};
 use crate::expr::now_timestamptz;
+use crate::parser::parse;
+use crate::sink::QuerySink;
 use crate::xact::TransactionState;
+use pg_query::NodeEnum;
 use sluice_txn::IsolationLevel;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -79,6 +83,7 @@ impl Flags {
 /// A started worker: how to signal it and wait for it.
 pub struct WorkerHandle {
     pid: u32,
+    backend_type: &'static str,
     flags: Arc<Flags>,
     thread: JoinHandle<Result<()>>,
 }
@@ -87,6 +92,16 @@ impl WorkerHandle {
     /// The worker's process id (as `pg_stat_activity.pid` shows it).
     pub fn pid(&self) -> u32 {
         self.pid
+    }
+
+    /// The worker's kind (`pg_stat_activity.backend_type`).
+    pub fn backend_type(&self) -> &'static str {
+        self.backend_type
+    }
+
+    /// Whether the worker's body has ended.
+    pub fn is_finished(&self) -> bool {
+        self.thread.is_finished()
     }
 
     /// cancel -- the worker's running command fails with 57014.
@@ -106,18 +121,21 @@ impl WorkerHandle {
 }
 
 /// start -- starts a worker of kind `backend_type` (PostgreSQL's names:
-/// "background worker", "autovacuum worker", ...) as backend `pid` on
-/// database `database`, running `body`; returns once it is registered, with
-/// its handle. A body that fails has its transaction rolled back.
+/// "background worker", "autovacuum worker", ...) on database `database`,
+/// running `body`, with a pid of its own (`ActivityTable::allocate_pid`);
+/// returns once it is registered, with its handle. A body that fails has
+/// its transaction rolled back. The server starts workers through
+/// `Postmaster::start_worker`, which waits for them at shutdown.
 pub fn start(
     instance: Arc<Instance>,
     database: &str,
     backend_type: &'static str,
-    pid: u32,
     body: impl FnOnce(&mut BackgroundWorker) -> Result<()> + Send + 'static,
 ) -> Result<WorkerHandle> {
     let flags = Arc::new(Flags::default());
-    let mut worker = BackgroundWorker::connect(instance, database, pid, &flags)?;
+    let pid = instance.activity.allocate_pid();
+    let worker = BackgroundWorker::connect(instance.clone(), database, pid, &flags);
+    let mut worker = worker.inspect_err(|_| instance.activity.remove(pid))?;
     worker.publish(backend_type, flags.clone());
     let thread = std::thread::Builder::new()
         .name(format!("{backend_type} {pid}"))
@@ -127,7 +145,7 @@ pub fn start(
             result
         })
         .map_err(|e| SqlError::internal(format!("could not start background worker: {e}")))?;
-    Ok(WorkerHandle { pid, flags, thread })
+    Ok(WorkerHandle { pid, backend_type, flags, thread })
 }
 
 impl BackgroundWorker {
@@ -181,6 +199,40 @@ impl BackgroundWorker {
             xact.rollback(&mut self.core.xact_env());
             Ok(())
         }
+    }
+
+    /// execute -- runs the statements of `sql` in the worker's transaction
+    /// (started if none runs), as a session's simple query does: queries and
+    /// data changes through the executor, VACUUM, ANALYZE, CLUSTER and
+    /// REINDEX through the maintenance commands. Each statement sees the
+    /// ones before it (a new command id) and shows in `pg_stat_activity`.
+    /// Other utility statements need a client session and are refused.
+    pub fn execute(&mut self, sql: &str, sink: &mut dyn QuerySink) -> Result<()> {
+        for statement in parse(sql)? {
+            self.report_activity(&statement.text);
+            let maintenance = self.maintenance();
+            match &statement.node {
+                NodeEnum::VacuumStmt(stmt) => maintenance.vacuum(self, stmt, sink)?,
+                NodeEnum::ClusterStmt(stmt) => maintenance.cluster(self, stmt, sink)?,
+                NodeEnum::ReindexStmt(stmt) => maintenance.reindex(self, stmt, sink)?,
+                NodeEnum::SelectStmt(_)
+                | NodeEnum::InsertStmt(_)
+                | NodeEnum::UpdateStmt(_)
+                | NodeEnum::DeleteStmt(_) => executor::run(self, &statement, &[], sink)?,
+                _ => {
+                    let verb = statement.text.split_whitespace().next().unwrap_or_default();
+                    return Err(SqlError::unsupported(format!(
+                        "{} cannot run in a background worker",
+                        verb.to_uppercase()
+                    )));
+                }
+            }
+            if let Some(xact) = self.xact.as_mut() {
+                xact.end_statement();
+                xact.increment_command();
+            }
+        }
+        Ok(())
     }
 
     /// Shows `query` as what the worker runs (`pg_stat_activity.query`).
@@ -244,59 +296,16 @@ impl Drop for BackgroundWorker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parser::parse;
-    use crate::testing::{instance, run, session, Rows};
-    use pg_query::NodeEnum;
-
-    /// run_sql -- runs one statement in the worker, as a session would.
-    fn run_sql(worker: &mut BackgroundWorker, sql: &str) -> Result<Vec<Vec<String>>> {
-        let statement = parse(sql)?.remove(0);
-        let mut rows = Rows::default();
-        worker.report_activity(sql);
-        match &statement.node {
-            NodeEnum::VacuumStmt(stmt) => crate::commands::vacuum::vacuum(worker, stmt, &mut rows)?,
-            _ => crate::executor::run(worker, &statement, &[], &mut rows)?,
-        }
-        Ok(rows.0)
-    }
-
-    #[test]
-    fn vacuum_runs_in_a_background_worker_without_a_client() {
-        let dir = tempfile::tempdir().unwrap();
-        let instance = instance(dir.path());
-        let mut s = session(&instance, 100);
-        run(&mut s, "CREATE TABLE t (a int); INSERT INTO t SELECT * FROM generate_series(1, 100)");
-        run(&mut s, "DELETE FROM t WHERE a <= 60");
-        let handle = start(instance.clone(), "postgres", "background worker", 101, |w| {
-            let me =
-                run_sql(w, "SELECT backend_type, query FROM pg_stat_activity WHERE pid = 101")?;
-            assert_eq!(me.len(), 1);
-            assert!(me[0][0].contains("background worker"), "{me:?}");
-            run_sql(w, "VACUUM t").map(|_| ())
-        })
-        .unwrap();
-        handle.join().unwrap();
-        let stats = run(
-            &mut s,
-            "SELECT n_dead_tup, vacuum_count, n_live_tup FROM pg_stat_user_tables WHERE relname = 't'",
-        );
-        assert_eq!(
-            stats,
-            vec![vec!["Int8(0)", "Int8(1)", "Int8(40)"]],
-            "the worker's VACUUM counted"
-        );
-        let rows = run(&mut s, "SELECT count(*) FROM pg_stat_activity WHERE pid = 101");
-        assert_eq!(rows, vec![vec!["Int8(0)"]], "a finished worker leaves pg_stat_activity");
-    }
+    use crate::testing::{instance, Rows};
 
     #[test]
     fn a_worker_is_cancelled_and_waited_for() {
         let dir = tempfile::tempdir().unwrap();
         let instance = instance(dir.path());
         let (started_tx, started_rx) = std::sync::mpsc::channel();
-        let handle = start(instance.clone(), "postgres", "background worker", 102, move |w| {
+        let handle = start(instance.clone(), "postgres", "background worker", move |w| {
             started_tx.send(()).unwrap();
-            run_sql(w, "SELECT pg_sleep(60)").map(|_| ())
+            w.execute("SELECT pg_sleep(60)", &mut Rows::default())
         })
         .unwrap();
         started_rx.recv().unwrap();

@@ -307,13 +307,10 @@ impl Session {
             NodeEnum::IndexStmt(stmt) => commands::indexcmds::create_index(self, stmt, sink),
             NodeEnum::ExplainStmt(stmt) => executor::explain(self, stmt, sink),
             NodeEnum::AlterTableStmt(stmt) => commands::tablecmds::alter_table(self, stmt, sink),
-            NodeEnum::VacuumStmt(stmt) if !stmt.is_vacuumcmd => {
-                commands::analyze::analyze(self, stmt, sink)
-            }
-            NodeEnum::VacuumStmt(stmt) => commands::vacuum::vacuum(self, stmt, sink),
+            NodeEnum::VacuumStmt(stmt) => self.maintenance().vacuum(self, stmt, sink),
             NodeEnum::TruncateStmt(stmt) => commands::truncate::truncate(self, stmt, sink),
-            NodeEnum::ReindexStmt(stmt) => commands::indexcmds::reindex::reindex(self, stmt, sink),
-            NodeEnum::ClusterStmt(stmt) => commands::cluster::cluster(self, stmt, sink),
+            NodeEnum::ReindexStmt(stmt) => self.maintenance().reindex(self, stmt, sink),
+            NodeEnum::ClusterStmt(stmt) => self.maintenance().cluster(self, stmt, sink),
             NodeEnum::CreateSeqStmt(stmt) => commands::sequence::create_sequence(self, stmt, sink),
             NodeEnum::AlterSeqStmt(stmt) => commands::sequence::alter_sequence(self, stmt, sink),
             NodeEnum::CreatedbStmt(stmt) => commands::dbcommands::createdb(self, stmt, sink),

@@ -80,8 +80,8 @@ const POLL_INTERVAL: Duration = Duration::from_millis(5);
 const BUILD_LOCK: LockMode = LockMode::ShareUpdateExclusive;
 
 /// pg_index columns the steps flip.
-pub(super) const INDISVALID: usize = 10;
-pub(super) const INDISREADY: usize = 12;
+pub const INDISVALID: usize = 10;
+pub const INDISREADY: usize = 12;
 
 /// define_index_concurrently -- creates and builds an index on `table`
 /// without blocking writers (see the module doc). Returns its OID, or
@@ -135,17 +135,17 @@ pub(super) fn drop_index_concurrently(
 
 /// A session lock on the table, released when the command ends however it
 /// ends.
-pub(super) struct SessionLock {
+pub struct SessionLock {
     backend: Arc<Backend>,
     /// The table's lock tag, which the steps wait out the table's lockers on.
-    pub(super) tag: LockTag,
+    pub tag: LockTag,
 }
 
 impl SessionLock {
     /// on_table -- locks `table` in SHARE UPDATE EXCLUSIVE for this
     /// transaction and for the session, so the lock outlives the commits
     /// between the steps.
-    pub(super) fn on_table(cx: &mut dyn BackendContext, table: Oid) -> Result<SessionLock> {
+    pub fn on_table(cx: &mut dyn BackendContext, table: Oid) -> Result<SessionLock> {
         lock_relation(cx, table, BUILD_LOCK)?;
         let tag = LockTag::Relation { database: cx.database(), relation: table };
         let backend = cx.backend().clone();
@@ -166,7 +166,7 @@ impl Drop for SessionLock {
 }
 
 /// The B-tree of `table`'s index `oid` as the current transaction sees it.
-pub(super) fn index_of(
+pub fn index_of(
     cx: &mut dyn BackendContext,
     table: &RelationDesc,
     oid: Oid,
@@ -182,7 +182,7 @@ pub(super) fn index_of(
 }
 
 /// set_index_flag -- sets one of `indisready`/`indisvalid` of index `oid`.
-pub(super) fn set_index_flag(
+pub fn set_index_flag(
     cx: &mut dyn BackendContext,
     oid: Oid,
     column: usize,
@@ -200,7 +200,7 @@ pub(super) fn set_index_flag(
 
 /// validate_index -- adds to the index every tuple a new reference snapshot
 /// sees that it does not hold yet; returns that snapshot's xmin.
-pub(super) fn validate_index(
+pub fn validate_index(
     cx: &mut dyn BackendContext,
     table: &RelationDesc,
     created: &CreatedIndex,
@@ -247,11 +247,7 @@ fn missing_tuples(
 /// wait_for_lockers -- waits until every transaction that now holds a lock
 /// on `tag` conflicting with `mode` has ended (PostgreSQL's WaitForLockers):
 /// SHARE finds the writers, ACCESS EXCLUSIVE every user of the table.
-pub(super) fn wait_for_lockers(
-    cx: &mut dyn BackendContext,
-    tag: LockTag,
-    mode: LockMode,
-) -> Result<()> {
+pub fn wait_for_lockers(cx: &mut dyn BackendContext, tag: LockTag, mode: LockMode) -> Result<()> {
     let backend = cx.backend().clone();
     let me = backend.proc();
     let holders = backend.manager().lock_manager().conflicting_holders(tag, mode, me);
@@ -266,7 +262,7 @@ pub(super) fn wait_for_lockers(
 
 /// wait_for_older_snapshots -- waits until no other backend holds a
 /// snapshot whose xmin is below `limit` (PostgreSQL's WaitForOlderSnapshots).
-pub(super) fn wait_for_older_snapshots(cx: &mut dyn BackendContext, limit: Xid) -> Result<()> {
+pub fn wait_for_older_snapshots(cx: &mut dyn BackendContext, limit: Xid) -> Result<()> {
     let me = cx.backend().proc();
     let holding_older = |s: &dyn BackendContext| -> Vec<ProcId> {
         let states = s.backend().manager().proc_states();

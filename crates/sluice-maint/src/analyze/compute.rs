@@ -47,7 +47,7 @@
 //! rounds to `real`, so a sample of the whole table gives PostgreSQL's
 //! numbers exactly. Everything here is pure.
 
-use crate::catalog::statistic::{ColumnStatistics, MostCommonValues};
+use sluice_sql::catalog::statistic::{ColumnStatistics, MostCommonValues};
 use sluice_types::compare::cmp_typed;
 use sluice_types::storage::to_storage;
 use sluice_types::{Datum, SqlType};

@@ -35,11 +35,11 @@
 //! not have yet.)
 
 use super::sampling::{BlockSampler, Reservoir};
-use crate::error::{Result, SqlError};
 use sluice_access::common::htup::HeapTupleHeader;
 use sluice_access::heap::multixact::update_xid;
 use sluice_access::{AccessError, Engine};
 use sluice_common::{ForkNumber, ItemPointer, RelFileLocator, Xid};
+use sluice_sql::error::{Result, SqlError};
 use sluice_storage::buffer::{BufferAccessStrategy, BufferTag};
 use sluice_storage::page::{Page, FIRST_OFFSET};
 use sluice_txn::{TransactionManager, XidStatus};

@@ -35,10 +35,12 @@
 //! ends. With SKIP_LOCKED a table whose lock is not free at once is skipped
 //! with a WARNING.
 //!
-//! ANALYZE may run inside a transaction block, and all its work belongs to
-//! the caller's transaction. PostgreSQL runs a database-wide ANALYZE outside
-//! a block as one transaction per table; sluice uses the one transaction
-//! throughout (its locks are held until it ends). PostgreSQL also writes
+//! ANALYZE may run inside a transaction block, and then all its work
+//! belongs to the caller's transaction. Outside one, an ANALYZE of several
+//! tables (a database-wide one, or a list) commits the statement's
+//! transaction once the list is made and runs each table in a transaction
+//! of its own, as PostgreSQL's `vacuum()` does: one lock at a time, and a
+//! failure keeps the statistics of the tables before it. PostgreSQL also writes
 //! `relpages` and `reltuples` in place, outside transactional control, so a
 //! rolled-back ANALYZE keeps them; sluice writes a new `pg_class` row version
 //! in the transaction (PostgreSQL's non-inplace path), so a rollback undoes
@@ -58,17 +60,6 @@ mod compute;
 mod sample;
 mod sampling;
 
-use crate::catalog::relation::{self, oid_of, RelationDesc};
-use crate::catalog::rows::deform_row_projected;
-use crate::catalog::schema::{RelKind, PG_ATTRIBUTE, PG_CLASS, PG_STATISTIC};
-use crate::catalog::statistic::{self, latest_view, ColumnStatistics};
-use crate::catalog::{replace, scan, scan_as};
-use crate::error::position;
-use crate::error::{Result, SqlError};
-use crate::executor::context::BackendContext;
-use crate::executor::context::ExecParts;
-use crate::executor::lmgr::lock_relation_with;
-use crate::sink::QuerySink;
 use compute::{compute, ColumnSample};
 use pg_query::protobuf::{DefElem, RangeVar, VacuumRelation, VacuumStmt};
 use pg_query::NodeEnum;
@@ -76,6 +67,17 @@ use sample::{acquire_sample_rows, Sample, SampleParams};
 use sluice_access::heap::visibilitymap;
 use sluice_common::Oid;
 use sluice_guc::Settings;
+use sluice_sql::catalog::relation::{self, oid_of, RelationDesc};
+use sluice_sql::catalog::rows::deform_row_projected;
+use sluice_sql::catalog::schema::{RelKind, PG_ATTRIBUTE, PG_CLASS, PG_STATISTIC};
+use sluice_sql::catalog::statistic::{self, latest_view, ColumnStatistics};
+use sluice_sql::catalog::{replace, scan, scan_as};
+use sluice_sql::error::position;
+use sluice_sql::error::{Result, SqlError};
+use sluice_sql::executor::context::BackendContext;
+use sluice_sql::executor::context::ExecParts;
+use sluice_sql::executor::lmgr::lock_relation_with;
+use sluice_sql::sink::QuerySink;
 use sluice_txn::lmgr::LockMode;
 use sluice_types::{Datum, SqlType};
 
@@ -121,7 +123,14 @@ pub fn analyze(
 ) -> Result<()> {
     let options = parse_options(stmt)?;
     let targets = if stmt.rels.is_empty() { all_tables(cx)? } else { listed_tables(cx, stmt)? };
+    // Outside any transaction block (PostgreSQL's IsInTransactionBlock: an
+    // explicit block or a multi-statement query string) several tables get
+    // a transaction each, as in PostgreSQL's vacuum().
+    let own_xacts = targets.len() > 1 && cx.prevent_transaction_block("ANALYZE").is_ok();
     for target in &targets {
+        if own_xacts {
+            cx.restart_transaction()?;
+        }
         let mut parts = cx.parts()?;
         analyze_relation(
             &mut parts,
@@ -147,7 +156,7 @@ pub(crate) fn def_boolean(def: &DefElem) -> Result<bool> {
             1 => Some(true),
             _ => None,
         },
-        Some(_) => match def.arg.as_deref().and_then(crate::parser::node_str) {
+        Some(_) => match def.arg.as_deref().and_then(sluice_sql::parser::node_str) {
             Some(word) if word.eq_ignore_ascii_case("true") || word.eq_ignore_ascii_case("on") => {
                 Some(true)
             }
@@ -220,7 +229,7 @@ fn lookup_table(cx: &mut dyn BackendContext, rv: &RangeVar) -> Result<Oid> {
 }
 
 fn column_names(vr: &VacuumRelation) -> Vec<String> {
-    vr.va_cols.iter().filter_map(crate::parser::node_str).collect()
+    vr.va_cols.iter().filter_map(sluice_sql::parser::node_str).collect()
 }
 
 /// analyze_relation -- ANALYZE of one table (PostgreSQL's analyze_rel):

@@ -31,32 +31,34 @@
 //! SCHEMA, DATABASE and SYSTEM are refused (0A000), and so are system
 //! catalogs; VERBOSE's DETAIL (resource usage) is not printed.
 
-use super::concurrently::{
-    index_of, set_index_flag, validate_index, wait_for_lockers, wait_for_older_snapshots,
-    SessionLock, INDISREADY, INDISVALID,
-};
-use super::{
-    build_index_from, create_index_entry, table_of_index, BuildScan, CreatedIndex, IndexState,
-    NewIndex,
-};
-use crate::catalog::index::{indexes_of, IndexDesc};
-use crate::catalog::namespace::missing_relation;
-use crate::catalog::relation::oid_of;
-use crate::catalog::relation::{self, RelationDesc, RelationId};
-use crate::catalog::schema::{RelKind, PG_ATTRIBUTE, PG_CATALOG_NAMESPACE, PG_CLASS, PG_INDEX};
-use crate::catalog::statistic::{latest_view, namespace_names};
-use crate::catalog::{delete, replace, scan};
-use crate::commands::analyze::{def_boolean, update_relstats};
-use crate::commands::tablecmds::lock_relation;
-use crate::commands::truncate::set_new_relfilenode;
-use crate::error::position;
-use crate::error::{Result, SqlError};
-use crate::executor::context::BackendContext;
-use crate::sink::QuerySink;
+use crate::analyze::{def_boolean, update_relstats};
 use pg_query::protobuf::{RangeVar, ReindexObjectType, ReindexStmt};
 use pg_query::NodeEnum;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_common::{ForkNumber, Oid, Xid};
+use sluice_sql::catalog::index::{indexes_of, IndexDesc};
+use sluice_sql::catalog::namespace::missing_relation;
+use sluice_sql::catalog::relation::oid_of;
+use sluice_sql::catalog::relation::{self, RelationDesc, RelationId};
+use sluice_sql::catalog::schema::{
+    RelKind, PG_ATTRIBUTE, PG_CATALOG_NAMESPACE, PG_CLASS, PG_INDEX,
+};
+use sluice_sql::catalog::statistic::{latest_view, namespace_names};
+use sluice_sql::catalog::{delete, replace, scan};
+use sluice_sql::commands::indexcmds::concurrently::{
+    index_of, set_index_flag, validate_index, wait_for_lockers, wait_for_older_snapshots,
+    SessionLock, INDISREADY, INDISVALID,
+};
+use sluice_sql::commands::indexcmds::{
+    build_index_from, create_index_entry, table_of_index, BuildScan, CreatedIndex, IndexState,
+    NewIndex,
+};
+use sluice_sql::commands::tablecmds::lock_relation;
+use sluice_sql::commands::truncate::set_new_relfilenode;
+use sluice_sql::error::position;
+use sluice_sql::error::{Result, SqlError};
+use sluice_sql::executor::context::BackendContext;
+use sluice_sql::sink::QuerySink;
 use sluice_txn::lmgr::{LockMode, LockTag};
 use sluice_types::Datum;
 

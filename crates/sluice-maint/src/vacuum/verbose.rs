@@ -6,9 +6,9 @@
 //! has no per-backend buffer, WAL or CPU counters yet, and printing the
 //! server-wide ones would mislead.
 
-use crate::catalog::index::IndexDesc;
 use sluice_access::heap::vacuumlazy::VacuumReport;
 use sluice_common::Xid;
+use sluice_sql::catalog::index::IndexDesc;
 use std::fmt::Write;
 
 /// `part` as a percentage of `whole`, 100 for an empty whole (as PostgreSQL).

@@ -29,12 +29,15 @@
 //!
 //! VACUUM refuses to run inside a transaction block (25001), as in
 //! PostgreSQL, because it must not hold back its own horizon for longer than
-//! the statement. PostgreSQL then runs each table in a transaction of its
-//! own; sluice runs the whole statement in the statement's one transaction,
-//! so the SHARE UPDATE EXCLUSIVE locks of a database-wide VACUUM are held
-//! until it ends and the horizon is the one of its start. `relpages` and
-//! `reltuples` are written as new `pg_class` row versions in that transaction
-//! (as ANALYZE writes them here), where PostgreSQL overwrites them in place.
+//! the statement. As in PostgreSQL's `vacuum()`, the list of tables is made
+//! in the statement's transaction, which then commits, and each table is
+//! vacuumed (and analyzed) in a transaction of its own: a database-wide
+//! VACUUM holds one table's SHARE UPDATE EXCLUSIVE lock at a time, and each
+//! table is cleaned with the horizon of its own start, so the dead rows of
+//! the tables before it count as gone. A failure ends the statement but
+//! keeps what the tables before it got. `relpages` and `reltuples` are
+//! written as new `pg_class` row versions in the table's transaction (as
+//! ANALYZE writes them here), where PostgreSQL overwrites them in place.
 //!
 //! # Options
 //!
@@ -49,21 +52,11 @@
 
 mod verbose;
 
-use crate::activity::{ActivityTable, VacuumActivity};
-use crate::catalog::index::{indexes_of, IndexDesc};
-use crate::catalog::relation::{self, RelationDesc};
-use crate::catalog::schema::RelKind;
-use crate::catalog::statistic::{self, latest_view};
-use crate::commands::analyze::{
+use crate::analyze::{
     all_tables, analyze_relation, def_boolean, listed_tables, lock_for_maintenance,
     update_relstats, AnalyzeOptions, Target,
 };
-use crate::commands::cluster::{vacuum_full, FullOptions};
-use crate::error::position;
-use crate::error::{Result, SqlError};
-use crate::executor::context::BackendContext;
-use crate::executor::context::ExecParts;
-use crate::sink::QuerySink;
+use crate::cluster::{vacuum_full, FullOptions};
 use pg_query::protobuf::{DefElem, VacuumStmt};
 use pg_query::NodeEnum;
 use sluice_access::heap::vacuumlazy::{
@@ -75,6 +68,16 @@ use sluice_access::heap::visibilitymap;
 use sluice_access::AccessError;
 use sluice_common::ForkNumber;
 use sluice_guc::Settings;
+use sluice_sql::activity::{ActivityTable, VacuumActivity};
+use sluice_sql::catalog::index::{indexes_of, IndexDesc};
+use sluice_sql::catalog::relation::{self, RelationDesc};
+use sluice_sql::catalog::schema::RelKind;
+use sluice_sql::catalog::statistic::{self, latest_view};
+use sluice_sql::error::position;
+use sluice_sql::error::{Result, SqlError};
+use sluice_sql::executor::context::BackendContext;
+use sluice_sql::executor::context::ExecParts;
+use sluice_sql::sink::QuerySink;
 use sluice_txn::lmgr::{LockMode, LockTag, LockWaitParams};
 use sluice_txn::{ProcId, Transaction};
 use std::time::{Duration, Instant};
@@ -140,9 +143,12 @@ pub fn vacuum(
     }
     let proc = cx.backend().proc();
     for target in &targets {
+        // Each table in a transaction of its own, the list's included
+        // (PostgreSQL's use_own_xacts): its locks go and its horizon moves
+        // on as soon as it is done.
+        cx.restart_transaction()?;
         let mut parts = cx.parts()?;
         vacuum_target(&mut parts, proc, target, &options, sink)?;
-        parts.txn.increment_command();
     }
     sink.complete("VACUUM")
 }
@@ -192,7 +198,7 @@ fn parse_options(stmt: &VacuumStmt) -> Result<VacuumOptions> {
 
 /// INDEX_CLEANUP's value: AUTO or a Boolean.
 fn index_cleanup(def: &DefElem) -> Result<IndexCleanup> {
-    let word = def.arg.as_deref().and_then(crate::parser::node_str);
+    let word = def.arg.as_deref().and_then(sluice_sql::parser::node_str);
     if word.is_some_and(|w| w.eq_ignore_ascii_case("auto")) {
         return Ok(IndexCleanup::Auto);
     }

@@ -43,29 +43,20 @@
 //! transaction ends: no reader may be using the old file when its
 //! `pg_class` row is replaced, no writer may change it while it is copied.
 //!
+//! # Transactions
+//! VACUUM FULL rewrites each table in a transaction of its own (VACUUM's,
+//! see `vacuum/mod.rs`), and so does a `CLUSTER` without a table, over the
+//! tables that have a clustered index: one ACCESS EXCLUSIVE lock at a time,
+//! and a failure keeps the tables rewritten before it. `CLUSTER t` is one
+//! transaction, and may run inside a transaction block.
+//!
 //! # Not yet
-//! The statement runs in one transaction (VACUUM's, see `vacuum/mod.rs`),
-//! where PostgreSQL commits after each table. System catalogs are not
+//! System catalogs are not
 //! rewritten: a database-wide VACUUM FULL skips them and naming one is
 //! refused (0A000), because sluice reads its catalogs through fixed files.
 
-use super::analyze::{analyze_relation, def_boolean, update_relstats, AnalyzeOptions, Target};
-use super::indexcmds::reindex::rebuild_table_indexes;
-use super::tablecmds::lock_relation;
-use super::truncate::set_new_relfilenode;
-use crate::activity::ClusterActivity;
-use crate::catalog::index::{indexes_of, IndexDesc};
-use crate::catalog::namespace::missing_relation;
-use crate::catalog::relation::{self, oid_of, RelationDesc, RelationId};
-use crate::catalog::rows::deform_row;
-use crate::catalog::schema::{RelKind, PG_CATALOG_NAMESPACE, PG_INDEX};
-use crate::catalog::statistic::{latest_view, namespace_names};
-use crate::catalog::{replace, scan};
-use crate::error::position;
-use crate::error::{Result, SqlError};
-use crate::executor::context::{BackendContext, Instance};
-use crate::executor::lmgr::lock_relation_with;
-use crate::sink::QuerySink;
+use crate::analyze::{analyze_relation, def_boolean, update_relstats, AnalyzeOptions, Target};
+use crate::reindex::rebuild_table_indexes;
 use pg_query::protobuf::{ClusterStmt, RangeVar};
 use pg_query::NodeEnum;
 use sluice_access::heap::rewriteheap::{
@@ -75,13 +66,28 @@ use sluice_access::heap::visibility::PruneHorizon;
 use sluice_access::heap::HeapRelation;
 use sluice_access::nbtree::{sort_entries, BuildEntry};
 use sluice_common::{ForkNumber, ItemPointer, Oid};
+use sluice_sql::activity::ClusterActivity;
+use sluice_sql::catalog::index::IndexDesc;
+use sluice_sql::catalog::namespace::missing_relation;
+use sluice_sql::catalog::relation::{self, oid_of, RelationDesc, RelationId};
+use sluice_sql::catalog::rows::deform_row;
+use sluice_sql::catalog::scan;
+use sluice_sql::catalog::schema::{RelKind, PG_CATALOG_NAMESPACE, PG_INDEX};
+use sluice_sql::catalog::statistic::{latest_view, namespace_names};
+use sluice_sql::commands::tablecmds::cluster::{
+    check_clusterable, current_table, mark_index_clustered, named_index, INDISCLUSTERED,
+};
+use sluice_sql::commands::tablecmds::lock_relation;
+use sluice_sql::commands::truncate::set_new_relfilenode;
+use sluice_sql::error::position;
+use sluice_sql::error::{Result, SqlError};
+use sluice_sql::executor::context::{BackendContext, Instance};
+use sluice_sql::executor::lmgr::lock_relation_with;
+use sluice_sql::sink::QuerySink;
 use sluice_txn::lmgr::LockMode;
 use sluice_types::Datum;
 use std::collections::HashMap;
 use std::sync::Arc;
-
-/// `pg_index.indisclustered`.
-const INDISCLUSTERED: usize = 9;
 
 /// What VACUUM passes on for FULL.
 #[derive(Clone, Copy, Debug)]
@@ -103,6 +109,7 @@ pub(crate) fn vacuum_full(
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
     for target in targets {
+        cx.restart_transaction()?;
         let Some(rel) = lock_table(cx, target, options.skip_locked, sink)? else {
             continue;
         };
@@ -360,6 +367,8 @@ pub fn cluster(
     let Some(rv) = stmt.relation.as_ref() else {
         cx.prevent_transaction_block("CLUSTER")?;
         for (table, index) in clustered_tables(cx)? {
+            // One transaction per table, as PostgreSQL's cluster_multiple_rels.
+            cx.restart_transaction()?;
             lock_relation(cx, table, LockMode::AccessExclusive)?;
             let Some((rel, indexes)) = current_table(cx, table)? else { continue };
             if let Some(index) = indexes.into_iter().find(|i| i.oid == index) {
@@ -424,78 +433,6 @@ fn find_table(cx: &mut dyn BackendContext, rv: &RangeVar) -> Result<RelationId> 
     Ok(rel)
 }
 
-/// The table `oid` and its indexes as they are now that it is locked.
-fn current_table(
-    cx: &mut dyn BackendContext,
-    oid: Oid,
-) -> Result<Option<(RelationDesc, Vec<IndexDesc>)>> {
-    let engine = cx.engine().clone();
-    let db = cx.database();
-    let ctx = latest_view(cx.txn()?, engine.txns());
-    let Some(table) = relation::by_oid(&engine, db, &ctx, oid)? else { return Ok(None) };
-    let indexes = indexes_of(&engine, db, &ctx, oid)?;
-    Ok(Some((table, indexes)))
-}
-
-/// named_index -- the index `name` of `rel`: 42704 if there is no such
-/// index, 42809 if it belongs to another table.
-fn named_index(
-    cx: &mut dyn BackendContext,
-    rel: &RelationDesc,
-    indexes: Vec<IndexDesc>,
-    name: &str,
-) -> Result<IndexDesc> {
-    if let Some(index) = indexes.into_iter().find(|i| i.name == name) {
-        return Ok(index);
-    }
-    let engine = cx.engine().clone();
-    let db = cx.database();
-    let other = relation::find(&engine, db, cx.txn()?, &[rel.namespace], name)?;
-    Err(match other {
-        Some(other) if other.kind == RelKind::Index => {
-            SqlError::new("42809", format!("\"{name}\" is not an index for table \"{}\"", rel.name))
-        }
-        _ => SqlError::new(
-            "42704",
-            format!("index \"{name}\" for table \"{}\" does not exist", rel.name),
-        ),
-    })
-}
-
-/// cluster_on -- ALTER TABLE `table` CLUSTER ON `name`: marks the index for
-/// a later `CLUSTER table` (PostgreSQL's ATExecClusterOn); the caller holds
-/// the table's lock.
-pub(crate) fn cluster_on(
-    cx: &mut dyn BackendContext,
-    table: &RelationDesc,
-    name: &str,
-) -> Result<()> {
-    let Some((rel, indexes)) = current_table(cx, table.oid)? else {
-        return Err(missing_relation(&table.name));
-    };
-    let index = named_index(cx, &rel, indexes, name)?;
-    check_clusterable(&index)?;
-    mark_index_clustered(cx, rel.oid, Some(index.oid))
-}
-
-/// check_clusterable -- PostgreSQL's check_index_is_clusterable: a partial
-/// or invalid index does not cover every row.
-fn check_clusterable(index: &IndexDesc) -> Result<()> {
-    if index.predicate.is_some() {
-        return Err(SqlError::unsupported(format!(
-            "cannot cluster on partial index \"{}\"",
-            index.name
-        )));
-    }
-    if !index.valid {
-        return Err(SqlError::unsupported(format!(
-            "cannot cluster on invalid index \"{}\"",
-            index.name
-        )));
-    }
-    Ok(())
-}
-
 /// cluster_table -- marks `index` as `rel`'s clustered index and rewrites
 /// `rel` in its order (cluster_rel).
 fn cluster_table(
@@ -508,28 +445,6 @@ fn cluster_table(
     mark_index_clustered(cx, rel.oid, Some(index.oid))?;
     rewrite_table(cx, rel, Some(index), verbose, sink)?;
     cx.txn()?.increment_command();
-    Ok(())
-}
-
-/// mark_index_clustered -- sets `indisclustered` on `index` and clears it
-/// on the table's other indexes (PostgreSQL's mark_index_clustered; `None`
-/// clears them all: ALTER TABLE ... SET WITHOUT CLUSTER).
-pub(crate) fn mark_index_clustered(
-    cx: &mut dyn BackendContext,
-    table: Oid,
-    index: Option<Oid>,
-) -> Result<()> {
-    let engine = cx.engine().clone();
-    let db = cx.database();
-    let txn = cx.txn()?;
-    for (tid, mut row) in scan(&engine, db, &PG_INDEX, txn, |r| oid_of(&r[1]) == table)? {
-        let clustered = Some(oid_of(&row[0])) == index;
-        if row[INDISCLUSTERED] != Datum::Bool(clustered) {
-            row[INDISCLUSTERED] = Datum::Bool(clustered);
-            replace(&engine, db, &PG_INDEX, txn, tid, &row)?;
-        }
-    }
-    txn.increment_command();
     Ok(())
 }
 
