@@ -31,12 +31,7 @@ const ORDER: &[&str] = &[
 ];
 
 /// Imports that still run backwards: (file under `src/`, module imported).
-const NOT_YET_MOVED: &[(&str, &str)] = &[
-    // The optimizer still plans with the executor's plan and path types.
-    ("optimizer/estimate.rs", "executor"),
-    ("optimizer/joinpath.rs", "executor"),
-    ("optimizer/mod.rs", "executor"),
-];
+const NOT_YET_MOVED: &[(&str, &str)] = &[];
 
 /// The top-level modules a source text names through `crate::` paths.
 fn imported_modules(source: &str) -> BTreeSet<String> {

@@ -34,19 +34,20 @@
 
 mod labels;
 
-use super::deparse::{expr, parenthesised, top_expr};
 use super::host::AggCall;
 use super::host::ExecHost;
-use super::indexscan::{conjuncts, index_qual, predicate_terms, term_text, IndexPath, ScanMethod};
 use super::plan::instrument::{key_of, Instrumentation};
 use super::plan::{self, JoinKind, Plan, SortKey};
 use super::select;
 use crate::catalog::relation::RelationDesc;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
+use crate::expr::deparse::{expr, parenthesised, top_expr};
 use crate::expr::Expr;
 use crate::optimizer::costsize::{cost_sort, Estimate};
 use crate::optimizer::estimate::Estimator;
+use crate::optimizer::indxpath::{conjuncts, index_qual, predicate_terms, term_text};
+use crate::optimizer::plannodes::{IndexPath, ScanMethod};
 use crate::optimizer::ScanContext;
 use crate::sink::{OutputColumn, QuerySink};
 use labels::*;
@@ -91,7 +92,7 @@ pub fn explain(
         })?;
         executed = Some((inst, execution_start.elapsed()));
     }
-    let sc = ScanContext::new(parts.engine, &parts.env, &ctx);
+    let sc = ScanContext::new(parts.engine, parts.env.database, parts.env.settings, &ctx);
     let ctes = match &planned.plan {
         Plan::Statement { registry, .. } => registry.ctes.as_slice(),
         _ => &[],

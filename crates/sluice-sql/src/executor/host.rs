@@ -1,159 +1,24 @@
-//! The executor's side of expression analysis and evaluation: parameter types,
-//! aggregate collection, subqueries (planned through a [`SubqueryPlanner`],
-//! run by `subplan.rs`), and the values expressions ask the session for
-//! (now(), current_setting(), pg_backend_pid(), relation sizes, ...).
+//! The executor's side of expression evaluation: parameters, aggregate
+//! results, subqueries (run by `subplan.rs`), and the values expressions
+//! ask the session for (now(), current_setting(), pg_backend_pid(),
+//! relation sizes, ...). Analysis has its host in the optimizer
+//! (`optimizer/planhost.rs`).
 
-use super::plan::subplan::{run_subplan, Registry, SubplanState};
+use super::plan::subplan::{run_subplan, SubplanState};
 use super::spill::TempSpace;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendEnv;
-use crate::expr::{AnalyzeHost, EvalHost, Expr, Scope, SessionFunction, SubLinkKind};
-use pg_query::protobuf::Node;
+use crate::expr::{EvalHost, SessionFunction};
+pub use crate::optimizer::planhost::{PlanHost, SubqueryPlanner};
+pub use crate::optimizer::plannodes::AggCall;
+use crate::optimizer::plannodes::Registry;
 use rand::Rng;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::Engine;
 use sluice_txn::Transaction;
-use sluice_types::{AggKind, Context, Datum, SqlType};
+use sluice_types::{Context, Datum};
 use std::cell::OnceCell;
 use std::rc::Rc;
-
-/// One aggregate call found while analysing a query's targets.
-#[derive(Clone, Debug)]
-pub struct AggCall {
-    /// Which aggregate.
-    pub kind: AggKind,
-    /// Its argument (`None` for count(*)).
-    pub arg: Option<Expr>,
-    /// `DISTINCT` inside the call.
-    pub distinct: bool,
-}
-
-/// Plans the subqueries an expression contains (implemented by the SELECT
-/// planner, which knows the catalogs, the enclosing queries and the WITH
-/// queries in scope).
-pub trait SubqueryPlanner {
-    /// sublink -- plans `query` as a subquery of kind `kind` written in a
-    /// query whose columns are `scope`; returns the subplan id and the
-    /// sublink's result type (see [`AnalyzeHost::subquery`]).
-    fn sublink(
-        &mut self,
-        params: &mut Vec<Option<SqlType>>,
-        scope: &Scope,
-        kind: SubLinkKind,
-        query: &Node,
-        testexpr: Option<Expr>,
-    ) -> Result<(usize, SqlType)>;
-
-    /// The scope `levels_up` query levels out, while a subquery is planned.
-    fn outer_scope(&self, levels_up: usize) -> Option<&Scope>;
-
-    /// The slot through which the subquery reads `column` of that scope.
-    fn outer_reference(&mut self, levels_up: usize, column: Expr) -> Result<Expr>;
-}
-
-/// Analysis-time state of one clause of a statement.
-pub struct PlanHost<'p> {
-    /// Parameter types ($1 is index 0), inferred where not given.
-    pub params: &'p mut Vec<Option<SqlType>>,
-    /// Aggregates found so far.
-    pub aggs: Vec<AggCall>,
-    /// Whether aggregates are allowed where analysis currently is, and the
-    /// clause name for the error if not.
-    pub agg_clause: Option<&'static str>,
-    /// Where subqueries are planned; `None` where they are not supported.
-    planner: Option<&'p mut dyn SubqueryPlanner>,
-    /// The columns the analysed expressions see (the outer scope of their
-    /// subqueries).
-    scope: Scope,
-}
-
-impl<'p> PlanHost<'p> {
-    /// A host with the parameter types known so far, without subqueries.
-    pub fn new(params: &'p mut Vec<Option<SqlType>>) -> PlanHost<'p> {
-        PlanHost {
-            params,
-            aggs: Vec::new(),
-            agg_clause: None,
-            planner: None,
-            scope: Scope::default(),
-        }
-    }
-
-    /// A host for expressions over `scope` whose subqueries `planner` plans.
-    pub fn with_planner(
-        params: &'p mut Vec<Option<SqlType>>,
-        planner: &'p mut dyn SubqueryPlanner,
-        scope: &Scope,
-    ) -> PlanHost<'p> {
-        PlanHost {
-            params,
-            aggs: Vec::new(),
-            agg_clause: None,
-            planner: Some(planner),
-            scope: scope.clone(),
-        }
-    }
-
-    /// Changes the scope later expressions (and their subqueries) see.
-    pub fn set_scope(&mut self, scope: &Scope) {
-        self.scope = scope.clone();
-    }
-}
-
-impl AnalyzeHost for PlanHost<'_> {
-    fn param_type(&mut self, n: usize) -> Option<SqlType> {
-        self.params.get(n.checked_sub(1)?).copied().flatten()
-    }
-
-    fn set_param_type(&mut self, n: usize, ty: SqlType) {
-        let Some(i) = n.checked_sub(1) else { return };
-        if self.params.len() <= i {
-            self.params.resize(i + 1, None);
-        }
-        self.params[i] = Some(ty);
-    }
-
-    fn aggregate(
-        &mut self,
-        kind: AggKind,
-        arg: Option<Expr>,
-        distinct: bool,
-        location: Option<u32>,
-    ) -> Result<usize> {
-        if let Some(clause) = self.agg_clause {
-            return Err(SqlError::new(
-                "42803",
-                format!("aggregate functions are not allowed in {clause}"),
-            )
-            .at(location));
-        }
-        self.aggs.push(AggCall { kind, arg, distinct });
-        Ok(self.aggs.len() - 1)
-    }
-
-    fn subquery(
-        &mut self,
-        kind: SubLinkKind,
-        query: &Node,
-        testexpr: Option<Expr>,
-    ) -> Result<(usize, SqlType)> {
-        let Some(planner) = self.planner.as_deref_mut() else {
-            return Err(SqlError::unsupported("subqueries are not supported here"));
-        };
-        planner.sublink(self.params, &self.scope, kind, query, testexpr)
-    }
-
-    fn outer_scope(&self, levels_up: usize) -> Option<&Scope> {
-        self.planner.as_deref()?.outer_scope(levels_up)
-    }
-
-    fn outer_reference(&mut self, levels_up: usize, column: Expr) -> Result<Expr> {
-        match self.planner.as_deref_mut() {
-            Some(planner) => planner.outer_reference(levels_up, column),
-            None => Err(SqlError::internal("outer reference without a planner")),
-        }
-    }
-}
 
 /// Evaluation-time state of one statement.
 pub struct ExecHost<'h, 'a> {

@@ -13,11 +13,11 @@
 //! old version's entries lead to the new one along its HOT chain. Every
 //! other UPDATE inserts entries for the new version in every index.
 
-use super::host::{ExecHost, PlanHost};
+use super::host::ExecHost;
 use crate::catalog::index::{indexes_of, IndexDesc};
 use crate::catalog::relation::RelationDesc;
 use crate::error::{Result, SqlError};
-use crate::expr::{analyze, coerce, eval_qual, CoercionContext, EvalHost, Expr};
+use crate::expr::{eval_qual, EvalHost, Expr};
 use pg_query::protobuf::Node;
 use sluice_access::common::{deform_tuple, TupleDesc};
 use sluice_access::heap::heapam::{heap_dirty_status, heap_dirty_version};
@@ -30,20 +30,7 @@ use sluice_txn::Transaction;
 use sluice_types::storage::to_storage;
 use sluice_types::{Datum, SqlType};
 
-/// analyze_predicate -- the WHERE clause of a partial index (stored as SQL
-/// text) as an expression over the table's columns.
-pub fn analyze_predicate(table: &RelationDesc, text: &str) -> Result<Expr> {
-    let parsed = crate::parser::parse(&format!("SELECT 1 WHERE {text}"))?;
-    let Some(pg_query::NodeEnum::SelectStmt(select)) = parsed.first().map(|s| &s.node) else {
-        return Err(SqlError::internal("invalid index predicate"));
-    };
-    let node =
-        select.where_clause.as_deref().ok_or_else(|| SqlError::internal("invalid predicate"))?;
-    let scope = super::select::relation_scope(table, &table.name);
-    let mut params = Vec::new();
-    let expr = analyze(node, &scope, &mut PlanHost::new(&mut params))?;
-    coerce(expr, SqlType::Bool, -1, CoercionContext::Assignment)
-}
+use crate::optimizer::indxpath::analyze_predicate;
 
 /// render_key -- `(a, b)` and `(1, x)` for a DETAIL line about `values` of
 /// `index`'s key.

@@ -1,5 +1,5 @@
-//! Index scans (PostgreSQL's `nodeIndexscan.c`) and the conditions that can
-//! bound one (`indxpath.c`'s match_clause_to_indexcol).
+//! Index scans (PostgreSQL's `nodeIndexscan.c`); the conditions that can
+//! bound one are found by the planner (`optimizer/indxpath.rs`).
 //!
 //! A condition bounds a scan when it is one of the WHERE clause's top-level
 //! AND-ed terms and compares the leading column of an ascending B-tree with
@@ -17,12 +17,12 @@
 //! and the scan descends once per range.
 
 use super::host::ExecHost;
-use super::indexing::analyze_predicate;
-use crate::catalog::index::IndexDesc;
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::deform_row;
 use crate::error::Result;
-use crate::expr::{eval, BoolOp, Builtin, Expr};
+use crate::expr::eval;
+use crate::optimizer::indxpath::widen;
+pub use crate::optimizer::plannodes::{IndexPath, IndexQual, ScanMethod};
 use sluice_access::common::IndexTuple;
 use sluice_access::common::TupleDesc;
 use sluice_access::heap::heapam::{HeapFetch, HotSearch};
@@ -36,194 +36,6 @@ use sluice_types::storage::to_storage;
 use sluice_types::{Datum, SqlType};
 use std::cmp::Ordering;
 use std::collections::VecDeque;
-
-/// A comparison of an index's leading column with a row-independent value.
-#[derive(Clone, Debug)]
-pub struct IndexQual {
-    /// `=`, `<`, `<=`, `>` or `>=` (column on the left).
-    pub op: CmpOp,
-    /// The value compared with.
-    pub value: Expr,
-    /// `column = ANY (value)`: `value` is an array of keys.
-    pub any: bool,
-}
-
-/// How a scan uses its index (PostgreSQL's three index path kinds).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ScanMethod {
-    /// Index Scan: each entry's heap tuple fetched in index order.
-    Plain,
-    /// Index Only Scan: the row is built from the entry's key values; the
-    /// heap is visited only on pages the visibility map does not mark
-    /// all-visible (to check the version's visibility).
-    IndexOnly,
-    /// Bitmap Heap Scan over a Bitmap Index Scan: every matching heap
-    /// address is collected first, then the heap is read in physical order,
-    /// each page once.
-    Bitmap,
-}
-
-/// An index chosen for a scan, and the conditions bounding it.
-#[derive(Clone, Debug)]
-pub struct IndexPath {
-    /// The index.
-    pub index: IndexDesc,
-    /// Conditions on its leading column.
-    pub quals: Vec<IndexQual>,
-    /// Read from the high end down (ORDER BY ... DESC).
-    pub backward: bool,
-    /// Plain, index-only or bitmap.
-    pub method: ScanMethod,
-}
-
-impl IndexPath {
-    /// A forward scan of `index` bounded by `quals`, read as `method` says.
-    pub fn new(index: IndexDesc, quals: Vec<IndexQual>, method: ScanMethod) -> IndexPath {
-        IndexPath { index, quals, backward: false, method }
-    }
-}
-
-/// The top-level AND-ed conditions of `qual`.
-pub fn conjuncts(qual: &Expr) -> Vec<&Expr> {
-    match qual {
-        Expr::Bool { op: BoolOp::And, args, .. } => args.iter().flat_map(conjuncts).collect(),
-        other => vec![other],
-    }
-}
-
-/// predicate_terms -- the AND-ed terms of a partial index's predicate (SQL
-/// text over `rel`'s columns), in deparsed form; empty if it cannot be read.
-///
-/// A query may use a partial index only when its WHERE clause implies the
-/// predicate. PostgreSQL proves that with predicate_implied_by's operator
-/// reasoning; sluice recognises the common case the seeds use — every term
-/// of the predicate written among the WHERE clause's terms (`WHERE
-/// finished_at IS NULL AND ...` for an index `WHERE finished_at IS NULL`).
-pub fn predicate_terms(rel: &RelationDesc, predicate: &str) -> Vec<String> {
-    match analyze_predicate(rel, predicate) {
-        Ok(expr) => conjuncts(&expr).iter().map(|c| term_text(rel, c)).collect(),
-        Err(_) => Vec::new(),
-    }
-}
-
-/// A condition over `rel`'s columns in deparsed form, for comparing terms.
-pub fn term_text(rel: &RelationDesc, term: &Expr) -> String {
-    let names: Vec<String> = rel.columns.iter().map(|c| c.name.clone()).collect();
-    crate::executor::deparse(term, &names)
-}
-
-/// Whether `e` has the same value for every row (constants, parameters).
-fn row_independent(e: &Expr) -> bool {
-    match e {
-        Expr::Const { .. } | Expr::Param { .. } => true,
-        Expr::Cast { arg, .. } => row_independent(arg),
-        _ => false,
-    }
-}
-
-/// The operator seen from the other side (`5 < x` is `x > 5`).
-pub(crate) fn commute(op: CmpOp) -> CmpOp {
-    match op {
-        CmpOp::Lt => CmpOp::Gt,
-        CmpOp::Le => CmpOp::Ge,
-        CmpOp::Gt => CmpOp::Lt,
-        CmpOp::Ge => CmpOp::Le,
-        other => other,
-    }
-}
-
-/// index_qual -- `cond` as a condition on column `column` (of type `ty`).
-pub fn index_qual(cond: &Expr, column: usize, ty: SqlType) -> Option<IndexQual> {
-    let is_key =
-        |e: &Expr| matches!(e, Expr::Column { index, ty: t, .. } if *index == column && *t == ty);
-    let (op, args) = match cond {
-        Expr::Call { func: Builtin::Compare(op, _), args, .. } => (*op, args),
-        Expr::Call {
-            func: Builtin::AnyAll { op: Builtin::Compare(CmpOp::Eq, _), all: false },
-            args,
-            ..
-        } => {
-            let [key, array] = args.as_slice() else { return None };
-            let fits = array.ty().element().is_some_and(|elem| fits_key(elem, ty));
-            return (is_key(key) && row_independent(array) && fits).then(|| IndexQual {
-                op: CmpOp::Eq,
-                value: array.clone(),
-                any: true,
-            });
-        }
-        _ => return None,
-    };
-    if op == CmpOp::Ne || args.len() != 2 {
-        return None;
-    }
-    if is_key(&args[0]) && row_independent(&args[1]) {
-        return bound_value(&args[1], ty).map(|value| IndexQual { op, value, any: false });
-    }
-    if is_key(&args[1]) && row_independent(&args[0]) {
-        return bound_value(&args[0], ty).map(|value| IndexQual {
-            op: commute(op),
-            value,
-            any: false,
-        });
-    }
-    None
-}
-
-/// bound_value -- `value` if it can bound a key of type `ty` ([`fits_key`]).
-fn bound_value(value: &Expr, ty: SqlType) -> Option<Expr> {
-    fits_key(value.ty(), ty).then(|| value.clone())
-}
-
-/// Whether a value of type `value` can bound a key of type `key`: the same
-/// type, or a narrower integer (`bigint_col > 5`, which PostgreSQL's
-/// cross-type integer operators serve; [`widen`] converts the value when
-/// the scan starts).
-fn fits_key(value: SqlType, key: SqlType) -> bool {
-    let narrower = matches!(
-        (value, key),
-        (SqlType::Int2, SqlType::Int4 | SqlType::Int8) | (SqlType::Int4, SqlType::Int8)
-    );
-    value == key || narrower
-}
-
-/// widen -- a bound's value in the key's integer type (see [`bound_value`]).
-pub fn widen(value: Datum, ty: SqlType) -> Datum {
-    match (value, ty) {
-        (Datum::Int2(v), SqlType::Int4) => Datum::Int4(i32::from(v)),
-        (Datum::Int2(v), SqlType::Int8) => Datum::Int8(i64::from(v)),
-        (Datum::Int4(v), SqlType::Int8) => Datum::Int8(i64::from(v)),
-        (other, _) => other,
-    }
-}
-
-/// index_quals -- the conditions of `qual` that bound `index`'s leading
-/// column, or `None` if the index cannot serve the scan (a DESC leading
-/// column, or a partial index whose predicate `qual` does not imply). An
-/// empty list means a scan of the whole index.
-pub fn index_quals(
-    rel: &RelationDesc,
-    index: &IndexDesc,
-    qual: Option<&Expr>,
-) -> Option<Vec<IndexQual>> {
-    let (Some(&first), Some(order)) = (index.keys.first(), index.orders.first()) else {
-        return None;
-    };
-    if order.descending {
-        return None;
-    }
-    if let Some(predicate) = &index.predicate {
-        let terms = predicate_terms(rel, predicate);
-        let have: Vec<String> =
-            qual.map(conjuncts).unwrap_or_default().iter().map(|c| term_text(rel, c)).collect();
-        if terms.is_empty() || !terms.iter().all(|t| have.contains(t)) {
-            return None;
-        }
-    }
-    let column = first as usize - 1;
-    let ty = rel.columns[column].ty;
-    let conds = qual.map(conjuncts).unwrap_or_default();
-    Some(conds.iter().filter_map(|c| index_qual(c, column, ty)).collect())
-}
 
 /// Rows of a table, found through an index.
 pub struct IndexRows<'e> {
@@ -497,23 +309,5 @@ fn past_stop(
         o if o == beyond => true,
         Ordering::Equal => !inclusive,
         _ => false,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn narrower_integer_bounds_are_widened_and_others_refused() {
-        let int4 = Expr::constant(Datum::Int4(5), SqlType::Int4, -1);
-        let int8 = Expr::constant(Datum::Int8(5), SqlType::Int8, -1);
-        assert!(bound_value(&int4, SqlType::Int8).is_some());
-        assert!(bound_value(&int8, SqlType::Int8).is_some());
-        assert!(bound_value(&int8, SqlType::Int4).is_none(), "could overflow the key type");
-        assert!(bound_value(&int4, SqlType::Text).is_none());
-        assert_eq!(widen(Datum::Int4(-7), SqlType::Int8), Datum::Int8(-7));
-        assert_eq!(widen(Datum::Int2(3), SqlType::Int4), Datum::Int4(3));
-        assert_eq!(widen(Datum::Null, SqlType::Int8), Datum::Null);
     }
 }

@@ -5,7 +5,6 @@
 mod backend_status;
 pub mod bitmapscan;
 pub mod context;
-mod deparse;
 mod explain;
 pub(crate) mod functions;
 pub mod host;
@@ -29,9 +28,9 @@ use crate::executor::context::BackendContext;
 use crate::executor::context::ExecParts;
 use crate::executor::lmgr::lock_relation_in;
 use crate::executor::plancache::{KeptPlan, PlannedUnder};
+pub(crate) use crate::expr::deparse::expr as deparse;
 use crate::parser::RawStatement;
 use crate::sink::QuerySink;
-pub(crate) use deparse::expr as deparse;
 pub use explain::explain;
 use functions::RegColumns;
 use host::ExecHost;

@@ -51,13 +51,13 @@ mod series;
 mod setops;
 pub mod subplan;
 
+pub use crate::optimizer::plannodes::{JoinKind, Plan, SetOpKind, SortKey};
 use nestloop::{Inner, NestLoopSource};
 pub use prune::{prune_scan_columns, single_scan};
 use series::Series;
-pub use setops::SetOpKind;
 
 use super::bitmapscan::BitmapRows;
-use super::host::{AggCall, ExecHost};
+use super::host::ExecHost;
 use super::indexonlyscan::IndexOnlyRows;
 use super::indexscan::{IndexPath, IndexRows, ScanMethod};
 use super::scanstats::ScanTally;
@@ -74,131 +74,6 @@ use sluice_access::Engine;
 use sluice_types::compare::cmp;
 use sluice_types::{Datum, SqlType};
 use std::cmp::Ordering;
-
-/// A sort key: which column of the node's input, and its direction.
-#[derive(Clone, Copy, Debug)]
-pub struct SortKey {
-    /// Column index.
-    pub column: usize,
-    /// DESC.
-    pub descending: bool,
-    /// NULLS FIRST (PostgreSQL's default: with DESC).
-    pub nulls_first: bool,
-}
-
-/// The join types supported.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum JoinKind {
-    /// INNER / CROSS.
-    Inner,
-    /// LEFT OUTER.
-    Left,
-    /// RIGHT OUTER: every inner row appears, NULL-extended when unmatched
-    /// (the planner's form of a LEFT join whose preserved side is hashed).
-    Right,
-}
-
-/// A plan node.
-#[derive(Debug)]
-pub enum Plan {
-    /// One empty row (SELECT without FROM).
-    Result,
-    /// Every visible row of a table; columns not `needed` are left NULL
-    /// (not decoded), which keeps `count(*)` from converting every value.
-    /// `alias` is the FROM clause's name for it, when that differs. With
-    /// `ctid` each row also carries its version's address as a last, junk
-    /// column (for LockRows, see `lockrows.rs`).
-    SeqScan { rel: Box<RelationDesc>, needed: Option<Vec<bool>>, alias: Option<String>, ctid: bool },
-    /// The rows of a table an index finds (the WHERE clause stays above);
-    /// `ctid` as for SeqScan.
-    IndexScan { rel: Box<RelationDesc>, path: Box<IndexPath>, alias: Option<String>, ctid: bool },
-    /// generate_series(start, stop, step) of one numeric type.
-    GenerateSeries { start: Expr, stop: Expr, step: Option<Expr>, ty: SqlType },
-    /// Literal rows.
-    Values(Vec<Vec<Expr>>),
-    /// Rows computed at planning time (system views).
-    Rows(Vec<Vec<Datum>>),
-    /// Rows of `input` for which `qual` is true.
-    Filter { input: Box<Plan>, qual: Expr, agg_offset: Option<usize> },
-    /// Nested-loop join. Without `params` the inner side is materialised
-    /// once. With them (a LATERAL inner side) it runs again for every outer
-    /// row, after each slot is set from the outer row (PostgreSQL's
-    /// NestLoopParam) and the WITH queries inside it (`rescan_ctes`) are
-    /// forgotten.
-    NestLoop {
-        outer: Box<Plan>,
-        inner: Box<Plan>,
-        kind: JoinKind,
-        qual: Option<Expr>,
-        inner_width: usize,
-        params: Vec<(usize, Expr)>,
-        rescan_ctes: Vec<usize>,
-    },
-    /// Hash join (see `join.rs`): a hash table of the inner rows by
-    /// `inner_keys`, probed with each outer row's `outer_keys`; `qual` (over
-    /// the joined row) is checked on each pair whose keys are equal.
-    HashJoin {
-        outer: Box<Plan>,
-        inner: Box<Plan>,
-        kind: JoinKind,
-        outer_keys: Vec<Expr>,
-        inner_keys: Vec<Expr>,
-        qual: Option<Expr>,
-        outer_width: usize,
-        inner_width: usize,
-    },
-    /// Merge join (see `join.rs`) of two inputs sorted ascending (NULLs
-    /// last) on the key columns `(outer column, inner column)`.
-    MergeJoin {
-        outer: Box<Plan>,
-        inner: Box<Plan>,
-        kind: JoinKind,
-        keys: Vec<(usize, usize)>,
-        qual: Option<Expr>,
-        outer_width: usize,
-        inner_width: usize,
-    },
-    /// Keeps its input's rows for rescans: the inner side of a nested loop,
-    /// which the loop materialises anyway (in a tuplestore, on disk past
-    /// `work_mem`), so the node only marks that.
-    Material { input: Box<Plan> },
-    /// Grouping and aggregation; each output row is a group's first input row
-    /// (NULLs, `input_width` of them, for the one group of an empty input)
-    /// followed by the aggregate results. `hashed` groups through a hash
-    /// table (HashAggregate, groups in first-seen order) instead of sorting.
-    Aggregate {
-        input: Box<Plan>,
-        keys: Vec<Expr>,
-        aggs: Vec<AggCall>,
-        input_width: usize,
-        hashed: bool,
-    },
-    /// Computes output expressions.
-    Project { input: Box<Plan>, exprs: Vec<Expr>, agg_offset: Option<usize> },
-    /// Removes duplicate rows (compares the first `width` columns).
-    Distinct { input: Box<Plan>, width: usize },
-    /// Sorts.
-    Sort { input: Box<Plan>, keys: Vec<SortKey> },
-    /// Locks the rows of the tables a FOR UPDATE/SHARE clause covers,
-    /// leaving out rows SKIP LOCKED passes over (see `lockrows.rs`).
-    LockRows { input: Box<Plan>, spec: Box<lockrows::LockRowsSpec> },
-    /// OFFSET / LIMIT.
-    Limit { input: Box<Plan>, offset: Option<Expr>, limit: Option<Expr> },
-    /// Keeps the first `width` columns (drops hidden sort columns).
-    Truncate { input: Box<Plan>, width: usize },
-    /// The root of a statement with subqueries or WITH queries.
-    Statement { input: Box<Plan>, registry: Box<subplan::Registry> },
-    /// The rows of each input in turn (UNION ALL).
-    Append { inputs: Vec<Plan> },
-    /// INTERSECT or EXCEPT, `ALL` keeping duplicates.
-    SetOp { left: Box<Plan>, right: Box<Plan>, kind: SetOpKind, all: bool },
-    /// The rows of WITH query `cte` (registry id).
-    CteScan { cte: usize },
-    /// The current working table `table` of a recursive union.
-    WorkTableScan { table: usize },
-    /// WITH RECURSIVE: `non_recursive` UNION [ALL] repeated `recursive`.
-    RecursiveUnion { non_recursive: Box<Plan>, recursive: Box<Plan>, table: usize, all: bool },
-}
 
 /// A running plan node. `'e` is the statement's execution lifetime: the plan,
 /// the engine and the snapshot outlive every node, and the host of the same

@@ -18,6 +18,7 @@ mod rowmarks;
 mod setop;
 mod targets;
 
+pub use crate::expr::relation_scope;
 use crate::optimizer::{
     choose_hashed_agg, choose_ordered_scan, choose_scan, covers, LimitEstimate, OrderRequest,
     ScanContext,
@@ -27,7 +28,7 @@ use planner::LateralRefs;
 pub(crate) use planner::Planner;
 pub(crate) use relations::catalog_moved_on;
 use relations::is_system_view;
-pub use relations::{open_relation, relation_scope};
+pub use relations::open_relation;
 pub use rowmarks::RowLockSpec;
 use rowmarks::{FromKind, LockRequest};
 use sluice_access::heap::visibility::VisibilityContext;
@@ -418,7 +419,7 @@ pub(super) fn with_scan_context<T>(
 ) -> Result<T> {
     let parts = pl.parts();
     let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
-    choose(&ScanContext::new(parts.engine, &parts.env, &ctx))
+    choose(&ScanContext::new(parts.engine, parts.env.database, parts.env.settings, &ctx))
 }
 
 /// A planned FROM item: its plan, its columns, and what it reads from the

@@ -90,6 +90,7 @@ mod coerce;
 mod column;
 mod conditional;
 mod datetime;
+pub(crate) mod deparse;
 mod eval;
 mod func;
 mod jsonb;
@@ -151,6 +152,23 @@ pub struct ScopeColumn {
 pub struct Scope {
     /// Column `i` is `row[i]` at evaluation.
     pub columns: Vec<ScopeColumn>,
+}
+
+/// The scope of a table's columns under `alias` (PostgreSQL's range table
+/// entry for a relation, as expressions see it).
+pub fn relation_scope(rel: &crate::catalog::relation::RelationDesc, alias: &str) -> Scope {
+    Scope {
+        columns: rel
+            .columns
+            .iter()
+            .map(|c| ScopeColumn {
+                table: Some(alias.to_string()),
+                name: c.name.clone(),
+                ty: c.ty,
+                typmod: c.typmod,
+            })
+            .collect(),
+    }
 }
 
 /// The kind of a subquery used as an expression (PostgreSQL's `SubLinkType`).

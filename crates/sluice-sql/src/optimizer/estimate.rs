@@ -19,14 +19,14 @@ use super::costsize::{
     clamp_row_est, cost_agg, cost_material, cost_seqscan, cost_sort, eqjoinsel, AggStrategy,
     CostParams, Estimate,
 };
+use super::indxpath::{commute, conjuncts};
+use super::plannodes::{IndexPath, Plan};
 use super::selfuncs::{range_selectivity, ColumnInfo, DEFAULT_EQ_SEL, DEFAULT_INEQ_SEL};
 use super::{count_operators, index_access, path_cost, qual_fraction, rel_size, ScanContext};
 use crate::catalog::index::IndexDesc;
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::statistic::{self, ColumnStatistics};
 use crate::error::Result;
-use crate::executor::indexscan::{commute, conjuncts, IndexPath};
-use crate::executor::plan::Plan;
 use crate::expr::{Builtin, Expr};
 use sluice_common::Oid;
 use sluice_types::ops::CmpOp;

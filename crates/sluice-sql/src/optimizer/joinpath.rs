@@ -32,8 +32,8 @@ use super::costsize::{
 };
 use super::count_operators;
 use super::estimate::{ColumnStat, Estimator};
+use super::plannodes::{JoinKind, Plan};
 use crate::error::Result;
-use crate::executor::plan::{JoinKind, Plan};
 use crate::expr::Expr;
 
 /// How much cheaper a path must be to replace one found earlier: for

@@ -18,27 +18,28 @@
 
 pub mod costsize;
 pub mod estimate;
+pub mod indxpath;
 pub mod joinpath;
+pub mod planhost;
+pub mod plannodes;
 pub mod selfuncs;
 
 use crate::catalog::index::{indexes_of, IndexDesc};
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::statistic::{self, ColumnStatistics};
 use crate::error::Result;
-use crate::executor::context::BackendEnv;
-use crate::executor::indexing::analyze_predicate;
-use crate::executor::indexscan::{
-    conjuncts, index_qual, index_quals, widen, IndexPath, IndexQual, ScanMethod,
-};
 use crate::expr::Expr;
 use costsize::{
     cost_bitmap_heap_scan, cost_index, cost_index_access, cost_seqscan, estimate_rel_size,
     CostParams, IndexAccess, IndexSize, RelSize,
 };
+use indxpath::{analyze_predicate, conjuncts, index_qual, index_quals, widen};
+use plannodes::{IndexPath, IndexQual, ScanMethod};
 use selfuncs::{range_selectivity, ColumnInfo};
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::Engine;
 use sluice_common::{ForkNumber, Oid};
+use sluice_guc::SessionSettings;
 
 /// What the planner needs to know to price reads of one table.
 pub struct ScanContext<'a> {
@@ -53,15 +54,16 @@ pub struct ScanContext<'a> {
 }
 
 impl<'a> ScanContext<'a> {
-    /// The context of a statement of the session `env`, which sees the
-    /// catalogs as `ctx` does.
+    /// The context of a statement in database `db` under `settings` (the
+    /// cost settings), which sees the catalogs as `ctx` does.
     pub(crate) fn new(
         engine: &'a Engine,
-        env: &BackendEnv,
+        db: Oid,
+        settings: &SessionSettings,
         ctx: &'a VisibilityContext<'a>,
     ) -> ScanContext<'a> {
-        let params = CostParams::from_settings(&*env.settings);
-        ScanContext { engine, db: env.database, ctx, params }
+        let params = CostParams::from_settings(settings);
+        ScanContext { engine, db, ctx, params }
     }
 
     /// indexes -- `rel`'s valid indexes: the candidates for reading it.
@@ -127,7 +129,7 @@ pub fn covers(index: &IndexDesc, needed: Option<&[bool]>) -> bool {
 /// strategy out).
 pub fn choose_hashed_agg(
     sc: &ScanContext,
-    input: &crate::executor::plan::Plan,
+    input: &plannodes::Plan,
     keys: &[Expr],
     aggs: usize,
 ) -> Result<bool> {

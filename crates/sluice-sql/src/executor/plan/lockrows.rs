@@ -22,12 +22,11 @@
 //! one row, not every row the scan passes.
 
 use super::{RowSource, Source};
-use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::deform_row;
 use crate::error::{Result, SqlError};
 use crate::executor::host::ExecHost;
-use crate::executor::select::RowLockSpec;
-use crate::expr::{eval, eval_qual, Expr};
+use crate::expr::{eval, eval_qual};
+pub use crate::optimizer::plannodes::{LockRowsSpec, RowMark};
 use sluice_access::heap::epq::latest_version;
 use sluice_access::heap::heapam::{LockWaitPolicy, TmFailure};
 use sluice_access::heap::tuplock::{heap_lock_tuple, RowLockTarget};
@@ -35,33 +34,6 @@ use sluice_access::AccessError;
 use sluice_common::ItemPointer;
 use sluice_txn::IsolationLevel;
 use sluice_types::Datum;
-
-/// One locked table of the query (PostgreSQL's PlanRowMark).
-#[derive(Debug)]
-pub struct RowMark {
-    /// The table.
-    pub rel: Box<RelationDesc>,
-    /// Where its columns start in the FROM row.
-    pub first: usize,
-    /// Where its junk row-address column is in the FROM row.
-    pub tid: usize,
-    /// Strength and wait policy.
-    pub spec: RowLockSpec,
-}
-
-/// What LockRows needs besides its input.
-#[derive(Debug)]
-pub struct LockRowsSpec {
-    /// The locked tables.
-    pub marks: Vec<RowMark>,
-    /// Where the FROM row starts in an input row.
-    pub from: usize,
-    /// The WHERE clause over the FROM row, re-checked on newer versions.
-    pub recheck: Option<Expr>,
-    /// The outputs (targets, then hidden sort keys) over the FROM row,
-    /// computed again when a newer version replaced a row.
-    pub exprs: Vec<Expr>,
-}
 
 /// The row address as a junk column value.
 pub fn tid_datum(tid: ItemPointer) -> Datum {

@@ -25,13 +25,14 @@
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
-use super::subplan::{cte_row, Registry};
+use super::subplan::cte_row;
 use super::{open, Plan, RowSource, SortKey, Source};
 use crate::error::Result;
 use crate::executor::host::ExecHost;
 use crate::executor::spill::tuplesort::{Sorted, TupleSort};
 use crate::executor::spill::tuplestore::{Cursor, TupleStore};
 use crate::expr::EvalHost;
+use crate::optimizer::plannodes::{Registry, SetOpKind};
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::Engine;
 use sluice_types::compare::cmp;
@@ -68,15 +69,6 @@ impl PartialEq for RowKey {
 }
 
 impl Eq for RowKey {}
-
-/// INTERSECT or EXCEPT.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SetOpKind {
-    /// Rows in both inputs.
-    Intersect,
-    /// Rows of the left input not in the right one.
-    Except,
-}
 
 /// The statement root: installs the registry, then passes rows through.
 pub(super) struct StatementSource<'e> {

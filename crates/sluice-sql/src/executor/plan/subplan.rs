@@ -59,54 +59,13 @@ use crate::error::{Result, SqlError};
 use crate::executor::host::ExecHost;
 use crate::executor::spill::tuplestore::{Cursor, TupleStore};
 use crate::expr::{eval, Builtin, Comparison, EvalHost, Expr, SubLinkKind};
+pub use crate::optimizer::plannodes::{Registry, SubPlan};
 use sluice_types::compare::cmp;
 use sluice_types::ops::CmpOp;
 use sluice_types::Datum;
 
 /// A row.
 type Row = Vec<Datum>;
-
-/// Everything a statement's subqueries and WITH queries need at run time.
-#[derive(Debug, Default)]
-pub struct Registry {
-    /// Subqueries used as expressions, by `Expr::SubLink` id.
-    pub subplans: Vec<SubPlan>,
-    /// WITH query plans, by `Plan::CteScan` id.
-    pub ctes: Vec<Plan>,
-    /// The number of PARAM_EXEC slots.
-    pub params: usize,
-    /// The number of recursive working tables.
-    pub work_tables: usize,
-}
-
-impl Registry {
-    /// Whether the statement has neither subqueries nor WITH queries, nor
-    /// slots (a LATERAL item's).
-    pub fn is_empty(&self) -> bool {
-        self.subplans.is_empty() && self.ctes.is_empty() && self.params == 0
-    }
-}
-
-/// A planned subquery used as an expression (PostgreSQL's `SubPlan`).
-#[derive(Debug)]
-pub struct SubPlan {
-    /// The subquery's plan.
-    pub plan: Plan,
-    /// EXISTS, scalar, ANY or ALL.
-    pub kind: SubLinkKind,
-    /// For ANY/ALL: the boolean comparison, over the outer row, reading the
-    /// subquery's value from slot `result_slot`.
-    pub test: Option<Expr>,
-    /// The slot `test` reads the subquery's value from.
-    pub result_slot: usize,
-    /// Slots set from the outer row before each run: (slot, expression over
-    /// the outer row).
-    pub args: Vec<(usize, Expr)>,
-    /// Slots set by enclosing subplans that this one (or one inside it) reads.
-    pub ext_params: Vec<usize>,
-    /// WITH queries defined inside this subquery, recomputed per run.
-    pub ctes: Vec<usize>,
-}
 
 /// What a subplan run produced.
 #[derive(Clone)]

@@ -28,12 +28,12 @@
 use super::planner::Planner;
 use super::with_scan_context;
 use crate::error::Result;
-use crate::executor::indexscan::conjuncts;
 use crate::executor::plan::{JoinKind, Plan, SortKey};
 use crate::expr::{BoolOp, Builtin, Comparison, Expr};
 use crate::optimizer::choose_scan;
 use crate::optimizer::count_operators;
 use crate::optimizer::estimate::{ColumnStat, Estimator};
+use crate::optimizer::indxpath::conjuncts;
 use crate::optimizer::joinpath::{
     choose_outer_join, join_rows, search, Equi, JoinClause, JoinItem, JoinTree, Method, OuterJoin,
     OuterMethod,

@@ -12,22 +12,6 @@ pub(super) fn is_system_view(rv: &protobuf::RangeVar) -> bool {
             || crate::executor::pgstat_views::VIEWS.contains(&rv.relname.as_str()))
 }
 
-/// The scope of a table's columns under `alias`.
-pub fn relation_scope(rel: &RelationDesc, alias: &str) -> Scope {
-    Scope {
-        columns: rel
-            .columns
-            .iter()
-            .map(|c| ScopeColumn {
-                table: Some(alias.to_string()),
-                name: c.name.clone(),
-                ty: c.ty,
-                typmod: c.typmod,
-            })
-            .collect(),
-    }
-}
-
 /// open_relation -- looks up a table named in a query and locks it in
 /// `mode`. The name is looked up before the lock is granted; if a
 /// transaction that held a conflicting lock meanwhile committed a change to

@@ -26,20 +26,12 @@ use super::Planner;
 use crate::catalog::relation::RelationDesc;
 use crate::error::{Result, SqlError};
 use crate::expr::ScopeColumn;
+pub use crate::optimizer::plannodes::RowLockSpec;
 use pg_query::protobuf::{self, LockClauseStrength, Node};
 use pg_query::NodeEnum;
 use sluice_access::heap::heapam::LockWaitPolicy;
 use sluice_access::heap::tuplock::TupleLockMode;
 use sluice_types::SqlType;
-
-/// How the rows of one table are locked: strength and wait policy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RowLockSpec {
-    /// FOR KEY SHARE ... FOR UPDATE.
-    pub strength: TupleLockMode,
-    /// Wait, NOWAIT or SKIP LOCKED.
-    pub policy: LockWaitPolicy,
-}
 
 impl RowLockSpec {
     /// Two clauses covering one table: the stronger strength and the less
