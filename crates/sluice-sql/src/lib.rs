@@ -7,7 +7,7 @@
 //! * [`executor`] — planning and running SELECT/INSERT/UPDATE/DELETE.
 //! * `optimizer` — the cost model: scan sizes, selectivities, path choice.
 //! * [`commands`] — utility statements: transactions, SET/SHOW/ALTER SYSTEM,
-//!   CREATE/DROP TABLE, sequences, databases, COPY, LOCK. VACUUM, ANALYZE,
+//!   CREATE/DROP TABLE, sequences, databases, COPY, LOCK, EXPLAIN. VACUUM, ANALYZE,
 //!   CLUSTER and REINDEX are the `sluice-maint` crate's, reached through
 //!   [`commands::Maintenance`].
 //! * [`postmaster`] — backends without a client: background workers.

@@ -3,6 +3,7 @@
 
 pub mod copy;
 pub mod dbcommands;
+pub mod explain;
 pub mod extension;
 pub mod indexcmds;
 pub mod sequence;

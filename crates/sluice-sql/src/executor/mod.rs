@@ -5,7 +5,6 @@
 mod backend_status;
 pub mod bitmapscan;
 pub mod context;
-mod explain;
 pub(crate) mod functions;
 pub mod host;
 pub mod indexing;
@@ -31,7 +30,6 @@ use crate::executor::plancache::{KeptPlan, PlannedUnder};
 pub(crate) use crate::expr::deparse::expr as deparse;
 use crate::parser::RawStatement;
 use crate::sink::QuerySink;
-pub use explain::explain;
 use functions::RegColumns;
 use host::ExecHost;
 use pg_query::NodeEnum;
@@ -155,7 +153,6 @@ pub fn describe(
         node @ (NodeEnum::InsertStmt(_) | NodeEnum::UpdateStmt(_) | NodeEnum::DeleteStmt(_)) => {
             modify::run(&mut parts, node, None, param_types, &mut columns)?
         }
-        NodeEnum::ExplainStmt(_) => return Ok(Some(vec![explain::plan_column()])),
         _ => {}
     }
     Ok(columns.0)

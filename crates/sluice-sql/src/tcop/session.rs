@@ -278,8 +278,12 @@ impl Session {
         if matches!(self.block, Block::Failed(_)) {
             return Err(aborted_block_error());
         }
-        if let NodeEnum::VariableShowStmt(stmt) = &statement.node {
-            return commands::variable::describe_show(self, stmt).map(Some);
+        match &statement.node {
+            NodeEnum::VariableShowStmt(stmt) => {
+                return commands::variable::describe_show(self, stmt).map(Some)
+            }
+            NodeEnum::ExplainStmt(_) => return Ok(Some(vec![commands::explain::plan_column()])),
+            _ => {}
         }
         self.ensure_transaction();
         let result = executor::describe(self, statement, param_types);
@@ -305,7 +309,7 @@ impl Session {
             NodeEnum::LockStmt(stmt) => commands::tablecmds::lock_table(self, stmt, sink),
             NodeEnum::CopyStmt(stmt) => commands::copy::copy(self, stmt, sink),
             NodeEnum::IndexStmt(stmt) => commands::indexcmds::create_index(self, stmt, sink),
-            NodeEnum::ExplainStmt(stmt) => executor::explain(self, stmt, sink),
+            NodeEnum::ExplainStmt(stmt) => commands::explain::explain(self, stmt, sink),
             NodeEnum::AlterTableStmt(stmt) => commands::tablecmds::alter_table(self, stmt, sink),
             NodeEnum::VacuumStmt(stmt) => self.maintenance().vacuum(self, stmt, sink),
             NodeEnum::TruncateStmt(stmt) => commands::truncate::truncate(self, stmt, sink),

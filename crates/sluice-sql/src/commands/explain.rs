@@ -22,7 +22,7 @@
 //! by.
 //!
 //! EXPLAIN ANALYZE runs the plan to the end with every node counted
-//! (`plan/instrument.rs`) and adds `(actual time=S..T rows=N loops=L)` —
+//! (`executor/plan/instrument.rs`) and adds `(actual time=S..T rows=N loops=L)` —
 //! per-loop averages, as PostgreSQL prints them — `Rows Removed by Filter`
 //! and `by Join Filter`, and the planning and execution times. Two things
 //! differ in how sluice runs plans: a nested loop's inner side is kept in
@@ -34,19 +34,19 @@
 
 mod labels;
 
-use super::host::AggCall;
-use super::host::ExecHost;
-use super::plan::instrument::{key_of, Instrumentation};
-use super::plan::{self, JoinKind, Plan, SortKey};
-use super::select;
 use crate::catalog::relation::RelationDesc;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
+use crate::executor::host::ExecHost;
+use crate::executor::plan::instrument::{key_of, Instrumentation};
+use crate::executor::plan::{self, JoinKind, Plan, SortKey};
+use crate::executor::select;
 use crate::expr::deparse::{expr, parenthesised, top_expr};
 use crate::expr::Expr;
 use crate::optimizer::costsize::{cost_sort, Estimate};
 use crate::optimizer::estimate::Estimator;
 use crate::optimizer::indxpath::{conjuncts, index_qual, predicate_terms, term_text};
+use crate::optimizer::plannodes::AggCall;
 use crate::optimizer::plannodes::{IndexPath, ScanMethod};
 use crate::optimizer::ScanContext;
 use crate::sink::{OutputColumn, QuerySink};
