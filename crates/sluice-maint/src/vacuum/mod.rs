@@ -6,7 +6,7 @@
 //! `VACUUM [ (option, ...) ] [table [(column, ...)], ...]` reclaims the space
 //! of row versions no snapshot can see any more, in the heap and in every
 //! B-tree index of each table, and records the table's size in `pg_class`;
-//! with ANALYZE it then collects statistics (`commands/analyze/`). Without a
+//! with ANALYZE it then collects statistics (`analyze/`). Without a
 //! table list it processes every table of the database, catalogs included.
 //!
 //! ```text
@@ -48,7 +48,7 @@
 //! 64-bit xids there are no xids to rewrite, only finished multis to drop,
 //! `heap/vacuumlazy.rs`). PROCESS_TOAST is checked and changes nothing:
 //! there is no TOAST. PARALLEL is checked and the indexes are vacuumed one
-//! after the other. FULL rewrites each table instead (`commands/cluster.rs`).
+//! after the other. FULL rewrites each table instead (`cluster.rs`).
 
 mod verbose;
 
@@ -98,7 +98,7 @@ struct VacuumOptions {
     analyze: bool,
     /// SKIP_LOCKED: skip a table whose lock is not free at once.
     skip_locked: bool,
-    /// FULL: rewrite the table (`commands/cluster.rs`).
+    /// FULL: rewrite the table (`cluster.rs`).
     full: bool,
     /// PARALLEL n was given.
     parallel: bool,

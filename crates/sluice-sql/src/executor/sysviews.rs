@@ -86,7 +86,7 @@ fn pg_replication_slots() -> ViewRows {
 }
 
 /// `pg_stat_progress_vacuum`: one row per running VACUUM, from the progress
-/// each publishes in the activity table (`commands/vacuum/`).
+/// each publishes in the activity table (`sluice-maint`'s `vacuum/`).
 fn pg_stat_progress_vacuum(env: &BackendEnv) -> ViewRows {
     use SqlType::*;
     let cols = columns(
@@ -134,7 +134,7 @@ fn pg_stat_progress_vacuum(env: &BackendEnv) -> ViewRows {
 
 /// `pg_stat_progress_cluster`: one row per running VACUUM FULL or CLUSTER,
 /// from the progress each publishes in the activity table
-/// (`commands/cluster.rs`).
+/// (`sluice-maint`'s `cluster.rs`).
 fn pg_stat_progress_cluster(env: &BackendEnv) -> ViewRows {
     use SqlType::*;
     let cols = columns(
