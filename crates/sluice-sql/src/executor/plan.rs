@@ -46,14 +46,12 @@ pub mod instrument;
 mod join;
 pub mod lockrows;
 mod nestloop;
-mod prune;
 mod series;
 mod setops;
 pub mod subplan;
 
 pub use crate::optimizer::plannodes::{JoinKind, Plan, SetOpKind, SortKey};
 use nestloop::{Inner, NestLoopSource};
-pub use prune::{prune_scan_columns, single_scan};
 use series::Series;
 
 use super::bitmapscan::BitmapRows;

@@ -37,7 +37,7 @@ use targets::*;
 use super::host::PlanHost;
 use super::indexscan::ScanMethod;
 use super::plan::lockrows::{LockRowsSpec, RowMark};
-use super::plan::{prune_scan_columns, single_scan, JoinKind, Plan, SortKey};
+use super::plan::{JoinKind, Plan, SortKey};
 use crate::catalog::namespace::missing_relation;
 use crate::catalog::relation::{self, RelationDesc};
 use crate::error::position;
@@ -48,6 +48,7 @@ use crate::expr::{
     analyze, check_boolean, column_name, expand_star, resolve_unknown_with, select_common_type,
     star_indirection, Expr, Scope, ScopeColumn,
 };
+use crate::optimizer::prune::{prune_scan_columns, single_scan};
 use crate::sink::OutputColumn;
 use pg_query::protobuf::{self, Node, SelectStmt, SortBy, SortByDir, SortByNulls};
 use pg_query::NodeEnum;

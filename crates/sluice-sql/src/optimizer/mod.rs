@@ -22,6 +22,7 @@ pub mod indxpath;
 pub mod joinpath;
 pub mod planhost;
 pub mod plannodes;
+pub mod prune;
 pub mod selfuncs;
 
 use crate::catalog::index::{indexes_of, IndexDesc};

@@ -2,14 +2,15 @@
 //! the columns some expression above it reads, which keeps `count(*)` and
 //! narrow selects from converting every value of a wide row.
 
-use super::*;
+use super::plannodes::{Plan, Registry};
+use crate::expr::Expr;
 
 /// Marks the scan columns that expressions between the scan and the
 /// projection read (WHERE, grouping keys, aggregate arguments, HAVING, the
 /// select list, and what their subqueries take from the row), records them
 /// on a sequential scan and returns them. Only for a plan over a single
 /// table scan, whose rows are exactly the table's columns; `None` otherwise.
-pub fn prune_scan_columns(plan: &mut Plan, registry: &subplan::Registry) -> Option<Vec<bool>> {
+pub fn prune_scan_columns(plan: &mut Plan, registry: &Registry) -> Option<Vec<bool>> {
     let mut needed = Vec::new();
     let mark = |e: &Expr, needed: &mut Vec<bool>| mark_columns(e, needed, registry);
     let mut node = &mut *plan;
@@ -73,7 +74,7 @@ pub fn single_scan(plan: &mut Plan) -> Option<(&mut Plan, Option<&Expr>)> {
 
 /// Marks the input columns `expr` reads, including those a subquery's args
 /// and ANY/ALL test read.
-fn mark_columns(expr: &Expr, needed: &mut Vec<bool>, registry: &subplan::Registry) {
+fn mark_columns(expr: &Expr, needed: &mut Vec<bool>, registry: &Registry) {
     match expr {
         Expr::Column { index, .. } => {
             if needed.len() <= *index {
