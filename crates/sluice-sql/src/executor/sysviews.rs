@@ -450,13 +450,29 @@ fn pg_stat_activity(env: &BackendEnv, engine: &Engine) -> ViewRows {
 /// An auxiliary process's `pg_stat_activity` row: no database, user,
 /// client, transaction, state or query; waiting on its main loop's event.
 fn auxiliary_row(process: AuxiliaryProcess) -> Vec<Datum> {
-    let mut row = vec![Datum::Null; 22];
-    row[2] = Datum::Int4(process.pid as i32);
-    row[6] = Datum::Text(String::new());
-    row[10] = Datum::TimestampTz(process.backend_start);
-    row[14] = Datum::Text("Activity".into());
-    row[15] = Datum::Text(process.wait_event.into());
-    row[20] = Datum::Text(String::new());
-    row[21] = Datum::Text(process.backend_type.into());
-    row
+    let text = |t: &str| Datum::Text(t.into());
+    vec![
+        Datum::Null,                     // datid
+        Datum::Null,                     // datname
+        Datum::Int4(process.pid as i32), // pid
+        Datum::Null,                     // leader_pid
+        Datum::Null,                     // usesysid
+        Datum::Null,                     // usename
+        text(""),                        // application_name
+        Datum::Null,                     // client_addr
+        Datum::Null,                     // client_hostname
+        Datum::Null,                     // client_port
+        Datum::TimestampTz(process.backend_start),
+        Datum::Null,                // xact_start
+        Datum::Null,                // query_start
+        Datum::Null,                // state_change
+        text("Activity"),           // wait_event_type
+        text(process.wait_event),   // wait_event
+        Datum::Null,                // state
+        Datum::Null,                // backend_xid
+        Datum::Null,                // backend_xmin
+        Datum::Null,                // query_id
+        text(""),                   // query
+        text(process.backend_type), // backend_type
+    ]
 }
