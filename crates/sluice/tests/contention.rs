@@ -266,6 +266,24 @@ fn concurrent_upserts_of_one_key_insert_it_once_and_lose_no_increment() {
 }
 
 #[test]
+fn updates_beside_maintenance_lose_nothing() {
+    // The steps that draw row 1 run maintenance instead (in turn): VACUUM, ANALYZE
+    // and VACUUM FULL of the table and a catalog, each table in its own
+    // transaction, committing between tables while the others update the
+    // rows being vacuumed, analysed or rewritten.
+    let maintenance = ["VACUUM ctr, pg_class", "ANALYZE ctr, pg_class", "VACUUM FULL ctr"];
+    let turn = AtomicU64::new(0);
+    run_workload("UPDATE beside VACUUM, ANALYZE, VACUUM FULL", |client, id| {
+        if id == 1 {
+            let which = turn.fetch_add(1, Ordering::Relaxed) as usize % maintenance.len();
+            client.batch_execute(maintenance[which])?;
+            return Ok(0);
+        }
+        Ok(client.execute("UPDATE ctr SET v = v + 1 WHERE id = $1", &[&id])? as i64)
+    });
+}
+
+#[test]
 fn pgbench_tpcb_balances_equal_the_history_with_four_clients() {
     require_pgbench();
     let server = common::Server::start();
