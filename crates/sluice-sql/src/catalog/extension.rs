@@ -9,6 +9,9 @@ use sluice_access::Engine;
 use sluice_common::Oid;
 use sluice_types::Datum;
 
+/// The pgstattuple extension (its functions are in the executor).
+pub const PGSTATTUPLE: &str = "pgstattuple";
+
 /// Column positions in `pg_extension`.
 pub(crate) const EXTNAME: usize = 1;
 

@@ -24,6 +24,7 @@ pub mod relation;
 pub mod rows;
 pub mod schema;
 pub mod statistic;
+pub mod system_views;
 
 use crate::error::Result;
 use rows::{deform_row, form_row, tuple_desc};

@@ -47,7 +47,7 @@
 //! granted, so a TRUNCATE or DROP may have committed while we waited: then
 //! the statement looks again under a fresh snapshot (READ COMMITTED) or
 //! fails with 40001 (REPEATABLE READ), as every statement that opens a
-//! table does (`executor::select::catalog_moved_on`). That is also what
+//! table does (`optimizer::select::catalog_moved_on`). That is also what
 //! keeps an INSERT queued behind a TRUNCATE from writing into the old file:
 //! once the TRUNCATE commits, the INSERT finds the new one.
 //!
@@ -64,7 +64,7 @@ use crate::catalog::schema::{RelKind, PG_CATALOG_NAMESPACE, PG_CLASS};
 use crate::catalog::{replace, scan};
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
-use crate::executor::select::catalog_moved_on;
+use crate::optimizer::select::catalog_moved_on;
 use crate::sink::QuerySink;
 use pg_query::protobuf::{RangeVar, TruncateStmt};
 use pg_query::NodeEnum;

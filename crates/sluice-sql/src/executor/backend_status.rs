@@ -54,11 +54,6 @@ const SLRU_NAMES: [&str; 8] = [
     "other",
 ];
 
-/// The FROM-clause functions this module answers for.
-pub fn is_backend_function(name: &str) -> bool {
-    matches!(name, "pg_stat_get_backend_idset" | "pg_stat_get_backend_subxact")
-}
-
 /// function_rows -- the rows of FROM-clause function `name` called with
 /// `args` (already analysed).
 pub fn function_rows(name: &str, args: &[Expr], parts: &mut ExecParts) -> Result<ViewRows> {

@@ -19,15 +19,19 @@
 //! its locks (advisory transaction locks too), its rows, its files, its
 //! settings and its statistics (`xact` module).
 
+use super::functions::pgstattuple;
 use super::functions::sequence::SeqTable;
+use super::lmgr::lock_relation_in;
 use super::maintenance::Maintenance;
 use super::plancache::PlanCache;
+use super::{backend_status, sysviews};
 use crate::activity::{ActivityTable, InterruptCheck};
 use crate::catalog::namespace;
 use crate::catalog::relation::{RelationDesc, RelationId};
 use crate::catalog::schema::{PG_CATALOG_NAMESPACE, PG_DATABASE, PUBLIC_NAMESPACE};
 use crate::error::{Result, SqlError};
-use crate::expr::now_timestamptz;
+use crate::expr::{now_timestamptz, Expr, StatField};
+use crate::optimizer::context::{PlannerContext, PlannerParts, ViewRows};
 use crate::xact::{TransactionState, XactEnv};
 use pg_query::protobuf::RangeVar;
 use sluice_access::pgstat::PendingStats;
@@ -378,6 +382,41 @@ impl ExecParts<'_> {
     pub fn rollback_subtransaction(&mut self) -> Result<()> {
         let (txn, mut env) = self.split_xact();
         txn.rollback_subtransaction(&mut env).map_err(|_| no_subtransaction())
+    }
+}
+
+/// The planner's window on the statement (`optimizer/context.rs`): the
+/// system views and row functions are computed here, in the executor,
+/// which knows the backends and the server's live state.
+impl PlannerContext for ExecParts<'_> {
+    fn planner_parts(&mut self) -> PlannerParts<'_> {
+        PlannerParts {
+            engine: self.engine,
+            txn: self.txn,
+            database: self.env.database,
+            settings: self.env.settings,
+        }
+    }
+
+    fn lock_relation(&mut self, oid: Oid, mode: LockMode) -> Result<()> {
+        lock_relation_in(self, oid, mode)
+    }
+
+    fn system_view_rows(&mut self, name: &str) -> Result<ViewRows> {
+        sysviews::lookup(name, self)?
+            .ok_or_else(|| SqlError::internal(format!("{name} is not a system view")))
+    }
+
+    fn backend_function_rows(&mut self, name: &str, args: &[Expr]) -> Result<ViewRows> {
+        backend_status::function_rows(name, args, self)
+    }
+
+    fn stat_function_rows(
+        &mut self,
+        function: StatField,
+        value: &Datum,
+    ) -> Result<Vec<Vec<Datum>>> {
+        pgstattuple::rows_for(self, function, value)
     }
 }
 

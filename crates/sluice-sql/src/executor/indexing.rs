@@ -18,7 +18,6 @@ use crate::catalog::index::{indexes_of, IndexDesc};
 use crate::catalog::relation::RelationDesc;
 use crate::error::{Result, SqlError};
 use crate::expr::{eval_qual, EvalHost, Expr};
-use pg_query::protobuf::Node;
 use sluice_access::common::{deform_tuple, TupleDesc};
 use sluice_access::heap::heapam::{heap_dirty_status, heap_dirty_version};
 use sluice_access::heap::visibility::{DirtyStatus, VisibilityContext};
@@ -363,15 +362,4 @@ impl IndexSet {
             Err(e) => Err(e.into()),
         }
     }
-}
-
-/// The stored form of a partial index's WHERE clause: the analysed
-/// condition written back as PostgreSQL's deparser writes it (every operator
-/// parenthesised, constants with their types: `((b > 0) AND (c = 'x'::text))`),
-/// so `pg_get_expr` and `pg_get_indexdef` show what PostgreSQL shows.
-pub(crate) fn predicate_text(table: &RelationDesc, node: &Node) -> Result<String> {
-    let text = crate::parser::deparse_expr(node)?;
-    let analysed = analyze_predicate(table, &text)?;
-    let names: Vec<String> = table.columns.iter().map(|c| c.name.clone()).collect();
-    Ok(super::deparse(&analysed, &names))
 }

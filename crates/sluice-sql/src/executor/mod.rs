@@ -1,6 +1,8 @@
-//! Running queries: SELECT through a plan tree (`select.rs`, `plan.rs`),
-//! INSERT/UPDATE/DELETE through the heap's change functions (`modify.rs`),
-//! with `host.rs` answering expressions' questions about the session.
+//! Running queries: the optimizer plans them (`optimizer/select.rs`,
+//! `optimizer/modify.rs`); here a SELECT runs through a plan tree
+//! (`plan.rs`), INSERT/UPDATE/DELETE through the heap's change functions
+//! (`modify.rs`), with `host.rs` answering expressions' questions about the
+//! session and `context.rs` lending the planner what it asks of the backend.
 
 mod backend_status;
 pub mod bitmapscan;
@@ -18,7 +20,6 @@ mod pgstat_views;
 pub mod plan;
 pub mod plancache;
 pub(crate) mod scanstats;
-pub mod select;
 pub(crate) mod spill;
 mod sysviews;
 
@@ -27,13 +28,12 @@ use crate::executor::context::BackendContext;
 use crate::executor::context::ExecParts;
 use crate::executor::lmgr::lock_relation_in;
 use crate::executor::plancache::{KeptPlan, PlannedUnder};
-pub(crate) use crate::expr::deparse::expr as deparse;
+use crate::optimizer::select::{self, Planned};
 use crate::parser::RawStatement;
 use crate::sink::QuerySink;
 use functions::RegColumns;
 use host::ExecHost;
 use pg_query::NodeEnum;
-use select::Planned;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_types::{Datum, SqlType};
 use std::sync::Arc;

@@ -1,7 +1,8 @@
-//! INSERT, UPDATE and DELETE (PostgreSQL's `nodeModifyTable.c`).
+//! Running INSERT, UPDATE and DELETE (PostgreSQL's `nodeModifyTable.c`);
+//! they are planned in `optimizer/modify.rs`.
 //!
-//! Rows to change are found by a sequential scan under the statement's
-//! snapshot; each is changed through the heap's EvalPlanQual helpers, so under
+//! Rows to change are found under the statement's snapshot by the scan the
+//! planner chose (sequential, index or bitmap); each is changed through the heap's EvalPlanQual helpers, so under
 //! READ COMMITTED a row updated concurrently is re-checked in its newest version
 //! and under REPEATABLE READ the statement fails with 40001. New versions carry
 //! the statement's command id, which keeps the scan from seeing them
@@ -11,31 +12,22 @@ mod insert;
 
 use super::bitmapscan::BitmapRows;
 use super::functions::RegColumns;
-use super::host::{ExecHost, PlanHost};
+use super::host::ExecHost;
 use super::indexing::IndexSet;
 use super::indexscan::{IndexPath, IndexRows, ScanMethod};
-use super::onconflict::{OnConflict, Proposed, Speculation};
+use super::onconflict::{Proposed, Speculation};
 use super::plan::instrument;
-use super::plan::subplan::Registry;
 use super::plan::Plan;
 use super::scanstats::ScanTally;
-use super::select::{
-    open_relation, plan_insert_source, relation_scope, with_scan_context, Planned, Planner,
-};
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::{deform_row, form_row};
-use crate::error::position;
 use crate::error::{Result, SqlError};
 use crate::executor::context::ExecParts;
-use crate::expr::{
-    analyze, check_boolean, coerce, coerce_to_column, column_name, eval, eval_qual,
-    CoercionContext, EvalHost, Expr, Scope,
-};
-use crate::optimizer::choose_scan;
-use crate::parser::unsupported::refuse;
-use crate::sink::{OutputColumn, QuerySink};
-use insert::{execute_insert, plan_insert, InsertParts};
-use pg_query::protobuf::{DeleteStmt, InsertStmt, Node, RangeVar, UpdateStmt};
+use crate::expr::{eval, eval_qual, EvalHost, Expr};
+pub use crate::optimizer::modify::{plan, ModifyPlan};
+use crate::optimizer::modify::{Action, Returning, TargetScan};
+use crate::sink::QuerySink;
+use insert::{execute_insert, InsertParts};
 use pg_query::NodeEnum;
 use sluice_access::heap::epq::{delete_row, update_row, RowDeleted};
 use sluice_access::heap::heapam::heap_insert;
@@ -43,81 +35,8 @@ use sluice_access::heap::scan::HeapScan;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::pgstat::PendingStats;
 use sluice_access::Engine;
-use sluice_txn::lmgr::LockMode;
 use sluice_txn::Transaction;
 use sluice_types::{Datum, SqlType};
-
-/// The analysed RETURNING list, if any.
-struct Returning {
-    exprs: Vec<Expr>,
-    columns: Vec<OutputColumn>,
-}
-
-fn analyze_returning(
-    list: &[Node],
-    scope: &Scope,
-    host: &mut PlanHost,
-) -> Result<Option<Returning>> {
-    if list.is_empty() {
-        return Ok(None);
-    }
-    host.agg_clause = Some("RETURNING");
-    let mut exprs = Vec::new();
-    let mut columns = Vec::new();
-    for node in list {
-        let Some(NodeEnum::ResTarget(rt)) = node.node.as_ref() else { continue };
-        let Some(val) = rt.val.as_deref() else { continue };
-        if let Some(NodeEnum::ColumnRef(cr)) = val.node.as_ref() {
-            if matches!(cr.fields.last().and_then(|f| f.node.as_ref()), Some(NodeEnum::AStar(_))) {
-                for (name, e) in crate::expr::expand_star(scope, None)? {
-                    columns.push(OutputColumn::computed(name, e.ty(), e.typmod()));
-                    exprs.push(e);
-                }
-                continue;
-            }
-        }
-        let e = analyze(val, scope, host)?;
-        let name = if rt.name.is_empty() { column_name(val) } else { rt.name.clone() };
-        columns.push(OutputColumn::computed(name, e.ty(), e.typmod()));
-        exprs.push(e);
-    }
-    Ok(Some(Returning { exprs, columns }))
-}
-
-/// The default expression of each column (NULL where none).
-pub(crate) fn column_defaults(
-    rel: &RelationDesc,
-    params: &mut Vec<Option<SqlType>>,
-) -> Result<Vec<Expr>> {
-    let empty = Scope { columns: Vec::new() };
-    let mut host = PlanHost::new(params);
-    rel.columns
-        .iter()
-        .map(|c| {
-            let expr = match &c.default {
-                Some(stored) => {
-                    let text = crate::catalog::relation::evaluable_default(stored);
-                    let parsed = crate::parser::parse(&format!("SELECT {text}"))?;
-                    let node = default_target(&parsed)?;
-                    analyze(&node, &empty, &mut host)?
-                }
-                None => Expr::constant(sluice_types::Datum::Null, SqlType::Unknown, -1),
-            };
-            coerce(expr, c.ty, c.typmod, CoercionContext::Assignment)
-        })
-        .collect()
-}
-
-fn default_target(parsed: &[crate::parser::RawStatement]) -> Result<Node> {
-    let Some(NodeEnum::SelectStmt(select)) = parsed.first().map(|s| &s.node) else {
-        return Err(SqlError::internal("invalid column default"));
-    };
-    let Some(NodeEnum::ResTarget(rt)) = select.target_list.first().and_then(|t| t.node.as_ref())
-    else {
-        return Err(SqlError::internal("invalid column default"));
-    };
-    rt.val.as_deref().cloned().ok_or_else(|| SqlError::internal("invalid column default"))
-}
 
 /// Raises 23502 if a NOT NULL column is NULL in `row`.
 pub(crate) fn check_not_null(rel: &RelationDesc, row: &[Datum], host: &ExecHost) -> Result<()> {
@@ -140,65 +59,6 @@ pub(crate) fn check_not_null(rel: &RelationDesc, row: &[Datum], host: &ExecHost)
         }
     }
     Ok(())
-}
-
-/// An INSERT, UPDATE or DELETE ready to run: its target, what it does and
-/// its RETURNING list, analysed and planned once. The session's plan cache
-/// keeps it like a SELECT plan (see `plancache.rs`), so a prepared
-/// statement neither parses nor plans again.
-pub struct ModifyPlan {
-    rel: RelationDesc,
-    action: Action,
-    returning: Option<Returning>,
-}
-
-/// What a [`ModifyPlan`] does to its table.
-enum Action {
-    /// Rows from `source` (VALUES or a query), one value per `targets`
-    /// column converted by `conversions`; other columns get `defaults`;
-    /// conflicts resolved as `on_conflict` says (see `onconflict.rs`).
-    Insert {
-        targets: Vec<usize>,
-        defaults: Vec<Expr>,
-        source: Plan,
-        conversions: Vec<Expr>,
-        on_conflict: Option<OnConflict>,
-    },
-    /// New values for the `targets` columns of the rows `scan` finds.
-    Update { targets: Vec<(usize, Expr)>, scan: TargetScan },
-    /// The rows `scan` finds.
-    Delete { scan: TargetScan },
-}
-
-/// How an UPDATE or DELETE finds its rows: the WHERE clause, the index
-/// path the optimizer chose for it (`None`: a sequential scan), and the
-/// subqueries the clause and the new values use.
-struct TargetScan {
-    qual: Option<Expr>,
-    path: Option<IndexPath>,
-    registry: Registry,
-}
-
-impl ModifyPlan {
-    /// The RETURNING list's columns, if the statement has one.
-    pub fn returning_columns(&self) -> Option<&[OutputColumn]> {
-        self.returning.as_ref().map(|r| &r.columns[..])
-    }
-}
-
-/// plan -- analyses and plans an INSERT, UPDATE or DELETE, inferring
-/// parameter types into `param_types`.
-pub fn plan(
-    parts: &mut ExecParts,
-    node: &NodeEnum,
-    param_types: &mut Vec<Option<SqlType>>,
-) -> Result<ModifyPlan> {
-    match node {
-        NodeEnum::InsertStmt(stmt) => plan_insert(parts, stmt, param_types),
-        NodeEnum::UpdateStmt(stmt) => plan_update(parts, stmt, param_types),
-        NodeEnum::DeleteStmt(stmt) => plan_delete(parts, stmt, param_types),
-        _ => Err(SqlError::internal("not a data-modifying statement")),
-    }
 }
 
 /// run -- plans `node` and, given bound `params`, executes it into `sink`;
@@ -241,44 +101,6 @@ pub fn execute(
         }
         Action::Delete { scan } => execute_delete(parts, plan, scan, params, sink),
     }
-}
-
-/// The column an INSERT or UPDATE target names: 42703 if `rel` has none.
-fn target_column(rel: &RelationDesc, rt: &pg_query::protobuf::ResTarget) -> Result<usize> {
-    rel.column_index(&rt.name).ok_or_else(|| {
-        SqlError::new(
-            "42703",
-            format!("column \"{}\" of relation \"{}\" does not exist", rt.name, rel.name),
-        )
-        .at(position(rt.location))
-    })
-}
-
-/// The SET list of an UPDATE: (column index, new value expression).
-pub(crate) fn update_targets(
-    rel: &RelationDesc,
-    list: &[Node],
-    scope: &Scope,
-    host: &mut PlanHost,
-) -> Result<Vec<(usize, Expr)>> {
-    let mut targets = Vec::new();
-    for node in list {
-        let Some(NodeEnum::ResTarget(rt)) = node.node.as_ref() else { continue };
-        let index = target_column(rel, rt)?;
-        let column = &rel.columns[index];
-        let value = rt.val.as_deref().ok_or_else(|| SqlError::internal("SET without a value"))?;
-        let expr = match value.node.as_ref() {
-            Some(NodeEnum::SetToDefault(_)) => {
-                column_defaults(rel, host.params)?.swap_remove(index)
-            }
-            _ => {
-                let expr = analyze(value, scope, host)?;
-                coerce_to_column(host, expr, column.ty, column.typmod, &column.name)?
-            }
-        };
-        targets.push((index, expr));
-    }
-    Ok(targets)
 }
 
 /// Sends the RETURNING values computed from `row`, if there is a RETURNING list.
@@ -340,49 +162,6 @@ fn next_batch(
         }
     }
     Ok(false)
-}
-
-/// The WHERE clause of an UPDATE/DELETE (true when absent).
-fn dml_qual(clause: Option<&Node>, scope: &Scope, host: &mut PlanHost) -> Result<Option<Expr>> {
-    host.agg_clause = Some("WHERE");
-    let qual =
-        clause.map(|w| analyze(w, scope, host).and_then(|e| check_boolean(e, "WHERE"))).transpose();
-    host.agg_clause = None;
-    qual
-}
-
-/// The table an UPDATE/DELETE changes (locked RowExclusive) and its scope.
-fn open_target(parts: &mut ExecParts, rv: Option<&RangeVar>) -> Result<(RelationDesc, Scope)> {
-    let rv = rv.ok_or_else(|| SqlError::internal("UPDATE/DELETE without a table"))?;
-    let rel = open_relation(parts, rv, LockMode::RowExclusive)?;
-    let alias = rv.alias.as_ref().map_or_else(|| rel.name.clone(), |a| a.aliasname.clone());
-    let scope = relation_scope(&rel, &alias);
-    Ok((rel, scope))
-}
-
-/// The WHERE clause and RETURNING list of an UPDATE/DELETE.
-fn where_and_returning(
-    where_clause: Option<&Node>,
-    returning: Option<&pg_query::protobuf::ReturningClause>,
-    scope: &Scope,
-    host: &mut PlanHost,
-) -> Result<(Option<Expr>, Option<Returning>)> {
-    let qual = dml_qual(where_clause, scope, host)?;
-    let returning = analyze_returning(returning.map_or(&[][..], |r| &r.exprs[..]), scope, host)?;
-    Ok((qual, returning))
-}
-
-/// target_scan -- how an UPDATE/DELETE of `rel` finds the rows `qual`
-/// selects: the optimizer's choice between the table and its indexes.
-fn target_scan(
-    planner: &mut Planner,
-    rel: &RelationDesc,
-    qual: Option<Expr>,
-) -> Result<(Option<Expr>, Option<IndexPath>)> {
-    let path = with_scan_context(planner, |sc| {
-        choose_scan(sc, rel, &sc.indexes(rel)?, qual.as_ref(), None)
-    })?;
-    Ok((qual, path))
 }
 
 /// for_each_match -- scans `rel` under the statement's snapshot and calls
@@ -479,32 +258,6 @@ fn start_tally(
     TargetTally { scan, heap, method: Some(path.method) }
 }
 
-/// plan_update -- UPDATE: the target, the new values, the WHERE clause and
-/// how to find its rows.
-fn plan_update(
-    parts: &mut ExecParts,
-    stmt: &UpdateStmt,
-    param_types: &mut Vec<Option<SqlType>>,
-) -> Result<ModifyPlan> {
-    if !stmt.from_clause.is_empty() {
-        return Err(SqlError::unsupported("UPDATE ... FROM is not supported yet"));
-    }
-    refuse(stmt.with_clause.is_some(), "WITH in UPDATE is not supported yet")?;
-    let (rel, scope) = open_target(parts, stmt.relation.as_ref())?;
-    let mut planner = Planner::new(parts);
-    let mut plan_host = PlanHost::with_planner(param_types, &mut planner, &scope);
-    let targets = update_targets(&rel, &stmt.target_list, &scope, &mut plan_host)?;
-    let (qual, returning) = where_and_returning(
-        stmt.where_clause.as_deref(),
-        stmt.returning_clause.as_ref(),
-        &scope,
-        &mut plan_host,
-    )?;
-    let (qual, path) = target_scan(&mut planner, &rel, qual)?;
-    let scan = TargetScan { qual, path, registry: planner.into_registry() };
-    Ok(ModifyPlan { rel, action: Action::Update { targets, scan }, returning })
-}
-
 /// UPDATE: a new version of every row the scan finds that still qualifies
 /// in its latest version (EvalPlanQual), with its index entries.
 fn execute_update(
@@ -562,31 +315,6 @@ fn execute_update(
         Ok(())
     })?;
     sink.complete(&format!("UPDATE {count}"))
-}
-
-/// plan_delete -- DELETE: the target, the WHERE clause and how to find its
-/// rows.
-fn plan_delete(
-    parts: &mut ExecParts,
-    stmt: &DeleteStmt,
-    param_types: &mut Vec<Option<SqlType>>,
-) -> Result<ModifyPlan> {
-    if !stmt.using_clause.is_empty() {
-        return Err(SqlError::unsupported("DELETE ... USING is not supported yet"));
-    }
-    refuse(stmt.with_clause.is_some(), "WITH in DELETE is not supported yet")?;
-    let (rel, scope) = open_target(parts, stmt.relation.as_ref())?;
-    let mut planner = Planner::new(parts);
-    let mut plan_host = PlanHost::with_planner(param_types, &mut planner, &scope);
-    let (qual, returning) = where_and_returning(
-        stmt.where_clause.as_deref(),
-        stmt.returning_clause.as_ref(),
-        &scope,
-        &mut plan_host,
-    )?;
-    let (qual, path) = target_scan(&mut planner, &rel, qual)?;
-    let scan = TargetScan { qual, path, registry: planner.into_registry() };
-    Ok(ModifyPlan { rel, action: Action::Delete { scan }, returning })
 }
 
 /// DELETE: every row the scan finds that still qualifies in its latest

@@ -54,19 +54,6 @@ impl Schemas {
     }
 }
 
-/// The view names [`lookup`] answers for.
-pub const VIEWS: [&str; 9] = [
-    "pg_stat_all_tables",
-    "pg_stat_user_tables",
-    "pg_stat_sys_tables",
-    "pg_stat_all_indexes",
-    "pg_stat_user_indexes",
-    "pg_stat_sys_indexes",
-    "pg_statio_all_tables",
-    "pg_statio_user_tables",
-    "pg_statio_sys_tables",
-];
-
 /// The rows of statistics view `name`, if it is one.
 pub fn lookup(name: &str, parts: &mut ExecParts) -> Result<Option<ViewRows>> {
     let kind = if let Some(s) = name.strip_suffix("_tables") {

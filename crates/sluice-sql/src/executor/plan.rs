@@ -1,6 +1,5 @@
 //! Query plans and their execution (PostgreSQL's executor nodes, in
-//! simple forms; the planner's choices are made in `select.rs` and
-//! `optimizer/`).
+//! simple forms; the planner's choices are made in `optimizer/`).
 //!
 //! A plan is a tree of nodes, each producing rows (`Vec<Datum>`) on demand:
 //!

@@ -37,8 +37,8 @@
 //! is emptied (statements sent once with literal values would otherwise
 //! fill it).
 
-use crate::executor::modify::ModifyPlan;
-use crate::executor::select::Planned;
+use crate::optimizer::modify::ModifyPlan;
+use crate::optimizer::select::Planned;
 use sluice_common::Oid;
 use sluice_txn::lmgr::LockMode;
 use sluice_txn::{CatalogChanges, Csn, Snapshot};

@@ -11,13 +11,7 @@ use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::Engine;
 use sluice_types::{Datum, SqlType};
 
-/// A system view's columns and current rows.
-pub struct ViewRows {
-    /// Columns, in PostgreSQL's order.
-    pub columns: Vec<ScopeColumn>,
-    /// Rows.
-    pub rows: Vec<Vec<Datum>>,
-}
+pub use crate::optimizer::context::ViewRows;
 
 /// The rows of system view `name`, if it is one (views over catalogs read
 /// them under the statement's snapshot).
@@ -42,20 +36,6 @@ pub fn lookup(name: &str, parts: &mut ExecParts) -> Result<Option<ViewRows>> {
         _ => super::pgstat_views::lookup(name, parts)?,
     })
 }
-
-/// The names `lookup` answers for.
-pub const SYSTEM_VIEWS: [&str; 10] = [
-    "pg_stat_activity",
-    "pg_locks",
-    "pg_settings",
-    "pg_stats",
-    "pg_roles",
-    "pg_stat_progress_vacuum",
-    "pg_stat_progress_cluster",
-    "pg_stat_slru",
-    "pg_prepared_xacts",
-    "pg_replication_slots",
-];
 
 /// `pg_replication_slots`: always empty, as sluice has no replication (and
 /// so no slot can hold the horizon back); the columns are PostgreSQL 15's,

@@ -181,6 +181,20 @@ pub fn index_quals(
     Some(conds.iter().filter_map(|c| index_qual(c, column, ty)).collect())
 }
 
+/// The stored form of a partial index's WHERE clause: the analysed
+/// condition written back as PostgreSQL's deparser writes it (every operator
+/// parenthesised, constants with their types: `((b > 0) AND (c = 'x'::text))`),
+/// so `pg_get_expr` and `pg_get_indexdef` show what PostgreSQL shows.
+pub(crate) fn predicate_text(
+    table: &RelationDesc,
+    node: &pg_query::protobuf::Node,
+) -> Result<String> {
+    let text = crate::parser::deparse_expr(node)?;
+    let analysed = analyze_predicate(table, &text)?;
+    let names: Vec<String> = table.columns.iter().map(|c| c.name.clone()).collect();
+    Ok(crate::expr::deparse::expr(&analysed, &names))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

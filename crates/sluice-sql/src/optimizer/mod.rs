@@ -10,19 +10,28 @@
 //! ANALYZE's density; selectivities from `pg_statistic`. The whole WHERE
 //! clause is still checked on every row an index returns.
 //!
+//! The plan builders sit on top: `select.rs` (with `select/`) plans SELECT
+//! and VALUES, `modify.rs` INSERT, UPDATE and DELETE, into the nodes of
+//! `plannodes.rs`; what they need from the backend (the statement's
+//! snapshot, table locks, settings, the rows of system views) they ask
+//! through `context.rs`'s [`context::PlannerContext`].
+//!
 //! Join order and methods are in `joinpath.rs`, estimates of whole plan
 //! trees (EXPLAIN's numbers, the join search's inputs) in `estimate.rs`,
 //! the choice between hashed and sorted grouping in [`choose_hashed_agg`].
 //! Still to come: parameterised index paths for nested loops, and bitmap
 //! scans combining several indexes (BitmapAnd/BitmapOr).
 
+pub mod context;
 pub mod costsize;
 pub mod estimate;
 pub mod indxpath;
 pub mod joinpath;
+pub mod modify;
 pub mod planhost;
 pub mod plannodes;
 pub mod prune;
+pub mod select;
 pub mod selfuncs;
 
 use crate::catalog::index::{indexes_of, IndexDesc};

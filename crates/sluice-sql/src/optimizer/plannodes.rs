@@ -2,7 +2,7 @@
 //! index path of `pathnodes.h` a scan keeps): what the planner builds and
 //! the executor runs, as plain data.
 //!
-//! The planner (`executor/select*.rs` and `optimizer/`) makes a [`Plan`]
+//! The planner (`optimizer/select*.rs`, `optimizer/modify*.rs`) makes a [`Plan`]
 //! tree; the executor opens it into running nodes (`executor/plan.rs`),
 //! EXPLAIN prints it, and a kept plan (`executor/plancache.rs`) is one of
 //! these trees shared between executions. Nothing here runs or holds

@@ -33,6 +33,8 @@ use crate::catalog::extension;
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::schema::RelKind;
 use crate::error::{Result, SqlError};
+use crate::executor::context::ExecParts;
+use crate::executor::lmgr::lock_relation_in;
 use crate::expr::StatField;
 use sluice_access::heap::visibility::{satisfies_dirty, DirtyStatus, VisibilityContext};
 use sluice_access::nbtree::page::{Meta, Opaque};
@@ -40,10 +42,8 @@ use sluice_access::Engine;
 use sluice_common::{ForkNumber, BLCKSZ};
 use sluice_storage::buffer::BufferTag;
 use sluice_storage::page::HEADER_SIZE;
+use sluice_txn::lmgr::LockMode;
 use sluice_types::Datum;
-
-/// The extension these functions belong to.
-pub const EXTENSION: &str = "pgstattuple";
 
 /// Rounds to two decimals: PostgreSQL prints the ratios with `%.2f` into
 /// the result row.
@@ -190,7 +190,7 @@ pub fn pgstatindex(engine: &Engine, rel: &RelationDesc) -> Result<Vec<Datum>> {
 }
 
 /// stat_row -- the row of `function` for `rel`.
-pub fn stat_row(
+pub(crate) fn stat_row(
     engine: &Engine,
     function: StatField,
     rel: &RelationDesc,
@@ -202,12 +202,32 @@ pub fn stat_row(
     }
 }
 
+/// rows_for -- the rows of `function` for the relation `value` names (an
+/// OID or a name; none for NULL or an unknown OID), computed while the
+/// statement is planned. The rows show one moment, so the plan is not
+/// kept; the relation is locked like a scan's, so it cannot be dropped or
+/// rewritten while it is read.
+pub fn rows_for(
+    parts: &mut ExecParts,
+    function: StatField,
+    value: &Datum,
+) -> Result<Vec<Vec<Datum>>> {
+    parts.plan_log.reads_live_state = true;
+    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
+    let Some(rel) = super::resolve_in(parts.engine, parts.env.database, &ctx, value)? else {
+        return Ok(Vec::new());
+    };
+    lock_relation_in(parts, rel.oid, LockMode::AccessShare)?;
+    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
+    Ok(vec![stat_row(parts.engine, function, &rel, &ctx)?])
+}
+
 /// column -- `(f(rel)).column` for the call `field` names, evaluated with
 /// `args` (the relation as a name or OID).
 pub(super) fn column(host: &mut ExecHost, field: StatField, args: &[Datum]) -> Result<Datum> {
     let engine = host.env().engine.clone();
     let db = host.env().database;
-    if !extension::installed(&engine, db, host.visibility(), EXTENSION)? {
+    if !extension::installed(&engine, db, host.visibility(), extension::PGSTATTUPLE)? {
         return Err(SqlError::new(
             "42883",
             format!("function {}(regclass) does not exist", field.name()),

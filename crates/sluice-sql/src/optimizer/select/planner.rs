@@ -38,11 +38,10 @@ use sluice_types::SqlType;
 
 use super::{plan_query, Planned};
 use crate::error::{Result, SqlError};
-use crate::executor::context::ExecParts;
-use crate::executor::host::SubqueryPlanner;
-use crate::executor::plan::subplan::{Registry, SubPlan};
-use crate::executor::plan::Plan;
 use crate::expr::{make_op, Expr, Scope, SubLinkKind};
+use crate::optimizer::context::PlannerContext;
+use crate::optimizer::planhost::SubqueryPlanner;
+use crate::optimizer::plannodes::{Plan, Registry, SubPlan};
 
 /// An enclosing query while one of its sublinks is planned, or the FROM
 /// items to the left of a LATERAL item while it is planned.
@@ -69,7 +68,7 @@ pub(crate) struct LateralRefs {
 
 /// Planning state of one statement.
 pub(crate) struct Planner<'p, 'a> {
-    parts: &'p mut ExecParts<'a>,
+    parts: &'p mut (dyn PlannerContext + 'a),
     registry: Registry,
     levels: Vec<Level>,
     /// The WITH lists in scope, innermost last (see `cte.rs`).
@@ -84,7 +83,7 @@ pub(crate) struct Planner<'p, 'a> {
 
 impl<'p, 'a> Planner<'p, 'a> {
     /// A planner for a statement run with `parts`.
-    pub(crate) fn new(parts: &'p mut ExecParts<'a>) -> Planner<'p, 'a> {
+    pub(crate) fn new(parts: &'p mut (dyn PlannerContext + 'a)) -> Planner<'p, 'a> {
         Planner {
             parts,
             registry: Registry::default(),
@@ -96,7 +95,7 @@ impl<'p, 'a> Planner<'p, 'a> {
     }
 
     /// The session and transaction (catalog lookups, locks).
-    pub(crate) fn parts(&mut self) -> &mut ExecParts<'a> {
+    pub(crate) fn parts(&mut self) -> &mut (dyn PlannerContext + 'a) {
         self.parts
     }
 

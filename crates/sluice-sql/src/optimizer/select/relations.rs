@@ -8,8 +8,7 @@ use super::*;
 /// Whether `rv` names a system view computed from live state.
 pub(super) fn is_system_view(rv: &protobuf::RangeVar) -> bool {
     matches!(rv.schemaname.as_str(), "" | "pg_catalog")
-        && (crate::executor::sysviews::SYSTEM_VIEWS.contains(&rv.relname.as_str())
-            || crate::executor::pgstat_views::VIEWS.contains(&rv.relname.as_str()))
+        && crate::catalog::system_views::is_system_view(&rv.relname)
 }
 
 /// open_relation -- looks up a table named in a query and locks it in
@@ -19,13 +18,13 @@ pub(super) fn is_system_view(rv: &protobuf::RangeVar) -> bool {
 /// repeated with a fresh snapshot (see [`catalog_moved_on`]), so rows are
 /// never read from, or written to, a file the table no longer has.
 pub fn open_relation(
-    parts: &mut ExecParts,
+    parts: &mut dyn PlannerContext,
     rv: &protobuf::RangeVar,
     mode: LockMode,
 ) -> Result<RelationDesc> {
     loop {
         let rel = lookup_relation(parts, rv)?;
-        lock_relation_in(parts, rel.oid, mode)?;
+        parts.lock_relation(rel.oid, mode)?;
         if !catalog_moved_on(parts, rel.oid, mode >= LockMode::RowExclusive)? {
             return Ok(rel);
         }
@@ -41,8 +40,13 @@ pub fn open_relation(
 /// after locking) — the caller looks it up again. Under REPEATABLE READ the
 /// snapshot cannot move: a statement about to write (`writing`) fails with
 /// 40001 rather than write through a stale description; a reader carries on.
-pub(crate) fn catalog_moved_on(parts: &mut ExecParts, oid: Oid, writing: bool) -> Result<bool> {
-    if !relation::superseded(parts.engine, parts.env.database, parts.txn, oid)? {
+pub(crate) fn catalog_moved_on(
+    parts: &mut dyn PlannerContext,
+    oid: Oid,
+    writing: bool,
+) -> Result<bool> {
+    let parts = parts.planner_parts();
+    if !relation::superseded(parts.engine, parts.database, parts.txn, oid)? {
         return Ok(false);
     }
     if parts.txn.isolation() == IsolationLevel::ReadCommitted {
@@ -56,7 +60,10 @@ pub(crate) fn catalog_moved_on(parts: &mut ExecParts, oid: Oid, writing: bool) -
 }
 
 /// The table `rv` names, as the statement's snapshot sees the catalogs.
-fn lookup_relation(parts: &mut ExecParts, rv: &protobuf::RangeVar) -> Result<RelationDesc> {
+fn lookup_relation(
+    parts: &mut dyn PlannerContext,
+    rv: &protobuf::RangeVar,
+) -> Result<RelationDesc> {
     let namespaces = match rv.schemaname.as_str() {
         "" => vec![
             crate::catalog::schema::PG_CATALOG_NAMESPACE,
@@ -69,6 +76,7 @@ fn lookup_relation(parts: &mut ExecParts, rv: &protobuf::RangeVar) -> Result<Rel
                 .at(position(rv.location)))
         }
     };
-    relation::lookup(parts.engine, parts.env.database, parts.txn, &namespaces, &rv.relname)?
+    let parts = parts.planner_parts();
+    relation::lookup(parts.engine, parts.database, parts.txn, &namespaces, &rv.relname)?
         .ok_or_else(|| missing_relation(&rv.relname).at(position(rv.location)))
 }

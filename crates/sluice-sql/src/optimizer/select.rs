@@ -29,21 +29,17 @@ pub(crate) use planner::Planner;
 pub(crate) use relations::catalog_moved_on;
 use relations::is_system_view;
 pub use relations::open_relation;
-pub use rowmarks::RowLockSpec;
 use rowmarks::{FromKind, LockRequest};
 use sluice_access::heap::visibility::VisibilityContext;
 use targets::*;
 
-use super::host::PlanHost;
-use super::indexscan::ScanMethod;
-use super::plan::lockrows::{LockRowsSpec, RowMark};
-use super::plan::{JoinKind, Plan, SortKey};
+use super::context::PlannerContext;
+use super::planhost::PlanHost;
+use super::plannodes::{JoinKind, LockRowsSpec, Plan, RowMark, ScanMethod, SortKey};
 use crate::catalog::namespace::missing_relation;
 use crate::catalog::relation::{self, RelationDesc};
 use crate::error::position;
 use crate::error::{Result, SqlError};
-use crate::executor::context::ExecParts;
-use crate::executor::lmgr::lock_relation_in;
 use crate::expr::{
     analyze, check_boolean, column_name, expand_star, resolve_unknown_with, select_common_type,
     star_indirection, Expr, Scope, ScopeColumn,
@@ -73,7 +69,7 @@ pub struct Planned {
 /// so Parse's ParameterDescription and RowDescription agree with the rows
 /// an execution returns.
 pub fn plan_select(
-    parts: &mut ExecParts,
+    parts: &mut dyn PlannerContext,
     stmt: &SelectStmt,
     params: &mut Vec<Option<SqlType>>,
 ) -> Result<Planned> {
@@ -84,7 +80,7 @@ pub fn plan_select(
 /// output columns stay `unknown`, for the INSERT to coerce to its columns'
 /// types (`INSERT INTO t (n) SELECT $1` makes `$1` the column's type).
 pub fn plan_insert_source(
-    parts: &mut ExecParts,
+    parts: &mut dyn PlannerContext,
     stmt: &SelectStmt,
     params: &mut Vec<Option<SqlType>>,
 ) -> Result<Planned> {
@@ -93,7 +89,7 @@ pub fn plan_insert_source(
 
 /// A whole statement's query, with the registry of its subplans.
 fn plan_statement(
-    parts: &mut ExecParts,
+    parts: &mut dyn PlannerContext,
     stmt: &SelectStmt,
     params: &mut Vec<Option<SqlType>>,
     resolve_unknowns: bool,
@@ -418,9 +414,9 @@ pub(super) fn with_scan_context<T>(
     pl: &mut Planner,
     choose: impl FnOnce(&ScanContext) -> Result<T>,
 ) -> Result<T> {
-    let parts = pl.parts();
+    let parts = pl.parts().planner_parts();
     let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
-    choose(&ScanContext::new(parts.engine, parts.env.database, parts.env.settings, &ctx))
+    choose(&ScanContext::new(parts.engine, parts.database, parts.settings, &ctx))
 }
 
 /// A planned FROM item: its plan, its columns, and what it reads from the
@@ -552,8 +548,7 @@ fn plan_range_var(
         }
     }
     if is_system_view(rv) {
-        let parts = pl.parts();
-        let view = super::sysviews::lookup(&rv.relname, parts)?.expect("checked");
+        let view = pl.parts().system_view_rows(&rv.relname)?;
         let scope = alias_scope(view.columns, rv.alias.as_ref(), &rv.relname)?;
         return Ok((Plan::Rows(view.rows), scope));
     }

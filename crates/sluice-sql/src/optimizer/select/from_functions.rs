@@ -31,7 +31,7 @@ pub(super) fn plan_function(
         })
         .ok_or_else(|| SqlError::unsupported("this function in FROM is not supported yet"))?;
     let name = call.funcname.last().and_then(crate::parser::node_str).unwrap_or_default();
-    if crate::executor::backend_status::is_backend_function(&name) {
+    if crate::catalog::system_views::is_backend_function(&name) {
         return plan_backend_function(pl, rf, call, &name, params);
     }
     if let Some(function) = crate::expr::StatField::function(&name) {
@@ -97,7 +97,7 @@ fn plan_backend_function(
         .into_iter()
         .map(|a| crate::expr::coerce(a, SqlType::Int4, -1, crate::expr::CoercionContext::Implicit))
         .collect::<Result<Vec<_>>>()?;
-    let mut view = crate::executor::backend_status::function_rows(name, &args, pl.parts())?;
+    let mut view = pl.parts().backend_function_rows(name, &args)?;
     // A function returning a scalar names its column after the alias.
     if let ([column], Some(alias)) = (view.columns.as_mut_slice(), rf.alias.as_ref()) {
         column.name = alias.aliasname.clone();
@@ -129,7 +129,6 @@ fn plan_stat_function(
     function: crate::expr::StatField,
     params: &mut Vec<Option<SqlType>>,
 ) -> Result<FromItem> {
-    use crate::executor::functions::pgstattuple;
     let args = constant_args(pl, call, params)?;
     let types: Vec<String> = args.iter().map(|a| sluice_types::format_type(a.ty(), -1)).collect();
     let regclass = matches!(
@@ -142,7 +141,7 @@ fn plan_stat_function(
             | SqlType::Reg(sluice_types::RegKind::Class)]
     );
     let name = function.name();
-    if !regclass || !extension_installed(pl.parts(), pgstattuple::EXTENSION)? {
+    if !regclass || !extension_installed(pl.parts(), crate::catalog::extension::PGSTATTUPLE)? {
         return Err(SqlError::new(
             "42883",
             format!("function {name}({}) does not exist", types.join(", ")),
@@ -165,20 +164,7 @@ fn plan_stat_function(
             "{name} in FROM is supported with a constant argument only"
         )));
     };
-    let parts = pl.parts();
-    parts.plan_log.reads_live_state = true;
-    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
-    let rel =
-        crate::executor::functions::resolve_in(parts.engine, parts.env.database, &ctx, value)?;
-    let rows = match rel {
-        Some(rel) => {
-            // Read like a scan: the relation cannot be dropped or rewritten.
-            lock_relation_in(parts, rel.oid, LockMode::AccessShare)?;
-            let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
-            vec![pgstattuple::stat_row(parts.engine, function, &rel, &ctx)?]
-        }
-        None => Vec::new(),
-    };
+    let rows = pl.parts().stat_function_rows(function, value)?;
     let columns = function
         .result_columns()
         .iter()
@@ -194,7 +180,8 @@ fn plan_stat_function(
 }
 
 /// Whether extension `name` is installed, under the planned statement's snapshot.
-fn extension_installed(parts: &mut ExecParts, name: &str) -> Result<bool> {
+fn extension_installed(parts: &mut dyn PlannerContext, name: &str) -> Result<bool> {
+    let parts = parts.planner_parts();
     let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
-    crate::catalog::extension::installed(parts.engine, parts.env.database, &ctx, name)
+    crate::catalog::extension::installed(parts.engine, parts.database, &ctx, name)
 }

@@ -29,8 +29,8 @@ use sluice_types::SqlType;
 use super::setop::{arms, convert, plan_tree, unify};
 use super::{plan_query, position, Planned, Planner};
 use crate::error::{Result, SqlError};
-use crate::executor::plan::Plan;
 use crate::expr::{Expr, ScopeColumn};
+use crate::optimizer::plannodes::Plan;
 use crate::sink::OutputColumn;
 
 /// One WITH list in scope.

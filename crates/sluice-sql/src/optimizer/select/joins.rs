@@ -28,7 +28,6 @@
 use super::planner::Planner;
 use super::with_scan_context;
 use crate::error::Result;
-use crate::executor::plan::{JoinKind, Plan, SortKey};
 use crate::expr::{BoolOp, Builtin, Comparison, Expr};
 use crate::optimizer::choose_scan;
 use crate::optimizer::count_operators;
@@ -38,6 +37,7 @@ use crate::optimizer::joinpath::{
     choose_outer_join, join_rows, search, Equi, JoinClause, JoinItem, JoinTree, Method, OuterJoin,
     OuterMethod,
 };
+use crate::optimizer::plannodes::{JoinKind, Plan, SortKey};
 use sluice_types::ops::CmpOp;
 use sluice_types::SqlType;
 

@@ -20,9 +20,9 @@ use sluice_types::SqlType;
 
 use super::{output_reference, plan_limit, plan_query, sort_key, Planned, Planner};
 use crate::error::{Result, SqlError};
-use crate::executor::host::PlanHost;
-use crate::executor::plan::{Plan, SetOpKind};
 use crate::expr::{analyze, coerce, select_common_type, CoercionContext, Expr, Scope, ScopeColumn};
+use crate::optimizer::planhost::PlanHost;
+use crate::optimizer::plannodes::{Plan, SetOpKind};
 use crate::sink::OutputColumn;
 
 /// A planned input of a set operation.
@@ -65,7 +65,7 @@ fn sort_keys(
     params: &mut Vec<Option<SqlType>>,
     stmt: &SelectStmt,
     columns: &[OutputColumn],
-) -> Result<Vec<crate::executor::plan::SortKey>> {
+) -> Result<Vec<crate::optimizer::plannodes::SortKey>> {
     let scope = Scope {
         columns: columns
             .iter()

@@ -1,0 +1,312 @@
+//! Planning INSERT, UPDATE and DELETE (PostgreSQL's `transformInsertStmt`,
+//! `transformUpdateStmt` and `transformDeleteStmt`, with the planner's
+//! choice of how a ModifyTable finds its rows).
+//!
+//! A statement becomes a [`ModifyPlan`]: its target table, opened and
+//! locked `RowExclusive` as PostgreSQL's parser locks it, what it does, and
+//! its RETURNING list, all analysed once. The executor runs it
+//! (`executor/modify.rs`); the plan cache keeps it like a SELECT plan, so a
+//! prepared statement neither parses nor plans again.
+//!
+//! UPDATE and DELETE find their rows through the scan the optimizer picks
+//! for their WHERE clause; the subqueries of the clause and of the new
+//! values are planned into the statement's registry. INSERT's rows come
+//! from a VALUES list analysed straight to the target columns' types, or
+//! from a query planned like a SELECT (`insert.rs`); ON CONFLICT's arbiter
+//! indexes are inferred while planning (`onconflict.rs`).
+
+mod insert;
+pub mod onconflict;
+
+use super::choose_scan;
+use super::context::PlannerContext;
+use super::planhost::PlanHost;
+use super::plannodes::{IndexPath, Plan, Registry};
+use super::select::{
+    open_relation, plan_insert_source, relation_scope, with_scan_context, Planned, Planner,
+};
+use crate::catalog::relation::RelationDesc;
+use crate::error::position;
+use crate::error::{Result, SqlError};
+use crate::expr::{
+    analyze, check_boolean, coerce, coerce_to_column, column_name, CoercionContext, Expr, Scope,
+};
+use crate::parser::unsupported::refuse;
+use crate::sink::OutputColumn;
+use insert::plan_insert;
+use onconflict::OnConflict;
+use pg_query::protobuf::{DeleteStmt, Node, RangeVar, UpdateStmt};
+use pg_query::NodeEnum;
+use sluice_txn::lmgr::LockMode;
+use sluice_types::SqlType;
+
+/// The analysed RETURNING list, if any.
+pub(crate) struct Returning {
+    /// The expressions, over the changed row.
+    pub(crate) exprs: Vec<Expr>,
+    /// Their result columns.
+    pub(crate) columns: Vec<OutputColumn>,
+}
+
+fn analyze_returning(
+    list: &[Node],
+    scope: &Scope,
+    host: &mut PlanHost,
+) -> Result<Option<Returning>> {
+    if list.is_empty() {
+        return Ok(None);
+    }
+    host.agg_clause = Some("RETURNING");
+    let mut exprs = Vec::new();
+    let mut columns = Vec::new();
+    for node in list {
+        let Some(NodeEnum::ResTarget(rt)) = node.node.as_ref() else { continue };
+        let Some(val) = rt.val.as_deref() else { continue };
+        if let Some(NodeEnum::ColumnRef(cr)) = val.node.as_ref() {
+            if matches!(cr.fields.last().and_then(|f| f.node.as_ref()), Some(NodeEnum::AStar(_))) {
+                for (name, e) in crate::expr::expand_star(scope, None)? {
+                    columns.push(OutputColumn::computed(name, e.ty(), e.typmod()));
+                    exprs.push(e);
+                }
+                continue;
+            }
+        }
+        let e = analyze(val, scope, host)?;
+        let name = if rt.name.is_empty() { column_name(val) } else { rt.name.clone() };
+        columns.push(OutputColumn::computed(name, e.ty(), e.typmod()));
+        exprs.push(e);
+    }
+    Ok(Some(Returning { exprs, columns }))
+}
+
+/// The default expression of each column (NULL where none).
+pub(crate) fn column_defaults(
+    rel: &RelationDesc,
+    params: &mut Vec<Option<SqlType>>,
+) -> Result<Vec<Expr>> {
+    let empty = Scope { columns: Vec::new() };
+    let mut host = PlanHost::new(params);
+    rel.columns
+        .iter()
+        .map(|c| {
+            let expr = match &c.default {
+                Some(stored) => {
+                    let text = crate::catalog::relation::evaluable_default(stored);
+                    let parsed = crate::parser::parse(&format!("SELECT {text}"))?;
+                    let node = default_target(&parsed)?;
+                    analyze(&node, &empty, &mut host)?
+                }
+                None => Expr::constant(sluice_types::Datum::Null, SqlType::Unknown, -1),
+            };
+            coerce(expr, c.ty, c.typmod, CoercionContext::Assignment)
+        })
+        .collect()
+}
+
+fn default_target(parsed: &[crate::parser::RawStatement]) -> Result<Node> {
+    let Some(NodeEnum::SelectStmt(select)) = parsed.first().map(|s| &s.node) else {
+        return Err(SqlError::internal("invalid column default"));
+    };
+    let Some(NodeEnum::ResTarget(rt)) = select.target_list.first().and_then(|t| t.node.as_ref())
+    else {
+        return Err(SqlError::internal("invalid column default"));
+    };
+    rt.val.as_deref().cloned().ok_or_else(|| SqlError::internal("invalid column default"))
+}
+
+/// An INSERT, UPDATE or DELETE ready to run: its target, what it does and
+/// its RETURNING list, analysed and planned once. The session's plan cache
+/// keeps it like a SELECT plan (see `plancache.rs`), so a prepared
+/// statement neither parses nor plans again.
+pub struct ModifyPlan {
+    /// The target table.
+    pub(crate) rel: RelationDesc,
+    /// What the statement does to it.
+    pub(crate) action: Action,
+    /// The RETURNING list.
+    pub(crate) returning: Option<Returning>,
+}
+
+/// What a [`ModifyPlan`] does to its table.
+pub(crate) enum Action {
+    /// Rows from `source` (VALUES or a query), one value per `targets`
+    /// column converted by `conversions`; other columns get `defaults`;
+    /// conflicts resolved as `on_conflict` says (see `onconflict.rs`).
+    Insert {
+        targets: Vec<usize>,
+        defaults: Vec<Expr>,
+        source: Plan,
+        conversions: Vec<Expr>,
+        on_conflict: Option<OnConflict>,
+    },
+    /// New values for the `targets` columns of the rows `scan` finds.
+    Update { targets: Vec<(usize, Expr)>, scan: TargetScan },
+    /// The rows `scan` finds.
+    Delete { scan: TargetScan },
+}
+
+/// How an UPDATE or DELETE finds its rows: the WHERE clause, the index
+/// path the optimizer chose for it (`None`: a sequential scan), and the
+/// subqueries the clause and the new values use.
+pub(crate) struct TargetScan {
+    pub(crate) qual: Option<Expr>,
+    pub(crate) path: Option<IndexPath>,
+    pub(crate) registry: Registry,
+}
+
+impl ModifyPlan {
+    /// The RETURNING list's columns, if the statement has one.
+    pub fn returning_columns(&self) -> Option<&[OutputColumn]> {
+        self.returning.as_ref().map(|r| &r.columns[..])
+    }
+}
+
+/// plan -- analyses and plans an INSERT, UPDATE or DELETE, inferring
+/// parameter types into `param_types`.
+pub fn plan(
+    parts: &mut dyn PlannerContext,
+    node: &NodeEnum,
+    param_types: &mut Vec<Option<SqlType>>,
+) -> Result<ModifyPlan> {
+    match node {
+        NodeEnum::InsertStmt(stmt) => plan_insert(parts, stmt, param_types),
+        NodeEnum::UpdateStmt(stmt) => plan_update(parts, stmt, param_types),
+        NodeEnum::DeleteStmt(stmt) => plan_delete(parts, stmt, param_types),
+        _ => Err(SqlError::internal("not a data-modifying statement")),
+    }
+}
+
+/// The column an INSERT or UPDATE target names: 42703 if `rel` has none.
+fn target_column(rel: &RelationDesc, rt: &pg_query::protobuf::ResTarget) -> Result<usize> {
+    rel.column_index(&rt.name).ok_or_else(|| {
+        SqlError::new(
+            "42703",
+            format!("column \"{}\" of relation \"{}\" does not exist", rt.name, rel.name),
+        )
+        .at(position(rt.location))
+    })
+}
+
+/// The SET list of an UPDATE: (column index, new value expression).
+pub(crate) fn update_targets(
+    rel: &RelationDesc,
+    list: &[Node],
+    scope: &Scope,
+    host: &mut PlanHost,
+) -> Result<Vec<(usize, Expr)>> {
+    let mut targets = Vec::new();
+    for node in list {
+        let Some(NodeEnum::ResTarget(rt)) = node.node.as_ref() else { continue };
+        let index = target_column(rel, rt)?;
+        let column = &rel.columns[index];
+        let value = rt.val.as_deref().ok_or_else(|| SqlError::internal("SET without a value"))?;
+        let expr = match value.node.as_ref() {
+            Some(NodeEnum::SetToDefault(_)) => {
+                column_defaults(rel, host.params)?.swap_remove(index)
+            }
+            _ => {
+                let expr = analyze(value, scope, host)?;
+                coerce_to_column(host, expr, column.ty, column.typmod, &column.name)?
+            }
+        };
+        targets.push((index, expr));
+    }
+    Ok(targets)
+}
+
+/// The WHERE clause of an UPDATE/DELETE (true when absent).
+fn dml_qual(clause: Option<&Node>, scope: &Scope, host: &mut PlanHost) -> Result<Option<Expr>> {
+    host.agg_clause = Some("WHERE");
+    let qual =
+        clause.map(|w| analyze(w, scope, host).and_then(|e| check_boolean(e, "WHERE"))).transpose();
+    host.agg_clause = None;
+    qual
+}
+
+/// The table an UPDATE/DELETE changes (locked RowExclusive) and its scope.
+fn open_target(
+    parts: &mut dyn PlannerContext,
+    rv: Option<&RangeVar>,
+) -> Result<(RelationDesc, Scope)> {
+    let rv = rv.ok_or_else(|| SqlError::internal("UPDATE/DELETE without a table"))?;
+    let rel = open_relation(parts, rv, LockMode::RowExclusive)?;
+    let alias = rv.alias.as_ref().map_or_else(|| rel.name.clone(), |a| a.aliasname.clone());
+    let scope = relation_scope(&rel, &alias);
+    Ok((rel, scope))
+}
+
+/// The WHERE clause and RETURNING list of an UPDATE/DELETE.
+fn where_and_returning(
+    where_clause: Option<&Node>,
+    returning: Option<&pg_query::protobuf::ReturningClause>,
+    scope: &Scope,
+    host: &mut PlanHost,
+) -> Result<(Option<Expr>, Option<Returning>)> {
+    let qual = dml_qual(where_clause, scope, host)?;
+    let returning = analyze_returning(returning.map_or(&[][..], |r| &r.exprs[..]), scope, host)?;
+    Ok((qual, returning))
+}
+
+/// target_scan -- how an UPDATE/DELETE of `rel` finds the rows `qual`
+/// selects: the optimizer's choice between the table and its indexes.
+fn target_scan(
+    planner: &mut Planner,
+    rel: &RelationDesc,
+    qual: Option<Expr>,
+) -> Result<(Option<Expr>, Option<IndexPath>)> {
+    let path = with_scan_context(planner, |sc| {
+        choose_scan(sc, rel, &sc.indexes(rel)?, qual.as_ref(), None)
+    })?;
+    Ok((qual, path))
+}
+
+/// plan_update -- UPDATE: the target, the new values, the WHERE clause and
+/// how to find its rows.
+fn plan_update(
+    parts: &mut dyn PlannerContext,
+    stmt: &UpdateStmt,
+    param_types: &mut Vec<Option<SqlType>>,
+) -> Result<ModifyPlan> {
+    if !stmt.from_clause.is_empty() {
+        return Err(SqlError::unsupported("UPDATE ... FROM is not supported yet"));
+    }
+    refuse(stmt.with_clause.is_some(), "WITH in UPDATE is not supported yet")?;
+    let (rel, scope) = open_target(parts, stmt.relation.as_ref())?;
+    let mut planner = Planner::new(parts);
+    let mut plan_host = PlanHost::with_planner(param_types, &mut planner, &scope);
+    let targets = update_targets(&rel, &stmt.target_list, &scope, &mut plan_host)?;
+    let (qual, returning) = where_and_returning(
+        stmt.where_clause.as_deref(),
+        stmt.returning_clause.as_ref(),
+        &scope,
+        &mut plan_host,
+    )?;
+    let (qual, path) = target_scan(&mut planner, &rel, qual)?;
+    let scan = TargetScan { qual, path, registry: planner.into_registry() };
+    Ok(ModifyPlan { rel, action: Action::Update { targets, scan }, returning })
+}
+
+/// plan_delete -- DELETE: the target, the WHERE clause and how to find its
+/// rows.
+fn plan_delete(
+    parts: &mut dyn PlannerContext,
+    stmt: &DeleteStmt,
+    param_types: &mut Vec<Option<SqlType>>,
+) -> Result<ModifyPlan> {
+    if !stmt.using_clause.is_empty() {
+        return Err(SqlError::unsupported("DELETE ... USING is not supported yet"));
+    }
+    refuse(stmt.with_clause.is_some(), "WITH in DELETE is not supported yet")?;
+    let (rel, scope) = open_target(parts, stmt.relation.as_ref())?;
+    let mut planner = Planner::new(parts);
+    let mut plan_host = PlanHost::with_planner(param_types, &mut planner, &scope);
+    let (qual, returning) = where_and_returning(
+        stmt.where_clause.as_deref(),
+        stmt.returning_clause.as_ref(),
+        &scope,
+        &mut plan_host,
+    )?;
+    let (qual, path) = target_scan(&mut planner, &rel, qual)?;
+    let scan = TargetScan { qual, path, registry: planner.into_registry() };
+    Ok(ModifyPlan { rel, action: Action::Delete { scan }, returning })
+}

@@ -1,0 +1,159 @@
+//! Planning INSERT: the target columns and the source (VALUES or a query)
+//! with the conversions to the columns' types, the defaults of the other
+//! columns, ON CONFLICT, and RETURNING.
+
+use super::*;
+use pg_query::protobuf::InsertStmt;
+
+/// plan_insert -- INSERT: the target, its columns and defaults, and the
+/// plan of the rows to insert.
+pub(super) fn plan_insert(
+    parts: &mut dyn PlannerContext,
+    stmt: &InsertStmt,
+    param_types: &mut Vec<Option<SqlType>>,
+) -> Result<ModifyPlan> {
+    refuse(stmt.with_clause.is_some(), "WITH in INSERT is not supported yet")?;
+    // OVERRIDING {SYSTEM|USER} VALUE changes only identity columns, which
+    // sluice refuses to create: it has no effect, as in PostgreSQL on a
+    // table without them.
+    let rv = stmt.relation.as_ref().ok_or_else(|| SqlError::internal("INSERT without a table"))?;
+    let rel = open_relation(parts, rv, LockMode::RowExclusive)?;
+    let alias = rv.alias.as_ref().map_or_else(|| rel.name.clone(), |a| a.aliasname.clone());
+    let targets = insert_columns(&rel, &stmt.cols)?;
+    let defaults = column_defaults(&rel, param_types)?;
+    let source = stmt.select_stmt.as_deref().and_then(|n| n.node.as_ref());
+    let Some(NodeEnum::SelectStmt(select)) = source else {
+        return Err(SqlError::unsupported("INSERT ... DEFAULT VALUES is not supported yet"));
+    };
+    let (source, conversions) = if select.values_lists.is_empty() {
+        let planned = plan_insert_source(parts, select, param_types)?;
+        check_arity(planned.columns.len(), &targets, &stmt.cols)?;
+        let conversions = source_conversions(
+            &rel,
+            &targets,
+            &planned.columns,
+            select,
+            &mut PlanHost::new(param_types),
+        )?;
+        (planned.plan, conversions)
+    } else {
+        plan_insert_values(parts, &rel, &targets, &stmt.cols, select, param_types)?
+    };
+    let on_conflict = match stmt.on_conflict_clause.as_deref() {
+        Some(clause) => Some(onconflict::plan(parts, &rel, &alias, clause, param_types)?),
+        None => None,
+    };
+    let scope = relation_scope(&rel, &alias);
+    let returning = analyze_returning(
+        stmt.returning_clause.as_ref().map_or(&[][..], |r| &r.exprs[..]),
+        &scope,
+        &mut PlanHost::new(param_types),
+    )?;
+    let action = Action::Insert { targets, defaults, source, conversions, on_conflict };
+    Ok(ModifyPlan { rel, action, returning })
+}
+
+pub(super) fn check_arity(values: usize, targets: &[usize], cols: &[Node]) -> Result<()> {
+    if values > targets.len() {
+        return Err(SqlError::syntax("INSERT has more expressions than target columns"));
+    }
+    if values < targets.len() && !cols.is_empty() {
+        return Err(SqlError::syntax("INSERT has more target columns than expressions"));
+    }
+    Ok(())
+}
+
+/// INSERT ... VALUES: each value is analysed and coerced straight to its
+/// target column's type (as PostgreSQL's transformInsertStmt does), so a bad
+/// literal fails with that type's input error at the literal's position. The
+/// conversions after the plan are then identities.
+pub(super) fn plan_insert_values(
+    parts: &mut dyn PlannerContext,
+    rel: &RelationDesc,
+    targets: &[usize],
+    cols: &[Node],
+    select: &pg_query::protobuf::SelectStmt,
+    params: &mut Vec<Option<SqlType>>,
+) -> Result<(Plan, Vec<Expr>)> {
+    let empty = Scope { columns: Vec::new() };
+    let mut planner = Planner::new(parts);
+    let mut host = PlanHost::with_planner(params, &mut planner, &empty);
+    let mut rows = Vec::new();
+    let mut width = None;
+    for list in &select.values_lists {
+        let Some(NodeEnum::List(items)) = list.node.as_ref() else { continue };
+        check_arity(items.items.len(), targets, cols)?;
+        if *width.get_or_insert(items.items.len()) != items.items.len() {
+            return Err(SqlError::syntax("VALUES lists must all be the same length"));
+        }
+        let mut row = Vec::new();
+        for (item, &target) in items.items.iter().zip(targets) {
+            let column = &rel.columns[target];
+            let expr = match item.node.as_ref() {
+                Some(NodeEnum::SetToDefault(_)) => {
+                    column_defaults(rel, host.params)?.swap_remove(target)
+                }
+                _ => {
+                    let expr = analyze(item, &empty, &mut host)?;
+                    coerce_to_column(&mut host, expr, column.ty, column.typmod, &column.name)?
+                }
+            };
+            row.push(expr);
+        }
+        rows.push(row);
+    }
+    let identities = (0..width.unwrap_or(0)).map(|i| {
+        let column = &rel.columns[targets[i]];
+        Expr::column(0, column.ty, column.typmod)
+    });
+    let values = Planned { plan: Plan::Values(rows), columns: Vec::new() };
+    Ok((planner.finish(values).plan, identities.collect()))
+}
+
+/// Target column indices of an INSERT (all columns when none are listed).
+pub(super) fn insert_columns(rel: &RelationDesc, cols: &[Node]) -> Result<Vec<usize>> {
+    if cols.is_empty() {
+        return Ok((0..rel.columns.len()).collect());
+    }
+    let mut indices = Vec::new();
+    for col in cols {
+        let Some(NodeEnum::ResTarget(rt)) = col.node.as_ref() else { continue };
+        let index = target_column(rel, rt)?;
+        if indices.contains(&index) {
+            return Err(SqlError::new(
+                "42701",
+                format!("column \"{}\" specified more than once", rt.name),
+            )
+            .at(position(rt.location)));
+        }
+        indices.push(index);
+    }
+    Ok(indices)
+}
+
+/// For each source column, the expression converting it (as column 0 of a
+/// one-value row) to its target column's type, in assignment context, with
+/// PostgreSQL's "column ... is of type ..." error when it cannot.
+pub(super) fn source_conversions(
+    rel: &RelationDesc,
+    targets: &[usize],
+    source: &[OutputColumn],
+    select: &pg_query::protobuf::SelectStmt,
+    host: &mut PlanHost,
+) -> Result<Vec<Expr>> {
+    source
+        .iter()
+        .zip(targets)
+        .enumerate()
+        .map(|(i, (src, &t))| {
+            let column = &rel.columns[t];
+            // Errors point at the select-list item, as PostgreSQL's do.
+            let location = select.target_list.get(i).and_then(|n| match n.node.as_ref() {
+                Some(NodeEnum::ResTarget(rt)) => position(rt.location),
+                _ => None,
+            });
+            let value = Expr::Column { index: 0, ty: src.ty, typmod: src.typmod, location };
+            coerce_to_column(host, value, column.ty, column.typmod, &column.name)
+        })
+        .collect()
+}
