@@ -126,7 +126,7 @@ pub fn analyze(
     // Outside any transaction block (PostgreSQL's IsInTransactionBlock: an
     // explicit block or a multi-statement query string) several tables get
     // a transaction each, as in PostgreSQL's vacuum().
-    let own_xacts = targets.len() > 1 && cx.prevent_transaction_block("ANALYZE").is_ok();
+    let own_xacts = targets.len() > 1 && !cx.is_in_transaction_block();
     for target in &targets {
         if own_xacts {
             cx.restart_transaction()?;

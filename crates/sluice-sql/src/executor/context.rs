@@ -260,10 +260,22 @@ pub trait BackendContext {
     fn restart_transaction(&mut self) -> Result<()>;
     /// Whether an explicit transaction block (BEGIN) is open.
     fn in_transaction_block(&self) -> bool;
+    /// is_in_transaction_block -- PostgreSQL's IsInTransactionBlock: whether
+    /// the statement runs inside BEGIN ... COMMIT or beside other statements
+    /// of one query string, so it cannot end the transaction itself.
+    fn is_in_transaction_block(&self) -> bool;
     /// prevent_transaction_block -- PostgreSQL's PreventInTransactionBlock:
-    /// `what` (e.g. "VACUUM") must run as its own transaction, neither
-    /// inside BEGIN ... COMMIT nor beside other statements of one query string.
-    fn prevent_transaction_block(&self, what: &str) -> Result<()>;
+    /// `what` (e.g. "VACUUM") must run as its own transaction (25001 if
+    /// [`BackendContext::is_in_transaction_block`]).
+    fn prevent_transaction_block(&self, what: &str) -> Result<()> {
+        if self.is_in_transaction_block() {
+            return Err(SqlError::new(
+                "25001",
+                format!("{what} cannot run inside a transaction block"),
+            ));
+        }
+        Ok(())
+    }
     /// Sets the isolation level of the transaction about to start
     /// (SET TRANSACTION outside a block).
     fn set_next_isolation(&mut self, level: IsolationLevel);

@@ -275,10 +275,10 @@ impl BackendContext for BackgroundWorker {
         false
     }
 
-    fn prevent_transaction_block(&self, _what: &str) -> Result<()> {
+    fn is_in_transaction_block(&self) -> bool {
         // A worker has no transaction block: every command may end and
         // start transactions.
-        Ok(())
+        false
     }
 
     fn set_next_isolation(&mut self, level: IsolationLevel) {

@@ -594,14 +594,8 @@ impl BackendContext for Session {
         self.next_isolation = Some(level);
     }
 
-    fn prevent_transaction_block(&self, what: &str) -> Result<()> {
-        if self.in_transaction_block() || self.multi_statement {
-            return Err(SqlError::new(
-                "25001",
-                format!("{what} cannot run inside a transaction block"),
-            ));
-        }
-        Ok(())
+    fn is_in_transaction_block(&self) -> bool {
+        self.in_transaction_block() || self.multi_statement
     }
 }
 
