@@ -45,18 +45,6 @@ def source_tree():
     return Path(out.stdout.strip().splitlines()[-1])
 
 
-def client_version_mismatch(tree):
-    """client_version_mismatch -- why the suites' expected output may not be what
-    the installed psql prints: the source tree fetched is another release than
-    the installed postgresql-client-15 (fetch-source falls back to the main
-    archive's when the client's own source cannot be fetched), or None."""
-    installed = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "postgresql-client-15"],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout.strip()
-    if not installed or installed == tree.name:
-        return None
-    return f"the suite's source is {tree.name}, psql is {installed}"
-
-
 # More `-c name=value` options for every client session (the regression suite sets
 # statement_timeout; see tests/pg/regress).
 EXTRA_PGOPTIONS = ""
