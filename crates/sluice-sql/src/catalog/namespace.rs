@@ -5,7 +5,7 @@
 //! is the lookup commands call).
 //!
 //! sluice has two schemas, `pg_catalog` and `public`; the search path is
-//! fixed to both, in that order (`BackendContext::search_path`). Lookups
+//! fixed to both, in that order ([`SEARCH_PATH`]). Lookups
 //! read `pg_class` under the caller's transaction; they take no lock (the
 //! caller locks, then re-checks where PostgreSQL does).
 
@@ -16,6 +16,9 @@ use pg_query::protobuf::RangeVar;
 use sluice_access::Engine;
 use sluice_common::Oid;
 use sluice_txn::Transaction;
+
+/// The namespaces an unqualified name is searched in, in order.
+pub const SEARCH_PATH: [Oid; 2] = [PG_CATALOG_NAMESPACE, PUBLIC_NAMESPACE];
 
 /// The namespace a (possibly qualified) name goes to.
 pub(crate) fn target_namespace(rv: &RangeVar) -> Result<Oid> {

@@ -28,7 +28,7 @@ use super::{backend_status, sysviews};
 use crate::activity::{ActivityTable, InterruptCheck};
 use crate::catalog::namespace;
 use crate::catalog::relation::{RelationDesc, RelationId};
-use crate::catalog::schema::{PG_CATALOG_NAMESPACE, PG_DATABASE, PUBLIC_NAMESPACE};
+use crate::catalog::schema::PG_DATABASE;
 use crate::error::{Result, SqlError};
 use crate::expr::{now_timestamptz, Expr, StatField};
 use crate::optimizer::context::{PlannerContext, PlannerParts, ViewRows};
@@ -337,7 +337,7 @@ pub trait BackendContext {
 
     /// Namespaces searched for unqualified names (pg_catalog first, then public).
     fn search_path(&self) -> [Oid; 2] {
-        [PG_CATALOG_NAMESPACE, PUBLIC_NAMESPACE]
+        namespace::SEARCH_PATH
     }
 
     /// find_named -- the relation `rv` names, as the running transaction

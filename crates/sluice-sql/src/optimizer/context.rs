@@ -36,7 +36,7 @@ pub struct PlannerParts<'p> {
     pub txn: &'p mut TransactionState,
     /// The database planned in.
     pub database: Oid,
-    /// The session's settings (costs, search path).
+    /// The session's settings (the cost settings).
     pub settings: &'p SessionSettings,
 }
 

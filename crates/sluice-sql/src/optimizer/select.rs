@@ -36,7 +36,7 @@ use targets::*;
 use super::context::PlannerContext;
 use super::planhost::PlanHost;
 use super::plannodes::{JoinKind, LockRowsSpec, Plan, RowMark, ScanMethod, SortKey};
-use crate::catalog::namespace::missing_relation;
+use crate::catalog::namespace::{self, missing_relation};
 use crate::catalog::relation::{self, RelationDesc};
 use crate::error::position;
 use crate::error::{Result, SqlError};

@@ -12,9 +12,7 @@ use super::ExecHost;
 use crate::catalog::namespace::missing_relation;
 use crate::catalog::relation::{find_as, find_by_oid_as, oid_of, RelationId};
 use crate::catalog::scan_as;
-use crate::catalog::schema::{
-    CatalogDef, RelKind, PG_AUTHID, PG_CATALOG_NAMESPACE, PG_NAMESPACE, PUBLIC_NAMESPACE,
-};
+use crate::catalog::schema::{CatalogDef, RelKind, PG_AUTHID, PG_CATALOG_NAMESPACE, PG_NAMESPACE};
 use crate::error::{Result, SqlError};
 use crate::expr::{
     function_named, function_signature, function_with_args, parse_type_string, FunctionNamed,
@@ -25,7 +23,7 @@ use sluice_common::Oid;
 use sluice_types::{Datum, SqlType};
 
 /// The namespaces searched for unqualified names, in order.
-const SEARCH_PATH: [Oid; 2] = [PG_CATALOG_NAMESPACE, PUBLIC_NAMESPACE];
+use crate::catalog::namespace::SEARCH_PATH;
 
 /// reg_in -- the OID a `reg*` value stands for: an OID as given, a name
 /// looked up (42P01/42704/3F000 if there is no such object).

@@ -64,19 +64,7 @@ fn lookup_relation(
     parts: &mut dyn PlannerContext,
     rv: &protobuf::RangeVar,
 ) -> Result<RelationDesc> {
-    let namespaces = match rv.schemaname.as_str() {
-        "" => vec![
-            crate::catalog::schema::PG_CATALOG_NAMESPACE,
-            crate::catalog::schema::PUBLIC_NAMESPACE,
-        ],
-        "public" => vec![crate::catalog::schema::PUBLIC_NAMESPACE],
-        "pg_catalog" => vec![crate::catalog::schema::PG_CATALOG_NAMESPACE],
-        other => {
-            return Err(SqlError::new("3F000", format!("schema \"{other}\" does not exist"))
-                .at(position(rv.location)))
-        }
-    };
     let parts = parts.planner_parts();
-    relation::lookup(parts.engine, parts.database, parts.txn, &namespaces, &rv.relname)?
+    namespace::lookup(parts.engine, parts.database, parts.txn, &namespace::SEARCH_PATH, rv)?
         .ok_or_else(|| missing_relation(&rv.relname).at(position(rv.location)))
 }
