@@ -15,7 +15,7 @@ CREATE TABLE gen (a int, b int GENERATED ALWAYS AS (a * 2) STORED);
 CREATE TABLE idn (a int GENERATED ALWAYS AS IDENTITY);
 CREATE TABLE comp (a text COMPRESSION pglz);
 CREATE TABLE stor (a text STORAGE EXTERNAL);
-CREATE TABLE chk (a int CHECK (a > 0));
+CREATE TABLE chk (a int CHECK (a > 0) NO INHERIT);
 CREATE TABLE fk (a int REFERENCES base (a));
 -- PRIMARY KEY and UNIQUE
 CREATE TABLE inc (a int, b int, UNIQUE (a) INCLUDE (b));

@@ -16,6 +16,7 @@
 //! keeps its own reads out of the cache and makes its commit invalidate it.
 
 pub mod bootstrap;
+pub mod constraint;
 pub mod depend;
 pub mod extension;
 pub mod index;

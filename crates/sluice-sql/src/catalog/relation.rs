@@ -1,9 +1,11 @@
 //! Relation descriptors read back from the catalogs (PostgreSQL's relcache).
 //! Every statement builds its descriptors from `pg_class`, `pg_attribute` and
-//! `pg_attrdef` as its own snapshot sees them, which is exactly what MVCC DDL
+//! `pg_attrdef` (and `pg_constraint` for a table with CHECK constraints) as
+//! its own snapshot sees them, which is exactly what MVCC DDL
 //! needs; the rows come from the shared catalog cache (see `catalog/mod.rs`),
 //! so building one costs a few hash probes and the decoding of its rows.
 
+use super::constraint::{check_constraints, relchecks_of, CheckConstraint};
 use super::rows::tuple_desc;
 use super::scan_eq_as;
 use super::schema::*;
@@ -58,6 +60,8 @@ pub struct RelationDesc {
     pub tuples: f32,
     /// `relallvisible`: pages VACUUM last found all-visible.
     pub all_visible: i32,
+    /// Its CHECK constraints, in name order (see `constraint.rs`).
+    pub checks: Vec<CheckConstraint>,
 }
 
 impl RelationDesc {
@@ -347,6 +351,10 @@ fn describe(
         .map(|(_, r)| column_of(r, &defaults))
         .collect::<Result<Vec<_>>>()?;
     let options = text_of(&class[16]);
+    let checks = match relchecks_of(class) {
+        0 => Vec::new(),
+        _ => check_constraints(engine, db, ctx, oid)?,
+    };
     Ok(RelationDesc {
         oid,
         name: id.name,
@@ -368,6 +376,7 @@ fn describe(
             Datum::Int4(n) => n,
             _ => 0,
         },
+        checks,
     })
 }
 

@@ -4,6 +4,7 @@
 use crate::error::{Result, SqlError};
 use sluice_access::common::{for_each_attr, form_tuple, AttrDesc, TupleDesc};
 use sluice_types::storage::{from_storage, to_storage};
+use sluice_types::types::ElemType;
 use sluice_types::{Datum, SqlType};
 
 /// The heap tuple descriptor for columns of `types`.
@@ -63,4 +64,10 @@ fn datum_of(ty: SqlType, stored: Option<&[u8]>) -> Result<Datum> {
         None => Ok(Datum::Null),
         Some(bytes) => Ok(from_storage(ty, bytes)?),
     }
+}
+
+/// An `int2[]` catalog value (`conkey`, `indkey`, ...).
+pub fn int2_array(values: impl IntoIterator<Item = i16>) -> Datum {
+    let elem = ElemType::new(SqlType::Int2).expect("int2[] exists");
+    Datum::array(elem, values.into_iter().map(Datum::Int2).collect())
 }

@@ -17,10 +17,11 @@ pub mod concurrently;
 
 use super::tablecmds::{choose_relation_name, lock_relation};
 use crate::catalog::bootstrap::{attribute_row, ClassRow};
+use crate::catalog::constraint::{self, ConstraintType, NewConstraint};
 use crate::catalog::index::{indexes_of, indoption, IndexDesc};
 use crate::catalog::namespace::missing_relation;
 use crate::catalog::relation::{self, oid_of, RelationDesc};
-use crate::catalog::rows::deform_row;
+use crate::catalog::rows::{deform_row, int2_array};
 use crate::catalog::schema::*;
 use crate::catalog::{delete, insert, replace, scan};
 use crate::error::{Result, SqlError};
@@ -359,7 +360,11 @@ fn check_single_primary_key(cx: &mut dyn BackendContext, table: &RelationDesc) -
 
 /// A primary key's columns become NOT NULL, which every existing row must
 /// already satisfy.
-fn require_not_null(cx: &mut dyn BackendContext, table: &RelationDesc, keys: &[i16]) -> Result<()> {
+pub(crate) fn require_not_null(
+    cx: &mut dyn BackendContext,
+    table: &RelationDesc,
+    keys: &[i16],
+) -> Result<()> {
     let engine = cx.engine().clone();
     let ctx = VisibilityContext::for_transaction(cx.txn()?, engine.txns());
     let mut has_null = vec![false; keys.len()];
@@ -398,11 +403,6 @@ fn set_not_null(cx: &mut dyn BackendContext, table: Oid, keys: &[i16]) -> Result
         }
     }
     Ok(())
-}
-
-fn int2_array(values: impl IntoIterator<Item = i16>) -> Datum {
-    let elem = ElemType::new(SqlType::Int2).expect("int2[] exists");
-    Datum::array(elem, values.into_iter().map(Datum::Int2).collect())
 }
 
 fn oid_array(values: impl IntoIterator<Item = Oid>) -> Datum {
@@ -492,33 +492,21 @@ fn insert_constraint(
 ) -> Result<()> {
     let engine = cx.engine().clone();
     let db = cx.database();
-    let oid = engine.new_oid()?;
-    let letter = if kind == ConstraintKind::Primary { "p" } else { "u" };
-    let (b, t) = (Datum::Bool, |s: &str| Datum::Text(s.into()));
-    let row = vec![
-        Datum::Oid(oid),
-        t(name),
-        Datum::Oid(table.namespace),
-        t(letter),
-        b(false),
-        b(false),
-        b(true),
-        Datum::Oid(table.oid),
-        Datum::Oid(0),
-        Datum::Oid(index),
-        Datum::Oid(0),
-        Datum::Oid(0),
-        t(" "),
-        t(" "),
-        t(" "),
-        b(true),
-        Datum::Int4(0),
-        b(true),
-        int2_array(keys.iter().copied()),
-        Datum::Null,
-        Datum::Null,
-    ];
-    insert(&engine, db, &PG_CONSTRAINT, cx.txn()?, &row)?;
+    let kind = match kind {
+        ConstraintKind::Primary => ConstraintType::Primary,
+        ConstraintKind::Unique => ConstraintType::Unique,
+    };
+    let new = NewConstraint {
+        name,
+        kind,
+        table: table.oid,
+        namespace: table.namespace,
+        index,
+        validated: true,
+        keys,
+        expr: None,
+    };
+    constraint::insert_constraint(&engine, db, cx.txn()?, &new)?;
     Ok(())
 }
 

@@ -13,8 +13,15 @@
 //! `nextval('<table>_<column>_seq'::regclass)` and NOT NULL; dropping the
 //! table drops the sequence (see `sequence/mod.rs` for the dependencies).
 
+mod alter;
 pub mod cluster;
+mod columns;
+mod constraints;
 mod like;
+mod rename;
+
+pub use alter::alter_table;
+pub use rename::rename;
 
 use super::indexcmds::{define_index, fillfactor_option, ConstraintKind, NewIndex};
 use super::sequence;
@@ -25,8 +32,7 @@ use crate::catalog::namespace::target_namespace;
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::relation::{self, oid_of, RelationId};
 use crate::catalog::schema::*;
-use crate::catalog::statistic::latest_view;
-use crate::catalog::{delete, insert, replace, scan, scan_as};
+use crate::catalog::{delete, insert, scan};
 use crate::error::position;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
@@ -36,8 +42,7 @@ use crate::parser::node_str;
 use crate::parser::unsupported::{other_tablespace, refuse};
 use crate::sink::QuerySink;
 use pg_query::protobuf::{
-    AlterTableStmt, AlterTableType, ColumnDef, ConstrType, Constraint, CreateStmt, DropStmt,
-    LockStmt, ObjectType,
+    ColumnDef, ConstrType, Constraint, CreateStmt, DropStmt, LockStmt, ObjectType,
 };
 use pg_query::NodeEnum;
 use sluice_access::nbtree::ColumnOrder;
@@ -59,6 +64,8 @@ struct NewColumn {
     serial: bool,
     /// PRIMARY KEY / UNIQUE declared on the column.
     constraints: Vec<NewIndex>,
+    /// CHECK constraints declared on the column.
+    checks: Vec<Constraint>,
 }
 
 /// CREATE TABLE.
@@ -72,7 +79,8 @@ pub fn create_table(
     refuse_create_clauses(stmt, rv)?;
     let namespace = target_namespace(rv)?;
     let likes = like_clauses(cx, stmt)?;
-    let (mut columns, constraints) = new_columns(stmt, &rv.relname, likes)?;
+    let NewElements { mut columns, indexes: constraints, checks } =
+        new_columns(stmt, &rv.relname, likes)?;
     let options = reloptions(stmt)?;
     let engine = cx.engine().clone();
     let db = cx.database();
@@ -131,70 +139,19 @@ pub fn create_table(
     }
     engine.create_relation_fork(locator, ForkNumber::Main)?;
     cx.xact()?.delete_on_abort(locator);
-    if !constraints.is_empty() {
+    if !constraints.is_empty() || !checks.is_empty() {
         cx.txn()?.increment_command();
         let table = relation::lookup(&engine, db, cx.txn()?, &[namespace], &rv.relname)?
             .ok_or_else(|| SqlError::internal("new table not found"))?;
+        let mut named = Vec::new();
+        for check in &checks {
+            constraints::add_check(cx, &table, check, false, &mut named)?;
+        }
         for spec in constraints {
             define_index(cx, &table, spec, sink)?;
         }
     }
     sink.complete("CREATE TABLE")
-}
-
-/// ALTER TABLE t ADD [CONSTRAINT name] { PRIMARY KEY | UNIQUE } (cols), ...
-/// — the forms pgbench and the seeds use — SET/RESET (options), and
-/// CLUSTER ON index / SET WITHOUT CLUSTER (`cluster.rs`).
-pub fn alter_table(
-    cx: &mut dyn BackendContext,
-    stmt: &AlterTableStmt,
-    sink: &mut dyn QuerySink,
-) -> Result<()> {
-    let rv =
-        stmt.relation.as_ref().ok_or_else(|| SqlError::internal("ALTER TABLE without table"))?;
-    let Some(table) = cx.lookup_relation(rv)? else {
-        if stmt.missing_ok {
-            sink.notice(&SqlError::new(
-                "00000",
-                format!("relation \"{}\" does not exist, skipping", rv.relname),
-            ))?;
-            return sink.complete("ALTER TABLE");
-        }
-        return Err(missing_relation(&rv.relname));
-    };
-    lock_relation(cx, table.oid, LockMode::AccessExclusive)?;
-    for cmd in &stmt.cmds {
-        let Some(NodeEnum::AlterTableCmd(cmd)) = cmd.node.as_ref() else { continue };
-        let subtype = AlterTableType::try_from(cmd.subtype);
-        if let (
-            Ok(t @ (AlterTableType::AtSetRelOptions | AlterTableType::AtResetRelOptions)),
-            Some(def),
-        ) = (subtype, cmd.def.as_deref())
-        {
-            alter_reloptions(cx, &table, def, t == AlterTableType::AtResetRelOptions)?;
-            continue;
-        }
-        match subtype {
-            Ok(AlterTableType::AtClusterOn) => {
-                cluster::cluster_on(cx, &table, &cmd.name)?;
-                continue;
-            }
-            Ok(AlterTableType::AtDropCluster) => {
-                cluster::mark_index_clustered(cx, table.oid, None)?;
-                continue;
-            }
-            _ => {}
-        }
-        let constraint = match (subtype, cmd.def.as_deref()) {
-            (Ok(AlterTableType::AtAddConstraint), Some(def)) => match def.node.as_ref() {
-                Some(NodeEnum::Constraint(c)) => constraint_index(c)?,
-                _ => return Err(SqlError::internal("ADD CONSTRAINT without a constraint")),
-            },
-            _ => return Err(SqlError::unsupported("this ALTER TABLE form is not supported yet")),
-        };
-        define_index(cx, &table, constraint, sink)?;
-    }
-    sink.complete("ALTER TABLE")
 }
 
 /// create_serial_sequences -- creates `<table>_<column>_seq` for each serial
@@ -270,7 +227,7 @@ pub(crate) fn choose_relation_name(
 
 /// `name1_name2_label`, cutting the longer of name1/name2 first until it fits
 /// in 63 bytes (PostgreSQL's makeObjectName).
-fn make_object_name(name1: &str, name2: &str, label: &str) -> String {
+pub(super) fn make_object_name(name1: &str, name2: &str, label: &str) -> String {
     const AVAILABLE: usize = 63;
     let overhead = 1 + label.len() + usize::from(!name2.is_empty());
     let (mut n1, mut n2) = (name1.len(), name2.len());
@@ -347,7 +304,6 @@ fn column_constraint_unsupported(kind: ConstrType) -> &'static str {
     match kind {
         ConstrType::ConstrIdentity => "identity columns are not supported yet",
         ConstrType::ConstrGenerated => "generated columns are not supported yet",
-        ConstrType::ConstrCheck => "CHECK constraints are not supported yet",
         ConstrType::ConstrForeign => "foreign key constraints are not supported yet",
         ConstrType::ConstrExclusion => "exclusion constraints are not supported yet",
         ConstrType::ConstrAttrDeferrable
@@ -410,15 +366,21 @@ fn like_clauses(cx: &mut dyn BackendContext, stmt: &CreateStmt) -> Result<Vec<li
         .collect()
 }
 
-/// The columns and index-backed constraints of `stmt`'s element list, with
-/// `likes` (what its LIKE clauses copy, in order) spliced in where they stand.
-fn new_columns(
-    stmt: &CreateStmt,
-    table: &str,
-    likes: Vec<like::LikeCopy>,
-) -> Result<(Vec<NewColumn>, Vec<NewIndex>)> {
+/// What a CREATE TABLE element list defines.
+struct NewElements {
+    columns: Vec<NewColumn>,
+    /// PRIMARY KEY and UNIQUE constraints (the primary key first).
+    indexes: Vec<NewIndex>,
+    /// CHECK constraints, column ones first.
+    checks: Vec<Constraint>,
+}
+
+/// The columns and constraints of `stmt`'s element list, with `likes`
+/// (what its LIKE clauses copy, in order) spliced in where they stand.
+fn new_columns(stmt: &CreateStmt, table: &str, likes: Vec<like::LikeCopy>) -> Result<NewElements> {
     let mut columns: Vec<NewColumn> = Vec::new();
     let mut table_constraints = Vec::new();
+    let mut checks = Vec::new();
     let mut primary_keys = Vec::new();
     let mut likes = likes.into_iter();
     for element in &stmt.table_elts {
@@ -436,7 +398,9 @@ fn new_columns(
                     add_column(&mut columns, column)?;
                 }
                 table_constraints.extend(copy.indexes);
+                checks.extend(copy.checks);
             }
+            Some(NodeEnum::Constraint(c)) if constraints::is_check(c) => checks.push((**c).clone()),
             Some(NodeEnum::Constraint(c)) => {
                 table_constraints.push(constraint_index(c)?);
                 primary_keys.extend(primary_location(c));
@@ -462,6 +426,9 @@ fn new_columns(
     // Primary key columns are NOT NULL.
     let mut constraints: Vec<NewIndex> =
         columns.iter_mut().flat_map(|c| std::mem::take(&mut c.constraints)).collect();
+    // Column CHECK constraints come first, as PostgreSQL gathers them.
+    let column_checks = columns.iter_mut().flat_map(|c| std::mem::take(&mut c.checks));
+    let checks: Vec<Constraint> = column_checks.chain(checks).collect();
     for spec in &table_constraints {
         if spec.constraint != Some(ConstraintKind::Primary) {
             continue;
@@ -475,7 +442,7 @@ fn new_columns(
     constraints.extend(table_constraints);
     // PostgreSQL builds the primary key's index first.
     constraints.sort_by_key(|c| c.constraint != Some(ConstraintKind::Primary));
-    Ok((columns, constraints))
+    Ok(NewElements { columns, indexes: constraints, checks })
 }
 
 /// Appends `column`, 42701 if the name is taken.
@@ -507,6 +474,7 @@ fn new_column(def: &ColumnDef, table: &str) -> Result<NewColumn> {
         default: None,
         serial: serial.is_some(),
         constraints: Vec::new(),
+        checks: Vec::new(),
     };
     for constraint in &def.constraints {
         let Some(NodeEnum::Constraint(c)) = constraint.node.as_ref() else { continue };
@@ -538,6 +506,7 @@ fn new_column(def: &ColumnDef, table: &str) -> Result<NewColumn> {
                 column.not_null |= spec.constraint == Some(ConstraintKind::Primary);
                 column.constraints.push(spec);
             }
+            ConstrType::ConstrCheck => column.checks.push((**c).clone()),
             other => return Err(SqlError::unsupported(column_constraint_unsupported(other))),
         }
     }
@@ -560,53 +529,6 @@ fn serial_type(tn: &pg_query::protobuf::TypeName) -> Option<SqlType> {
     }
 }
 
-/// alter_reloptions -- `ALTER TABLE ... SET (name = value, ...)` or
-/// `RESET (name, ...)`: merges the storage parameters into the table's
-/// `pg_class.reloptions` (PostgreSQL's ATExecSetRelOptions). Pages already
-/// written keep their fill; later inserts use the new fillfactor.
-fn alter_reloptions(
-    cx: &mut dyn BackendContext,
-    table: &RelationDesc,
-    list: &pg_query::protobuf::Node,
-    reset: bool,
-) -> Result<()> {
-    let Some(NodeEnum::List(list)) = list.node.as_ref() else {
-        return Err(SqlError::internal("ALTER TABLE SET without an option list"));
-    };
-    let mut options: Vec<(String, String)> = table
-        .options
-        .as_deref()
-        .map(|o| o.trim_start_matches('{').trim_end_matches('}'))
-        .into_iter()
-        .flat_map(|o| o.split(','))
-        .filter_map(|kv| kv.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())))
-        .collect();
-    for item in &list.items {
-        let Some(NodeEnum::DefElem(def)) = item.node.as_ref() else { continue };
-        refuse_toast_option(def)?;
-        options.retain(|(k, _)| *k != def.defname);
-        if reset {
-            continue;
-        }
-        let value = def.arg.as_deref().and_then(node_str).unwrap_or_else(|| "true".into());
-        validate_reloption(&def.defname, &value)?;
-        options.push((def.defname.clone(), value));
-    }
-    let text: Vec<String> = options.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    let value =
-        if text.is_empty() { Datum::Null } else { Datum::Text(format!("{{{}}}", text.join(","))) };
-    let parts = cx.parts()?;
-    let at = PG_CLASS.columns.iter().position(|c| c.0 == "reloptions");
-    let at = at.ok_or_else(|| SqlError::internal("pg_class has no reloptions"))?;
-    let (engine, db) = (parts.engine, parts.env.database);
-    let ctx = latest_view(parts.txn, engine.txns());
-    let rows = scan_as(engine, db, &PG_CLASS, &ctx, |r| oid_of(&r[0]) == table.oid)?;
-    let Some((tid, mut values)) = rows.into_iter().next() else { return Ok(()) };
-    values[at] = value;
-    replace(engine, db, &PG_CLASS, parts.txn, tid, &values)?;
-    Ok(())
-}
-
 /// `WITH (fillfactor = 70, ...)` as PostgreSQL prints reloptions: `{fillfactor=70}`.
 fn reloptions(stmt: &CreateStmt) -> Result<Option<String>> {
     let mut items = Vec::new();
@@ -623,7 +545,7 @@ fn reloptions(stmt: &CreateStmt) -> Result<Option<String>> {
 /// `toast.name = value` sets an option of the table's TOAST table, which
 /// sluice does not have (0A000): storing it as the table's own option
 /// would change the table's behaviour instead.
-fn refuse_toast_option(def: &pg_query::protobuf::DefElem) -> Result<()> {
+pub(super) fn refuse_toast_option(def: &pg_query::protobuf::DefElem) -> Result<()> {
     match def.defnamespace.as_str() {
         "" => Ok(()),
         "toast" => Err(SqlError::unsupported(format!(
@@ -637,7 +559,7 @@ fn refuse_toast_option(def: &pg_query::protobuf::DefElem) -> Result<()> {
     }
 }
 
-fn validate_reloption(name: &str, value: &str) -> Result<()> {
+pub(super) fn validate_reloption(name: &str, value: &str) -> Result<()> {
     match name {
         "fillfactor" => match value.parse::<i64>() {
             Ok(v) if (10..=100).contains(&v) => Ok(()),
@@ -774,6 +696,7 @@ pub(crate) fn remove_relation(cx: &mut dyn BackendContext, rel: &RelationId) -> 
         (&PG_ATTRDEF, 1),
         (&PG_SEQUENCE, 0),
         (&PG_STATISTIC, 0),
+        (&PG_CONSTRAINT, crate::catalog::constraint::CON_RELID),
     ];
     for (def, column) in catalogs {
         for (tid, _) in scan(&engine, db, def, txn, |r| is_oid(&r[column]))? {

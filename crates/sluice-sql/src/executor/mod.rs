@@ -6,6 +6,7 @@
 
 mod backend_status;
 pub mod bitmapscan;
+pub mod constraints;
 pub mod context;
 pub(crate) mod functions;
 pub mod host;

@@ -11,6 +11,7 @@
 mod insert;
 
 use super::bitmapscan::BitmapRows;
+use super::constraints::check_row;
 use super::functions::RegColumns;
 use super::host::ExecHost;
 use super::indexing::IndexSet;
@@ -23,7 +24,7 @@ use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::{deform_row, form_row};
 use crate::error::{Result, SqlError};
 use crate::executor::context::ExecParts;
-use crate::expr::{eval, eval_qual, EvalHost, Expr};
+use crate::expr::{eval, eval_qual, Expr};
 pub use crate::optimizer::modify::{plan, ModifyPlan};
 use crate::optimizer::modify::{Action, Returning, TargetScan};
 use crate::sink::QuerySink;
@@ -37,29 +38,6 @@ use sluice_access::pgstat::PendingStats;
 use sluice_access::Engine;
 use sluice_txn::Transaction;
 use sluice_types::{Datum, SqlType};
-
-/// Raises 23502 if a NOT NULL column is NULL in `row`.
-pub(crate) fn check_not_null(rel: &RelationDesc, row: &[Datum], host: &ExecHost) -> Result<()> {
-    for (column, value) in rel.columns.iter().zip(row) {
-        if column.not_null && value.is_null() {
-            let shown: Vec<String> = row
-                .iter()
-                .map(|v| {
-                    sluice_types::io::output(v, host.context()).unwrap_or_else(|| "null".into())
-                })
-                .collect();
-            return Err(SqlError::new(
-                "23502",
-                format!(
-                    "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
-                    column.name, rel.name
-                ),
-            )
-            .with_detail(format!("Failing row contains ({}).", shown.join(", "))));
-        }
-    }
-    Ok(())
-}
 
 /// run -- plans `node` and, given bound `params`, executes it into `sink`;
 /// without them it only announces the RETURNING columns (Describe).
@@ -291,7 +269,7 @@ fn execute_update(
                 for (index, expr) in targets {
                     row[*index] = eval(expr, &old, host)?;
                 }
-                check_not_null(rel, &row, host)?;
+                check_row(rel, &plan.checks, &row, host)?;
                 let formed = form_row(&desc, &types, &row);
                 new_row = Some(row);
                 Ok(Some(formed))

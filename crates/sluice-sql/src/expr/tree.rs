@@ -384,6 +384,24 @@ impl Expr {
         }
     }
 
+    /// The row columns the expression reads, each once, in ascending order
+    /// (subqueries' own columns not included).
+    pub fn columns_read(&self) -> Vec<usize> {
+        fn collect(e: &Expr, out: &mut Vec<usize>) {
+            if let Expr::Column { index, .. } = e {
+                out.push(*index);
+            }
+            for child in e.children() {
+                collect(child, out);
+            }
+        }
+        let mut out = Vec::new();
+        collect(self, &mut out);
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// The direct subexpressions, in evaluation order.
     pub fn children(&self) -> Vec<&Expr> {
         match self {

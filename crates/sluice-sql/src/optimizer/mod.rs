@@ -22,6 +22,7 @@
 //! Still to come: parameterised index paths for nested loops, and bitmap
 //! scans combining several indexes (BitmapAnd/BitmapOr).
 
+pub mod constraint;
 pub mod context;
 pub mod costsize;
 pub mod estimate;

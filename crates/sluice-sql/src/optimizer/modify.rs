@@ -19,6 +19,7 @@ mod insert;
 pub mod onconflict;
 
 use super::choose_scan;
+use super::constraint::{table_checks, CheckExpr};
 use super::context::PlannerContext;
 use super::planhost::PlanHost;
 use super::plannodes::{IndexPath, Plan, Registry};
@@ -125,6 +126,9 @@ pub struct ModifyPlan {
     pub(crate) action: Action,
     /// The RETURNING list.
     pub(crate) returning: Option<Returning>,
+    /// The table's CHECK constraints, which every new row version must
+    /// pass (none for a DELETE).
+    pub(crate) checks: Vec<CheckExpr>,
 }
 
 /// What a [`ModifyPlan`] does to its table.
@@ -155,6 +159,20 @@ pub(crate) struct TargetScan {
 }
 
 impl ModifyPlan {
+    /// A plan doing `action` to `rel`, with the constraints its new rows
+    /// must meet.
+    pub(crate) fn new(
+        rel: RelationDesc,
+        action: Action,
+        returning: Option<Returning>,
+    ) -> Result<ModifyPlan> {
+        let checks = match action {
+            Action::Delete { .. } => Vec::new(),
+            _ => table_checks(&rel)?,
+        };
+        Ok(ModifyPlan { rel, action, returning, checks })
+    }
+
     /// The RETURNING list's columns, if the statement has one.
     pub fn returning_columns(&self) -> Option<&[OutputColumn]> {
         self.returning.as_ref().map(|r| &r.columns[..])
@@ -283,7 +301,7 @@ fn plan_update(
     )?;
     let (qual, path) = target_scan(&mut planner, &rel, qual)?;
     let scan = TargetScan { qual, path, registry: planner.into_registry() };
-    Ok(ModifyPlan { rel, action: Action::Update { targets, scan }, returning })
+    ModifyPlan::new(rel, Action::Update { targets, scan }, returning)
 }
 
 /// plan_delete -- DELETE: the target, the WHERE clause and how to find its
@@ -308,5 +326,5 @@ fn plan_delete(
     )?;
     let (qual, path) = target_scan(&mut planner, &rel, qual)?;
     let scan = TargetScan { qual, path, registry: planner.into_registry() };
-    Ok(ModifyPlan { rel, action: Action::Delete { scan }, returning })
+    ModifyPlan::new(rel, Action::Delete { scan }, returning)
 }

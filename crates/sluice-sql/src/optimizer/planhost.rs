@@ -44,6 +44,9 @@ pub struct PlanHost<'p> {
     pub agg_clause: Option<&'static str>,
     /// Where subqueries are planned; `None` where they are not supported.
     planner: Option<&'p mut dyn SubqueryPlanner>,
+    /// Where subqueries are forbidden by definition (a CHECK constraint),
+    /// the clause name for the error.
+    pub sublink_clause: Option<&'static str>,
     /// The columns the analysed expressions see (the outer scope of their
     /// subqueries).
     scope: Scope,
@@ -57,6 +60,7 @@ impl<'p> PlanHost<'p> {
             aggs: Vec::new(),
             agg_clause: None,
             planner: None,
+            sublink_clause: None,
             scope: Scope::default(),
         }
     }
@@ -72,6 +76,7 @@ impl<'p> PlanHost<'p> {
             aggs: Vec::new(),
             agg_clause: None,
             planner: Some(planner),
+            sublink_clause: None,
             scope: scope.clone(),
         }
     }
@@ -120,6 +125,9 @@ impl AnalyzeHost for PlanHost<'_> {
         testexpr: Option<Expr>,
     ) -> Result<(usize, SqlType)> {
         let Some(planner) = self.planner.as_deref_mut() else {
+            if let Some(clause) = self.sublink_clause {
+                return Err(SqlError::unsupported(format!("cannot use subquery in {clause}")));
+            }
             return Err(SqlError::unsupported("subqueries are not supported here"));
         };
         planner.sublink(self.params, &self.scope, kind, query, testexpr)

@@ -311,6 +311,7 @@ impl Session {
             NodeEnum::IndexStmt(stmt) => commands::indexcmds::create_index(self, stmt, sink),
             NodeEnum::ExplainStmt(stmt) => commands::explain::explain(self, stmt, sink),
             NodeEnum::AlterTableStmt(stmt) => commands::tablecmds::alter_table(self, stmt, sink),
+            NodeEnum::RenameStmt(stmt) => commands::tablecmds::rename(self, stmt, sink),
             NodeEnum::VacuumStmt(stmt) => self.maintenance().vacuum(self, stmt, sink),
             NodeEnum::TruncateStmt(stmt) => commands::truncate::truncate(self, stmt, sink),
             NodeEnum::ReindexStmt(stmt) => self.maintenance().reindex(self, stmt, sink),

@@ -30,11 +30,12 @@ use super::text::{bad_format, TextReader};
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::form_row;
 use crate::error::{Result, SqlError};
+use crate::executor::constraints::check_row;
 use crate::executor::context::ExecParts;
 use crate::executor::host::ExecHost;
 use crate::executor::indexing::IndexSet;
-use crate::executor::modify::check_not_null;
 use crate::expr::{eval, eval_qual, EvalHost, Expr};
+use crate::optimizer::constraint::table_checks;
 use sluice_access::heap::heapam::heap_insert;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_types::{binary, io, Datum};
@@ -111,6 +112,7 @@ pub(crate) fn insert_rows(
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());
     let mut host = ExecHost::new(env, Vec::new(), ctx);
     let indexes = IndexSet::open(&host, rel)?;
+    let checks = table_checks(rel)?;
     let mut row = vec![Datum::Null; rel.columns.len()];
     let mut count = 0u64;
     if let Reader::Text(text) = &mut reader {
@@ -140,7 +142,7 @@ pub(crate) fn insert_rows(
                     return Ok(false);
                 }
             }
-            check_not_null(rel, &row, &host)?;
+            check_row(rel, &checks, &row, &mut host)?;
             let tid = heap_insert(engine, &heap, txn, &form_row(&desc, &types, &row))?;
             host.env().stats.count_insert(rel.oid, txn.savepoint_depth(), 1);
             indexes.insert(txn, &mut host, &row, tid)?;

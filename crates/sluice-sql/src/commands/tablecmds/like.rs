@@ -4,7 +4,8 @@
 //!
 //! A LIKE clause stands for the source table's columns at its place in the
 //! column list: their names, types and NOT NULL markings always, their
-//! defaults with `INCLUDING DEFAULTS`, and with `INCLUDING INDEXES` a copy of
+//! defaults with `INCLUDING DEFAULTS`, its CHECK constraints (names kept)
+//! with `INCLUDING CONSTRAINTS`, and with `INCLUDING INDEXES` a copy of
 //! every index (the primary key stays a primary key; the copies are named
 //! by the rule for new indexes, so `h1_pkey` becomes `h2_pkey`). The source's
 //! storage parameters are never copied, as in PostgreSQL.
@@ -16,6 +17,7 @@
 //! generated columns are options sluice accepts and has nothing to copy for.
 
 use super::NewColumn;
+use crate::catalog::constraint::CheckConstraint;
 use crate::catalog::index::indexes_of;
 use crate::catalog::namespace::missing_relation;
 use crate::catalog::relation::RelationDesc;
@@ -24,11 +26,14 @@ use crate::commands::indexcmds::{kind_plural, ConstraintKind, NewIndex};
 use crate::error::position;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
-use pg_query::protobuf::TableLikeClause;
+use pg_query::protobuf::{ConstrType, Constraint, TableLikeClause};
+use pg_query::NodeEnum;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_txn::lmgr::LockMode;
 
-/// `CREATE_TABLE_LIKE_DEFAULTS` in the clause's option bits.
+/// `CREATE_TABLE_LIKE_CONSTRAINTS` in the clause's option bits.
+const LIKE_CONSTRAINTS: u32 = 1 << 2;
+/// `CREATE_TABLE_LIKE_DEFAULTS`.
 const LIKE_DEFAULTS: u32 = 1 << 3;
 /// `CREATE_TABLE_LIKE_INDEXES`.
 const LIKE_INDEXES: u32 = 1 << 6;
@@ -39,6 +44,8 @@ pub(super) struct LikeCopy {
     pub columns: Vec<NewColumn>,
     /// Copies of the source's indexes (`INCLUDING INDEXES`).
     pub indexes: Vec<NewIndex>,
+    /// The source's CHECK constraints (`INCLUDING CONSTRAINTS`).
+    pub checks: Vec<Constraint>,
 }
 
 /// expand -- the columns and indexes `clause` copies from its source.
@@ -65,7 +72,28 @@ pub(super) fn expand(cx: &mut dyn BackendContext, clause: &TableLikeClause) -> R
     let columns = copy_columns(&source, clause.options & LIKE_DEFAULTS != 0);
     let indexes =
         if clause.options & LIKE_INDEXES != 0 { copy_indexes(cx, &source)? } else { Vec::new() };
-    Ok(LikeCopy { columns, indexes })
+    let checks = match clause.options & LIKE_CONSTRAINTS {
+        0 => Vec::new(),
+        _ => source.checks.iter().map(copy_check).collect::<Result<_>>()?,
+    };
+    Ok(LikeCopy { columns, indexes, checks })
+}
+
+/// A stored CHECK constraint as the constraint node that would create it
+/// again: its text names columns, which the new table has by the same names.
+fn copy_check(check: &CheckConstraint) -> Result<Constraint> {
+    let parsed = crate::parser::parse(&format!("SELECT 1 WHERE {}", check.expr))?;
+    let Some(NodeEnum::SelectStmt(select)) = parsed.into_iter().next().map(|s| s.node) else {
+        return Err(SqlError::internal("invalid check constraint text"));
+    };
+    Ok(Constraint {
+        contype: ConstrType::ConstrCheck as i32,
+        conname: check.name.clone(),
+        raw_expr: select.where_clause,
+        is_enforced: true,
+        initially_valid: true,
+        ..Default::default()
+    })
 }
 
 /// The source's columns: name, type, NOT NULL, and the default if asked for.
@@ -81,6 +109,7 @@ fn copy_columns(source: &RelationDesc, with_defaults: bool) -> Vec<NewColumn> {
             default: c.default.clone().filter(|_| with_defaults),
             serial: false,
             constraints: Vec::new(),
+            checks: Vec::new(),
         })
         .collect()
 }

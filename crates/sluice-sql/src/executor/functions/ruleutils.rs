@@ -17,6 +17,7 @@
 
 use super::regproc::{qualified_name, relation};
 use super::ExecHost;
+use crate::catalog::constraint::{CON_BIN, CON_INDID, CON_KEY, CON_RELID, CON_TYPE, CON_VALIDATED};
 use crate::catalog::relation::{by_oid, oid_of};
 use crate::catalog::schema::{PG_AM, PG_CLASS, PG_CONSTRAINT, PG_INDEX};
 use crate::catalog::{index::INDOPTION_DESC, index::INDOPTION_NULLS_FIRST, scan_as};
@@ -34,13 +35,9 @@ const IND_KEY: usize = 15;
 const IND_OPTION: usize = 18;
 const IND_PRED: usize = 20;
 
-/// `pg_constraint` columns read here.
-const CON_TYPE: usize = 3;
+/// `pg_constraint` columns read here (the rest are in `catalog/constraint.rs`).
 const CON_DEFERRABLE: usize = 4;
 const CON_DEFERRED: usize = 5;
-const CON_RELID: usize = 7;
-const CON_INDID: usize = 9;
-const CON_KEY: usize = 18;
 
 /// `pg_get_indexdef(index [, column, pretty])`: the whole CREATE INDEX
 /// statement, or with a column number > 0 just that column's definition.
@@ -88,13 +85,18 @@ pub(super) fn index_def(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
 }
 
 /// `pg_get_constraintdef(constraint [, pretty])`: `PRIMARY KEY (id)`,
-/// `UNIQUE (a, b)`, with the index's options and the deferrability.
+/// `UNIQUE (a, b)`, with the index's options and the deferrability, or
+/// `CHECK ((a > 0))` (`CHECK (a > 0)` in pretty mode).
 pub(super) fn constraint_def(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
     let Some(Datum::Oid(oid)) = args.first() else { return Ok(Datum::Null) };
+    let pretty = matches!(args.get(1), Some(Datum::Bool(true)));
     let engine = host.env().engine.clone();
     let db = host.env().database;
     let rows = scan_as(&engine, db, &PG_CONSTRAINT, host.visibility(), |r| oid_of(&r[0]) == *oid)?;
     let Some((_, row)) = rows.into_iter().next() else { return Ok(Datum::Null) };
+    if row[CON_TYPE].as_str() == Some("c") {
+        return Ok(Datum::Text(check_def(&row, pretty)));
+    }
     let Some(table) = table_columns(host, oid_of(&row[CON_RELID]))? else { return Ok(Datum::Null) };
     let index = oid_of(&row[CON_INDID]);
     let nulls_not_distinct = index_row(host, index)?
@@ -117,32 +119,74 @@ pub(super) fn constraint_def(host: &mut ExecHost, args: &[Datum]) -> Result<Datu
     Ok(Datum::Text(def))
 }
 
+/// A CHECK constraint's definition from its `pg_constraint` row.
+fn check_def(row: &[Datum], pretty: bool) -> String {
+    let text = row[CON_BIN].as_str().unwrap_or_default();
+    let mut def = format!("CHECK ({})", expression(text, pretty));
+    if !matches!(row[CON_VALIDATED], Datum::Bool(true)) {
+        def += " NOT VALID";
+    }
+    def
+}
+
 /// `pg_get_expr(expr, relation [, pretty])`: the stored SQL text, without
 /// its outer parentheses in pretty mode.
 pub(super) fn get_expr(args: &[Datum]) -> Datum {
     let pretty = matches!(args.get(2), Some(Datum::Bool(true)));
     match args.first() {
-        Some(Datum::Text(text)) => Datum::Text(expression(text, pretty).to_string()),
+        Some(Datum::Text(text)) => Datum::Text(expression(text, pretty)),
         _ => Datum::Null,
     }
 }
 
 /// A stored expression as printed: pretty mode drops parentheses that
-/// enclose the whole expression (PostgreSQL's top level needs none).
-fn expression(text: &str, pretty: bool) -> &str {
-    if pretty && encloses_all(text) {
-        &text[1..text.len() - 1]
-    } else {
-        text
+/// enclose the whole expression (PostgreSQL's top level needs none) and
+/// those around a number or column being cast (`(0)::numeric` is
+/// `0::numeric`).
+fn expression(text: &str, pretty: bool) -> String {
+    if !pretty {
+        return text.to_string();
     }
+    let inner = if encloses_all(text) { &text[1..text.len() - 1] } else { text };
+    unparenthesise_simple_casts(inner)
 }
 
-/// Whether `text` is `( ... )` with the first parenthesis closing last
-/// (string literals and quoted identifiers skipped).
-fn encloses_all(text: &str) -> bool {
-    if !text.starts_with('(') || !text.ends_with(')') {
-        return false;
+/// `(x)::type` as `x::type` where `x` is a number, a plain name or already
+/// parenthesised (`((a + b))::numeric` is `(a + b)::numeric`), outside
+/// string literals and quoted identifiers.
+fn unparenthesise_simple_casts(text: &str) -> String {
+    let simple = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.';
+    let mut out = String::with_capacity(text.len());
+    let mut quote = None;
+    let mut i = 0;
+    while let Some(c) = text[i..].chars().next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(') => {
+                let body = &text[i + 1..];
+                let len = match body.starts_with('(') {
+                    true => closing(body).map_or(0, |end| end + 1),
+                    false => body.find(|c: char| !simple(c)).unwrap_or(body.len()),
+                };
+                if len > 0 && body[len..].starts_with(")::") {
+                    out.push_str(&unparenthesise_simple_casts(&body[..len]));
+                    i += len + 2;
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        out.push(c);
+        i += c.len_utf8();
     }
+    out
+}
+
+/// Where the parenthesis opening `text` closes (string literals and quoted
+/// identifiers skipped).
+fn closing(text: &str) -> Option<usize> {
     let mut depth = 0;
     let mut quote = None;
     for (i, c) in text.char_indices() {
@@ -154,13 +198,19 @@ fn encloses_all(text: &str) -> bool {
             (None, ')') => {
                 depth -= 1;
                 if depth == 0 {
-                    return i == text.len() - 1;
+                    return Some(i);
                 }
             }
             _ => {}
         }
     }
-    false
+    None
+}
+
+/// Whether `text` is `( ... )` with the first parenthesis closing last
+/// (string literals and quoted identifiers skipped).
+fn encloses_all(text: &str) -> bool {
+    text.starts_with('(') && closing(text) == Some(text.len() - 1)
 }
 
 /// ` DESC`, ` NULLS FIRST`, ...: what a key's `indoption` bits say beyond
@@ -241,4 +291,24 @@ fn int2_list(d: &Datum) -> Vec<i16> {
     d.as_array()
         .map(|a| a.elements().iter().filter_map(|e| e.as_i64().map(|v| v as i16)).collect())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pretty_mode_drops_outer_and_simple_cast_parentheses() {
+        let cases = [
+            ("(price > (0)::numeric)", "price > 0::numeric"),
+            ("((a + b))::numeric", "(a + b)::numeric"),
+            ("(s = '(x)::text'::text)", "s = '(x)::text'::text"),
+            ("(a > 0) AND (b > 0)", "(a > 0) AND (b > 0)"),
+            ("(\"(q)\" = 'a')", "\"(q)\" = 'a'"),
+        ];
+        for (stored, shown) in cases {
+            assert_eq!(expression(stored, true), shown, "{stored}");
+            assert_eq!(expression(stored, false), stored);
+        }
+    }
 }

@@ -30,8 +30,8 @@ pub(super) fn execute_insert(
     let mut host = ExecHost::new(env, params, ctx.clone());
     let mut source = crate::executor::plan::open(source, engine, &ctx)?;
     let indexes = IndexSet::open(&host, rel)?;
-    let on_conflict =
-        on_conflict.map(|c| Speculation::new(engine, (rel, &heap), &indexes, &ctx, c));
+    let on_conflict = on_conflict
+        .map(|c| Speculation::new(engine, (rel, &heap, &plan.checks), &indexes, &ctx, c));
     let mut count = 0u64;
     while let Some(values) = source.next(&mut host)? {
         let mut row: Vec<Datum> = Vec::with_capacity(rel.columns.len());
@@ -46,7 +46,7 @@ pub(super) fn execute_insert(
             };
             row.push(value);
         }
-        check_not_null(rel, &row, &host)?;
+        check_row(rel, &plan.checks, &row, &mut host)?;
         let stored = match &on_conflict {
             None => {
                 let tid = heap_insert(engine, &heap, txn, &form_row(&desc, &types, &row))?;

@@ -50,7 +50,7 @@ pub(super) fn plan_insert(
         &mut PlanHost::new(param_types),
     )?;
     let action = Action::Insert { targets, defaults, source, conversions, on_conflict };
-    Ok(ModifyPlan { rel, action, returning })
+    ModifyPlan::new(rel, action, returning)
 }
 
 pub(super) fn check_arity(values: usize, targets: &[usize], cols: &[Node]) -> Result<()> {

@@ -199,13 +199,13 @@ impl JoinPlanner<'_, '_> {
             unreachable!("checked by the caller")
         };
         let outer_width = types.len() - inner_width;
-        let on_left = |e: &Expr| columns_of(e).iter().all(|&c| c < outer_width);
+        let on_left = |e: &Expr| e.columns_read().iter().all(|&c| c < outer_width);
         let on_right = |e: &Expr| {
-            let cols = columns_of(e);
+            let cols = e.columns_read();
             !cols.is_empty() && cols.iter().all(|&c| c >= outer_width)
         };
         let (left_quals, above): (Vec<Expr>, Vec<Expr>) =
-            quals.into_iter().partition(|q| on_left(q) && !columns_of(q).is_empty());
+            quals.into_iter().partition(|q| on_left(q) && !q.columns_read().is_empty());
         let on: Vec<Expr> =
             qual.map(|q| conjuncts(&q).into_iter().cloned().collect()).unwrap_or_default();
         let (right_quals, join_quals): (Vec<Expr>, Vec<Expr>) = on.into_iter().partition(on_right);
@@ -540,7 +540,7 @@ fn mergeable(a: &Expr, b: &Expr) -> bool {
 fn split_equality(e: &Expr, outer_width: usize) -> Option<(&Expr, &Expr)> {
     let (a, b) = equality(e)?;
     let side = |x: &Expr| {
-        let cols = columns_of(x);
+        let cols = x.columns_read();
         if cols.is_empty() {
             None
         } else if cols.iter().all(|&c| c < outer_width) {
@@ -568,28 +568,12 @@ fn column_index(e: &Expr) -> usize {
 
 /// The items of a group whose columns `e` reads (bit i: item i).
 fn items_read(e: &Expr, items: &[Item]) -> u64 {
-    columns_of(e).iter().fold(0, |set, &c| {
+    e.columns_read().iter().fold(0, |set, &c| {
         set | items
             .iter()
             .position(|i| (i.offset..i.offset + i.width).contains(&c))
             .map_or(0, |i| 1 << i)
     })
-}
-
-/// The row columns `e` reads.
-fn columns_of(e: &Expr) -> Vec<usize> {
-    let mut out = Vec::new();
-    collect_columns(e, &mut out);
-    out
-}
-
-fn collect_columns(e: &Expr, out: &mut Vec<usize>) {
-    if let Expr::Column { index, .. } = e {
-        out.push(*index);
-    }
-    for child in e.children() {
-        collect_columns(child, out);
-    }
 }
 
 /// Whether `e` contains a subquery (whose parameters index its row).

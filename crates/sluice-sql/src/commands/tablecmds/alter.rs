@@ -1,0 +1,202 @@
+//! ALTER TABLE (PostgreSQL's AlterTable and its ATExec* subcommands in
+//! `tablecmds.c`).
+//!
+//! One statement may carry several subcommands. The table is locked once,
+//! up front, in the strongest mode any of them needs — PostgreSQL's
+//! AlterTableGetLockLevel: most need AccessExclusive, but validating a
+//! constraint, changing storage parameters or the clustering index take
+//! ShareUpdateExclusive, so reads and writes go on meanwhile. Subcommands
+//! then run in order, each seeing the catalogs as the previous left them
+//! (the command counter moves between them, and the table's descriptor is
+//! read again), all inside the statement's transaction: one failing undoes
+//! them all.
+//!
+//! Column-level subcommands live in `columns.rs`, constraint ones in
+//! `constraints.rs`, clustering in `cluster.rs`.
+
+use super::constraints::{add_check, drop_constraint, is_check, validate_constraint};
+use super::{cluster, columns, constraint_index, lock_relation, refuse_toast_option};
+use super::{validate_reloption, RelationDesc};
+use crate::catalog::namespace::missing_relation;
+use crate::catalog::relation::{self, oid_of};
+use crate::catalog::schema::PG_CLASS;
+use crate::catalog::statistic::latest_view;
+use crate::catalog::{replace, scan_as};
+use crate::commands::indexcmds::define_index;
+use crate::error::{Result, SqlError};
+use crate::executor::context::BackendContext;
+use crate::parser::node_str;
+use crate::sink::QuerySink;
+use pg_query::protobuf::{AlterTableCmd, AlterTableStmt, AlterTableType, ConstrType, Node};
+use pg_query::NodeEnum;
+use sluice_common::Oid;
+use sluice_txn::lmgr::LockMode;
+use sluice_types::Datum;
+
+/// ALTER TABLE [IF EXISTS] name subcommand [, ...].
+pub fn alter_table(
+    cx: &mut dyn BackendContext,
+    stmt: &AlterTableStmt,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    let rv =
+        stmt.relation.as_ref().ok_or_else(|| SqlError::internal("ALTER TABLE without table"))?;
+    let cmds: Vec<&AlterTableCmd> = stmt
+        .cmds
+        .iter()
+        .filter_map(|c| match c.node.as_ref() {
+            Some(NodeEnum::AlterTableCmd(cmd)) => Some(&**cmd),
+            _ => None,
+        })
+        .collect();
+    let mode = cmds.iter().map(|c| lock_level(c)).max().unwrap_or(LockMode::AccessExclusive);
+    let Some(found) = cx.find_relation(rv)? else {
+        if stmt.missing_ok {
+            let message = format!("relation \"{}\" does not exist, skipping", rv.relname);
+            sink.notice(&SqlError::new("00000", message))?;
+            return sink.complete("ALTER TABLE");
+        }
+        return Err(missing_relation(&rv.relname));
+    };
+    lock_relation(cx, found.oid, mode)?;
+    let mut checks_named = Vec::new();
+    for cmd in cmds {
+        let table = describe(cx, found.oid)?;
+        run_subcommand(cx, &table, cmd, &mut checks_named, sink)?;
+        cx.txn()?.increment_command();
+    }
+    sink.complete("ALTER TABLE")
+}
+
+/// The lock a subcommand needs (PostgreSQL's AlterTableGetLockLevel).
+fn lock_level(cmd: &AlterTableCmd) -> LockMode {
+    use AlterTableType::*;
+    match AlterTableType::try_from(cmd.subtype) {
+        Ok(AtValidateConstraint | AtClusterOn | AtDropCluster | AtSetStatistics) => {
+            LockMode::ShareUpdateExclusive
+        }
+        Ok(AtSetOptions | AtResetOptions) => LockMode::ShareUpdateExclusive,
+        // Every storage parameter sluice accepts is one PostgreSQL changes
+        // under ShareUpdateExclusive (fillfactor, autovacuum_*, ...).
+        Ok(AtSetRelOptions | AtResetRelOptions) => LockMode::ShareUpdateExclusive,
+        Ok(AtAddConstraint) if constraint_type(cmd) == Some(ConstrType::ConstrForeign) => {
+            LockMode::ShareRowExclusive
+        }
+        Ok(AtEnableTrig | AtEnableAlwaysTrig | AtEnableReplicaTrig | AtDisableTrig)
+        | Ok(AtEnableTrigAll | AtDisableTrigAll | AtEnableTrigUser | AtDisableTrigUser) => {
+            LockMode::ShareRowExclusive
+        }
+        _ => LockMode::AccessExclusive,
+    }
+}
+
+/// The kind of constraint an ADD CONSTRAINT subcommand adds.
+fn constraint_type(cmd: &AlterTableCmd) -> Option<ConstrType> {
+    match cmd.def.as_deref()?.node.as_ref()? {
+        NodeEnum::Constraint(c) => ConstrType::try_from(c.contype).ok(),
+        _ => None,
+    }
+}
+
+/// The descriptor of table `oid` as the command sees the catalogs now.
+fn describe(cx: &mut dyn BackendContext, oid: Oid) -> Result<RelationDesc> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let txn = cx.txn()?;
+    let ctx =
+        sluice_access::heap::visibility::VisibilityContext::for_transaction(txn, engine.txns());
+    relation::by_oid(&engine, db, &ctx, oid)?
+        .ok_or_else(|| SqlError::internal(format!("cache lookup failed for relation {oid}")))
+}
+
+/// run_subcommand -- one subcommand against `table` as it stands.
+fn run_subcommand(
+    cx: &mut dyn BackendContext,
+    table: &RelationDesc,
+    cmd: &AlterTableCmd,
+    checks_named: &mut Vec<String>,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    use AlterTableType::*;
+    let def = cmd.def.as_deref();
+    match AlterTableType::try_from(cmd.subtype) {
+        Ok(t @ (AtSetRelOptions | AtResetRelOptions)) => {
+            let def = def.ok_or_else(|| SqlError::internal("SET without an option list"))?;
+            alter_reloptions(cx, table, def, t == AtResetRelOptions)
+        }
+        Ok(AtClusterOn) => cluster::cluster_on(cx, table, &cmd.name),
+        Ok(AtDropCluster) => cluster::mark_index_clustered(cx, table.oid, None),
+        Ok(AtAddConstraint) => add_constraint(cx, table, def, checks_named, sink),
+        Ok(AtValidateConstraint) => validate_constraint(cx, table, &cmd.name),
+        Ok(AtDropConstraint) => drop_constraint(cx, table, &cmd.name, cmd.missing_ok, sink),
+        Ok(AtColumnDefault) => columns::set_default(cx, table, &cmd.name, def),
+        Ok(AtSetNotNull) => columns::set_not_null(cx, table, &cmd.name),
+        Ok(AtDropNotNull) => columns::drop_not_null(cx, table, &cmd.name),
+        _ => Err(SqlError::unsupported("this ALTER TABLE form is not supported yet")),
+    }
+}
+
+/// ADD [CONSTRAINT name] { PRIMARY KEY | UNIQUE | CHECK } ...
+fn add_constraint(
+    cx: &mut dyn BackendContext,
+    table: &RelationDesc,
+    def: Option<&Node>,
+    checks_named: &mut Vec<String>,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    let Some(NodeEnum::Constraint(c)) = def.and_then(|d| d.node.as_ref()) else {
+        return Err(SqlError::internal("ADD CONSTRAINT without a constraint"));
+    };
+    if is_check(c) {
+        return add_check(cx, table, c, true, checks_named).map(|_| ());
+    }
+    define_index(cx, table, constraint_index(c)?, sink)?;
+    Ok(())
+}
+
+/// alter_reloptions -- `ALTER TABLE ... SET (name = value, ...)` or
+/// `RESET (name, ...)`: merges the storage parameters into the table's
+/// `pg_class.reloptions` (PostgreSQL's ATExecSetRelOptions). Pages already
+/// written keep their fill; later inserts use the new fillfactor.
+fn alter_reloptions(
+    cx: &mut dyn BackendContext,
+    table: &RelationDesc,
+    list: &Node,
+    reset: bool,
+) -> Result<()> {
+    let Some(NodeEnum::List(list)) = list.node.as_ref() else {
+        return Err(SqlError::internal("ALTER TABLE SET without an option list"));
+    };
+    let mut options: Vec<(String, String)> = table
+        .options
+        .as_deref()
+        .map(|o| o.trim_start_matches('{').trim_end_matches('}'))
+        .into_iter()
+        .flat_map(|o| o.split(','))
+        .filter_map(|kv| kv.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())))
+        .collect();
+    for item in &list.items {
+        let Some(NodeEnum::DefElem(def)) = item.node.as_ref() else { continue };
+        refuse_toast_option(def)?;
+        options.retain(|(k, _)| *k != def.defname);
+        if reset {
+            continue;
+        }
+        let value = def.arg.as_deref().and_then(node_str).unwrap_or_else(|| "true".into());
+        validate_reloption(&def.defname, &value)?;
+        options.push((def.defname.clone(), value));
+    }
+    let text: Vec<String> = options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let value =
+        if text.is_empty() { Datum::Null } else { Datum::Text(format!("{{{}}}", text.join(","))) };
+    let parts = cx.parts()?;
+    let at = PG_CLASS.columns.iter().position(|c| c.0 == "reloptions");
+    let at = at.ok_or_else(|| SqlError::internal("pg_class has no reloptions"))?;
+    let (engine, db) = (parts.engine, parts.env.database);
+    let ctx = latest_view(parts.txn, engine.txns());
+    let rows = scan_as(engine, db, &PG_CLASS, &ctx, |r| oid_of(&r[0]) == table.oid)?;
+    let Some((tid, mut values)) = rows.into_iter().next() else { return Ok(()) };
+    values[at] = value;
+    replace(engine, db, &PG_CLASS, parts.txn, tid, &values)?;
+    Ok(())
+}

@@ -1,0 +1,66 @@
+//! The constraints every new row version must meet before it is stored
+//! (PostgreSQL's ExecConstraints in `execMain.c`): NOT NULL columns first,
+//! then the table's CHECK constraints in name order. A CHECK passes unless
+//! its expression is false — NULL passes, as SQL says — and a NOT VALID
+//! constraint is checked like a validated one: only rows stored before it
+//! was added escape it.
+//!
+//! UNIQUE and PRIMARY KEY are not here: their indexes enforce them as the
+//! entries go in (`indexing.rs`).
+
+use super::host::ExecHost;
+use crate::catalog::relation::RelationDesc;
+use crate::error::{Result, SqlError};
+use crate::expr::{eval, EvalHost};
+use crate::optimizer::constraint::CheckExpr;
+use sluice_types::Datum;
+
+/// check_row -- 23502 if a NOT NULL column of `rel` is NULL in `row`, else
+/// 23514 for the first of `checks` that `row` makes false.
+pub(crate) fn check_row(
+    rel: &RelationDesc,
+    checks: &[CheckExpr],
+    row: &[Datum],
+    host: &mut ExecHost,
+) -> Result<()> {
+    check_not_null(rel, row, host)?;
+    for check in checks {
+        if matches!(eval(&check.expr, row, host)?, Datum::Bool(false)) {
+            return Err(SqlError::new(
+                "23514",
+                format!(
+                    "new row for relation \"{}\" violates check constraint \"{}\"",
+                    rel.name, check.name
+                ),
+            )
+            .with_detail(failing_row(row, host)));
+        }
+    }
+    Ok(())
+}
+
+/// Raises 23502 if a NOT NULL column is NULL in `row`.
+fn check_not_null(rel: &RelationDesc, row: &[Datum], host: &ExecHost) -> Result<()> {
+    for (column, value) in rel.columns.iter().zip(row) {
+        if column.not_null && value.is_null() {
+            return Err(SqlError::new(
+                "23502",
+                format!(
+                    "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
+                    column.name, rel.name
+                ),
+            )
+            .with_detail(failing_row(row, host)));
+        }
+    }
+    Ok(())
+}
+
+/// PostgreSQL's DETAIL for a row that broke a constraint.
+pub(crate) fn failing_row(row: &[Datum], host: &ExecHost) -> String {
+    let shown: Vec<String> = row
+        .iter()
+        .map(|v| sluice_types::io::output(v, host.context()).unwrap_or_else(|| "null".into()))
+        .collect();
+    format!("Failing row contains ({}).", shown.join(", "))
+}
