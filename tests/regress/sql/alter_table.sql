@@ -85,3 +85,45 @@ SELECT c.relname, l.mode FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
   WHERE c.relname LIKE 'account%' AND granted ORDER BY 1, 2;
 ROLLBACK;
 DROP TABLE account, other;
+
+-- ADD COLUMN: rows already stored read the default evaluated when the
+-- column was added; nothing is rewritten.
+CREATE TABLE grow (id int PRIMARY KEY, a text);
+INSERT INTO grow SELECT g, 'r' || g FROM generate_series(1, 5) g;
+SELECT pg_relation_size('grow') AS before \gset
+ALTER TABLE grow ADD COLUMN b int;
+ALTER TABLE grow ADD COLUMN c int DEFAULT 40 + 2, ADD d text NOT NULL DEFAULT 'dflt'::text;
+ALTER TABLE grow ADD COLUMN e numeric(6,2) DEFAULT 1.005 CHECK (e > 0);
+SELECT pg_relation_size('grow') = :before AS not_rewritten;
+SELECT attname, atthasmissing FROM pg_attribute
+  WHERE attrelid = 'grow'::regclass AND attnum > 0 ORDER BY attnum;
+INSERT INTO grow (id, a) VALUES (6, 'new');
+INSERT INTO grow VALUES (7, 'all', 1, 2, 'x', 3.5);
+UPDATE grow SET c = c + 1 WHERE id = 2;
+SELECT * FROM grow ORDER BY id;
+SELECT id FROM grow WHERE c = 42 ORDER BY id;
+CREATE INDEX grow_c ON grow (c);
+SET enable_seqscan = off;
+SELECT id, c FROM grow WHERE c = 42 ORDER BY id;
+RESET enable_seqscan;
+VACUUM FULL grow;
+SELECT * FROM grow WHERE id IN (1, 2) ORDER BY id;
+\d grow
+ALTER TABLE grow ADD COLUMN f int NOT NULL;
+ALTER TABLE grow ADD COLUMN g int CHECK (g > 100) DEFAULT 5;
+ALTER TABLE grow ADD COLUMN a int;
+ALTER TABLE grow ADD COLUMN IF NOT EXISTS a int;
+ALTER TABLE grow ADD COLUMN h int DEFAULT 'x';
+-- An empty table takes any new column, serial and primary key included.
+CREATE TABLE empty (x int);
+ALTER TABLE empty ADD COLUMN id serial PRIMARY KEY, ADD COLUMN n int NOT NULL;
+INSERT INTO empty (x, n) VALUES (1, 2) RETURNING *;
+\d empty
+-- Rolled back, the column is gone.
+BEGIN;
+ALTER TABLE grow ADD COLUMN tmp int DEFAULT 9;
+SELECT tmp FROM grow WHERE id = 1;
+ROLLBACK;
+SELECT tmp FROM grow WHERE id = 1;
+SELECT * FROM grow WHERE id = 1;
+DROP TABLE grow, empty;

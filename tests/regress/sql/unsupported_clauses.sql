@@ -50,3 +50,10 @@ SELECT relname FROM pg_class WHERE relname IN ('p', 'c', 'ch', 'tt', 'ut', 'coll
 INSERT INTO t VALUES (1, 2, 'x');
 SELECT * FROM t;
 BEGIN; COMMIT AND CHAIN; ROLLBACK;
+-- ADD COLUMN with a volatile default needs a value per row (PostgreSQL rewrites the table)
+CREATE TABLE vol (a int);
+INSERT INTO vol VALUES (1);
+ALTER TABLE vol ADD COLUMN id serial;
+ALTER TABLE vol ADD COLUMN r float8 DEFAULT random();
+SELECT * FROM vol;
+DROP TABLE vol;

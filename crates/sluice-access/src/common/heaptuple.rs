@@ -201,7 +201,7 @@ where
     'a: 'd,
 {
     let natts = natts.min(desc.natts());
-    let mut reader = AttrReader { tuple, bitmap, natts, off: start };
+    let mut reader = AttrReader { tuple, bitmap, natts, off: start, missing: &[] };
     desc.attrs[..natts].iter().enumerate().map(move |(i, attr)| reader.next(i, attr))
 }
 
@@ -221,13 +221,14 @@ fn write_attr(tuple: &mut [u8], attr: &AttrDesc, value: &[u8], off: usize) -> us
 }
 
 /// deform_tuple -- splits a tuple into its values (PostgreSQL's
-/// `heap_deform_tuple`): one entry per column of `desc`, `None` for NULL and for
-/// columns the tuple predates, varlena payloads without their headers. The
+/// `heap_deform_tuple`): one entry per column of `desc`, `None` for NULL,
+/// the descriptor's missing value (or `None`) for columns the tuple
+/// predates, varlena payloads without their headers. The
 /// slices borrow from `tuple`; nothing is copied.
 ///
 /// `tuple` is the tuple's bytes as stored (trailing page padding is allowed).
 /// Returns [`TupleError::Corrupt`] if the bytes are inconsistent.
-pub fn deform_tuple<'a>(desc: &TupleDesc, tuple: &'a [u8]) -> Result<Vec<Option<&'a [u8]>>> {
+pub fn deform_tuple<'a>(desc: &'a TupleDesc, tuple: &'a [u8]) -> Result<Vec<Option<&'a [u8]>>> {
     let mut values = Vec::with_capacity(desc.natts());
     for_each_attr(desc, tuple, desc.natts(), |_, v| {
         values.push(v);
@@ -242,7 +243,7 @@ pub fn deform_tuple<'a>(desc: &TupleDesc, tuple: &'a [u8]) -> Result<Vec<Option<
 /// (PostgreSQL's `slot_getsomeattrs`). `upto` beyond the descriptor is cut
 /// to it.
 pub fn for_each_attr<'a, E: From<TupleError>>(
-    desc: &TupleDesc,
+    desc: &'a TupleDesc,
     tuple: &'a [u8],
     upto: usize,
     mut visit: impl FnMut(usize, Option<&'a [u8]>) -> std::result::Result<(), E>,
@@ -260,7 +261,7 @@ pub fn for_each_attr<'a, E: From<TupleError>>(
 /// Walks the attributes before `i`, since varlenas and NULLs make offsets
 /// row-dependent; PostgreSQL caches fixed offsets (`attcacheoff`), which sluice
 /// does not do yet. Panics if `i` is not a column of `desc`.
-pub fn get_attr<'a>(desc: &TupleDesc, tuple: &'a [u8], i: usize) -> Result<Option<&'a [u8]>> {
+pub fn get_attr<'a>(desc: &'a TupleDesc, tuple: &'a [u8], i: usize) -> Result<Option<&'a [u8]>> {
     assert!(i < desc.natts(), "attribute {i} out of range");
     let mut reader = AttrReader::new(desc, tuple)?;
     for (j, attr) in desc.attrs[..i].iter().enumerate() {
@@ -287,15 +288,18 @@ struct AttrReader<'a> {
     tuple: &'a [u8],
     /// The null bitmap, if the tuple has one (length checked against `natts`).
     bitmap: Option<&'a [u8]>,
-    /// Attributes stored in the tuple; later columns read as NULL.
+    /// Attributes stored in the tuple; later columns read as their
+    /// `missing` value, NULL if they have none.
     natts: usize,
     /// Where the previous non-NULL attribute ended.
     off: usize,
+    /// The descriptor's values for columns the tuple predates.
+    missing: &'a [Option<Vec<u8>>],
 }
 
 impl<'a> AttrReader<'a> {
     /// Checks the header against the tuple length and positions at `t_hoff`.
-    fn new(desc: &TupleDesc, tuple: &'a [u8]) -> Result<AttrReader<'a>> {
+    fn new(desc: &'a TupleDesc, tuple: &'a [u8]) -> Result<AttrReader<'a>> {
         let header = HeapTupleHeader::new(tuple)?;
         let (natts, hoff) = (header.natts(), header.hoff());
         let expected = compute_hoff(natts, header.has_nulls());
@@ -310,7 +314,8 @@ impl<'a> AttrReader<'a> {
         });
         // PostgreSQL reads min(natts, desc natts) too: extra stored attributes
         // are not the reader's concern.
-        Ok(AttrReader { tuple, bitmap, natts: natts.min(desc.natts()), off: hoff })
+        let natts = natts.min(desc.natts());
+        Ok(AttrReader { tuple, bitmap, natts, off: hoff, missing: &desc.missing })
     }
 
     /// Whether attribute `i` has no value in this tuple.
@@ -320,6 +325,9 @@ impl<'a> AttrReader<'a> {
 
     /// next -- reads attribute `i` (described by `attr`) and advances past it.
     fn next(&mut self, i: usize, attr: &AttrDesc) -> Result<Option<&'a [u8]>> {
+        if i >= self.natts {
+            return Ok(self.missing.get(i).and_then(|m| m.as_deref()));
+        }
         if self.is_null(i) {
             return Ok(None);
         }

@@ -109,12 +109,27 @@ const fn valid_align(align: u8) -> bool {
 pub struct TupleDesc {
     /// The columns, attribute number 1 first.
     pub attrs: Vec<AttrDesc>,
+    /// The stored form of the value each column has in tuples written before
+    /// the column was added (PostgreSQL's `attmissingval`); `None`, or no
+    /// entry at all, reads as NULL.
+    pub missing: Vec<Option<Vec<u8>>>,
 }
 
 impl TupleDesc {
     /// A descriptor for the given columns.
     pub fn new(attrs: Vec<AttrDesc>) -> TupleDesc {
-        TupleDesc { attrs }
+        TupleDesc { attrs, missing: Vec::new() }
+    }
+
+    /// The descriptor with `missing` as the values of columns older tuples lack.
+    pub fn with_missing(mut self, missing: Vec<Option<Vec<u8>>>) -> TupleDesc {
+        self.missing = missing;
+        self
+    }
+
+    /// What column `i` holds in a tuple written before it existed.
+    pub fn missing(&self, i: usize) -> Option<&[u8]> {
+        self.missing.get(i).and_then(|m| m.as_deref())
     }
 
     /// Number of columns (PostgreSQL's `natts`).

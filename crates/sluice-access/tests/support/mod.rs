@@ -35,7 +35,8 @@ pub fn row(id: i64, name: &str, memo: &str) -> Vec<u8> {
 
 /// (id, name, memo) of a row of `t`.
 pub fn decode(tuple: &[u8]) -> (i64, String, String) {
-    let values = deform_tuple(&seed_desc(), tuple).expect("well-formed row");
+    let desc = seed_desc();
+    let values = deform_tuple(&desc, tuple).expect("well-formed row");
     let id = i64::from_le_bytes(values[0].expect("id").try_into().expect("8 bytes"));
     let text = |v: Option<&[u8]>| String::from_utf8(v.expect("not null").to_vec()).expect("utf8");
     (id, text(values[1]), text(values[2]))

@@ -242,7 +242,8 @@ mod tests {
     }
 
     fn value(tuple: &[u8]) -> i64 {
-        let values = deform_tuple(&int_desc(), tuple).expect("row");
+        let desc = int_desc();
+        let values = deform_tuple(&desc, tuple).expect("row");
         i64::from_le_bytes(values[0].expect("not null").try_into().expect("8 bytes"))
     }
 

@@ -409,5 +409,7 @@ pub fn attribute_row(
         Datum::Oid(type_collation(ty.element().unwrap_or(ty))),
         Datum::Text(storage_letter(ty).into()),
         Datum::Text(String::new()),
+        Datum::Bool(false),
+        Datum::Null,
     ]
 }

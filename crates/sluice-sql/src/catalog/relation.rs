@@ -33,6 +33,10 @@ pub struct ColumnDesc {
     /// DEFAULT expression, as `pg_attrdef` stores it (see
     /// [`evaluable_default`] for the form the executor evaluates).
     pub default: Option<String>,
+    /// The stored form of the value rows written before the column was
+    /// added hold (`attmissingval`: ADD COLUMN with a default fills no
+    /// page, the tuple descriptor supplies it), `None` for NULL.
+    pub missing: Option<Vec<u8>>,
 }
 
 /// What statements need to know about a table.
@@ -70,9 +74,13 @@ impl RelationDesc {
         self.columns.iter().map(|c| c.ty).collect()
     }
 
-    /// The heap tuple descriptor.
+    /// The heap tuple descriptor, with the values of columns older rows lack.
     pub fn tuple_desc(&self) -> TupleDesc {
-        tuple_desc(&self.types())
+        let desc = tuple_desc(&self.types());
+        if self.columns.iter().all(|c| c.missing.is_none()) {
+            return desc;
+        }
+        desc.with_missing(self.columns.iter().map(|c| c.missing.clone()).collect())
     }
 
     /// The heap access method's view of the relation.
@@ -380,6 +388,10 @@ fn describe(
     })
 }
 
+/// `pg_attribute.atthasmissing` and `attmissingval`'s positions.
+pub const ATT_HASMISSING: usize = 14;
+pub const ATT_MISSINGVAL: usize = 15;
+
 fn column_of(
     attr: &[Datum],
     defaults: &[(sluice_common::ItemPointer, Vec<Datum>)],
@@ -397,6 +409,10 @@ fn column_of(
         },
         not_null: matches!(attr[6], Datum::Bool(true)),
         default: defaults.iter().find(|(_, d)| d[2] == attnum).and_then(|(_, d)| text_of(&d[3])),
+        missing: match (&attr[ATT_HASMISSING], &attr[ATT_MISSINGVAL]) {
+            (Datum::Bool(true), Datum::Bytea(bytes)) => Some(bytes.clone()),
+            _ => None,
+        },
     })
 }
 

@@ -78,6 +78,10 @@ pub const PG_ATTRIBUTE: CatalogDef = CatalogDef {
         ("attcollation", Oid),
         ("attstorage", Text),
         ("attcompression", Text),
+        // PostgreSQL's `attmissingval` is an `anyarray` of one element; here
+        // it is the value's stored form (see `ColumnDesc::missing`).
+        ("atthasmissing", Bool),
+        ("attmissingval", Bytea),
     ],
 };
 

@@ -402,6 +402,16 @@ impl Expr {
         out
     }
 
+    /// Whether evaluating the expression twice may give different results
+    /// (it calls a volatile function, or holds a subquery).
+    pub fn is_volatile(&self) -> bool {
+        match self {
+            Expr::Call { func, .. } if func.is_volatile() => true,
+            Expr::SubLink { .. } => true,
+            _ => self.children().into_iter().any(Expr::is_volatile),
+        }
+    }
+
     /// The direct subexpressions, in evaluation order.
     pub fn children(&self) -> Vec<&Expr> {
         match self {

@@ -85,23 +85,35 @@ pub(crate) fn column_defaults(
     rel: &RelationDesc,
     params: &mut Vec<Option<SqlType>>,
 ) -> Result<Vec<Expr>> {
-    let empty = Scope { columns: Vec::new() };
-    let mut host = PlanHost::new(params);
     rel.columns
         .iter()
-        .map(|c| {
-            let expr = match &c.default {
-                Some(stored) => {
-                    let text = crate::catalog::relation::evaluable_default(stored);
-                    let parsed = crate::parser::parse(&format!("SELECT {text}"))?;
-                    let node = default_target(&parsed)?;
-                    analyze(&node, &empty, &mut host)?
-                }
-                None => Expr::constant(sluice_types::Datum::Null, SqlType::Unknown, -1),
-            };
-            coerce(expr, c.ty, c.typmod, CoercionContext::Assignment)
+        .map(|c| match &c.default {
+            Some(stored) => default_expr(stored, c.ty, c.typmod, params),
+            None => coerce(
+                Expr::constant(sluice_types::Datum::Null, SqlType::Unknown, -1),
+                c.ty,
+                c.typmod,
+                CoercionContext::Assignment,
+            ),
         })
         .collect()
+}
+
+/// default_expr -- a stored column default (`pg_attrdef` text) analysed
+/// and converted to the column's type `ty`/`typmod`.
+pub(crate) fn default_expr(
+    stored: &str,
+    ty: SqlType,
+    typmod: i32,
+    params: &mut Vec<Option<SqlType>>,
+) -> Result<Expr> {
+    let empty = Scope { columns: Vec::new() };
+    let mut host = PlanHost::new(params);
+    let text = crate::catalog::relation::evaluable_default(stored);
+    let parsed = crate::parser::parse(&format!("SELECT {text}"))?;
+    let node = default_target(&parsed)?;
+    let expr = analyze(&node, &empty, &mut host)?;
+    coerce(expr, ty, typmod, CoercionContext::Assignment)
 }
 
 fn default_target(parsed: &[crate::parser::RawStatement]) -> Result<Node> {

@@ -185,6 +185,23 @@ fn columns_added_later_read_as_null() {
 }
 
 #[test]
+fn columns_added_later_read_their_missing_value_and_stored_nulls_stay_null() {
+    let old = TupleDesc::new(vec![AttrDesc::INT4, AttrDesc::TEXT]);
+    let short = form_tuple(&old, &[Some(&[1, 2, 3, 4]), None]);
+    let mut attrs = old.attrs.clone();
+    attrs.extend([AttrDesc::INT4, AttrDesc::TEXT]);
+    let missing = vec![None, Some(b"old".to_vec()), Some(vec![9, 0, 0, 0]), None];
+    let new = TupleDesc::new(attrs).with_missing(missing);
+    let values = deform_tuple(&new, &short).unwrap();
+    // The stored NULL is NULL; the added columns read their missing values.
+    assert_eq!(values, vec![Some(&[1u8, 2, 3, 4][..]), None, Some(&[9u8, 0, 0, 0][..]), None]);
+    assert_eq!(get_attr(&new, &short, 2).unwrap(), Some(&[9u8, 0, 0, 0][..]));
+    // A tuple written with every column ignores them.
+    let full = form_tuple(&new, &[Some(&[1, 2, 3, 4]), None, Some(&[7, 0, 0, 0]), None]);
+    assert_eq!(get_attr(&new, &full, 2).unwrap(), Some(&[7u8, 0, 0, 0][..]));
+}
+
+#[test]
 fn random_rows_round_trip() {
     use AttrDesc as A;
     let types = [A::BOOL, A::INT2, A::INT4, A::INT8, A::TEXT, A::BYTEA, A::NAME, A::TID, A::UUID];

@@ -132,8 +132,33 @@ fn run_subcommand(
         Ok(AtColumnDefault) => columns::set_default(cx, table, &cmd.name, def),
         Ok(AtSetNotNull) => columns::set_not_null(cx, table, &cmd.name),
         Ok(AtDropNotNull) => columns::drop_not_null(cx, table, &cmd.name),
+        Ok(AtAddColumn) => add_column(cx, table, cmd, checks_named, sink),
         _ => Err(SqlError::unsupported("this ALTER TABLE form is not supported yet")),
     }
+}
+
+/// ADD [COLUMN] [IF NOT EXISTS] definition, then the constraints written in it.
+fn add_column(
+    cx: &mut dyn BackendContext,
+    table: &RelationDesc,
+    cmd: &AlterTableCmd,
+    checks_named: &mut Vec<String>,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    let Some(NodeEnum::ColumnDef(def)) = cmd.def.as_deref().and_then(|d| d.node.as_ref()) else {
+        return Err(SqlError::internal("ADD COLUMN without a column"));
+    };
+    let Some(column) = columns::add_column(cx, table, def, cmd.missing_ok, sink)? else {
+        return Ok(());
+    };
+    let table = describe(cx, table.oid)?;
+    for check in &column.checks {
+        add_check(cx, &table, check, true, checks_named)?;
+    }
+    for spec in column.constraints {
+        define_index(cx, &table, spec, sink)?;
+    }
+    Ok(())
 }
 
 /// ADD [CONSTRAINT name] { PRIMARY KEY | UNIQUE | CHECK } ...

@@ -1,23 +1,40 @@
-//! ALTER TABLE's column subcommands (PostgreSQL's ATExecColumnDefault,
-//! ATExecSetNotNull and ATExecDropNotNull in `tablecmds.c`).
+//! ALTER TABLE's column subcommands (PostgreSQL's ATExecAddColumn,
+//! ATExecColumnDefault, ATExecSetNotNull and ATExecDropNotNull in
+//! `tablecmds.c`).
 //!
 //! A column's default is its `pg_attrdef` row (with `atthasdef` on the
 //! column); NOT NULL is `pg_attribute.attnotnull`. Both change as new
 //! catalog row versions under the statement's AccessExclusive lock. Setting
 //! NOT NULL first proves that no row holds a NULL there; dropping it is
 //! refused for a primary key column, whose index relies on it.
+//!
+//! ADD COLUMN writes no page, as in PostgreSQL 11 and later: rows stored
+//! before the column existed have fewer attributes, and reading them gives
+//! the column's `attmissingval` — its default evaluated once, when the
+//! column was added — or NULL. A volatile default (`nextval`, `random()`)
+//! would need a value per row, which PostgreSQL gets by rewriting the table;
+//! sluice refuses it (0A000) when the table has rows.
 
+use super::{create_serial_sequences, new_column, record_serial_dependencies};
+use crate::catalog::bootstrap::attribute_row;
 use crate::catalog::depend::{self, ATTRDEF_CLASS};
 use crate::catalog::index::indexes_of;
-use crate::catalog::relation::{oid_of, RelationDesc};
-use crate::catalog::schema::{PG_ATTRDEF, PG_ATTRIBUTE};
+use crate::catalog::relation::{oid_of, RelationDesc, ATT_HASMISSING, ATT_MISSINGVAL};
+use crate::catalog::schema::{PG_ATTRDEF, PG_ATTRIBUTE, PG_CLASS};
 use crate::catalog::{delete, insert, replace, scan};
 use crate::commands::indexcmds::require_not_null;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
+use crate::executor::host::ExecHost;
+use crate::expr::{eval, Expr};
+use crate::optimizer::modify::default_expr;
 use crate::parser::deparse_expr;
-use pg_query::protobuf::Node;
+use crate::sink::QuerySink;
+use pg_query::protobuf::{ColumnDef, Node};
+use sluice_access::heap::scan::HeapScan;
 use sluice_access::heap::visibility::VisibilityContext;
+use sluice_common::Oid;
+use sluice_types::storage::to_storage;
 use sluice_types::Datum;
 
 /// `pg_attribute` positions changed here.
@@ -146,4 +163,135 @@ pub(crate) fn drop_not_null(
         return Err(SqlError::new("42P16", format!("column \"{column}\" is in a primary key")));
     }
     update_attribute(cx, table, attnum, ATT_NOTNULL, false)
+}
+
+/// add_column -- ADD [COLUMN] [IF NOT EXISTS] definition. Returns the
+/// column's constraints other than NOT NULL and DEFAULT, which the caller
+/// adds once the column exists.
+pub(crate) fn add_column(
+    cx: &mut dyn BackendContext,
+    table: &RelationDesc,
+    def: &ColumnDef,
+    if_not_exists: bool,
+    sink: &mut dyn QuerySink,
+) -> Result<Option<super::NewColumn>> {
+    let mut column = new_column(def, &table.name)?;
+    if table.column_index(&column.name).is_some() {
+        let message =
+            format!("column \"{}\" of relation \"{}\" already exists", column.name, table.name);
+        if if_not_exists {
+            sink.notice(&SqlError::new("42701", format!("{message}, skipping")))?;
+            return Ok(None);
+        }
+        return Err(SqlError::new("42701", message));
+    }
+    let has_rows = has_rows(cx, table)?;
+    let serials = match column.serial && has_rows {
+        true => return Err(volatile_default(&column.name)),
+        false => create_serial_sequences(
+            cx,
+            &table.name,
+            table.namespace,
+            std::slice::from_mut(&mut column),
+        )?,
+    };
+    let missing = match (&column.default, has_rows) {
+        (Some(text), true) => missing_value(cx, &column, text)?,
+        _ => Datum::Null,
+    };
+    if has_rows && column.not_null && missing.is_null() {
+        return Err(SqlError::new(
+            "23502",
+            format!(
+                "column \"{}\" of relation \"{}\" contains null values",
+                column.name, table.name
+            ),
+        ));
+    }
+    let attnum = table.columns.len() as i16 + 1;
+    let attrdef = insert_column(cx, table, &column, attnum, missing)?;
+    for (_, seq) in serials {
+        record_serial_dependencies(cx, table.oid, attnum, attrdef, seq)?;
+    }
+    set_relnatts(cx, table.oid, attnum)?;
+    cx.txn()?.increment_command();
+    Ok(Some(column))
+}
+
+/// 0A000 for a volatile default on a table with rows.
+fn volatile_default(column: &str) -> SqlError {
+    SqlError::unsupported(format!(
+        "adding column \"{column}\" with a volatile default to a table with rows is not supported yet"
+    ))
+    .with_hint("Add the column without a default, fill it with UPDATE, then set the default.")
+}
+
+/// Whether `table` has a row the command's snapshot sees.
+fn has_rows(cx: &mut dyn BackendContext, table: &RelationDesc) -> Result<bool> {
+    let parts = cx.parts()?;
+    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
+    let mut scan = HeapScan::begin(parts.engine, &table.heap(), ctx)?;
+    Ok(scan.next_tuple()?.is_some())
+}
+
+/// The value rows older than the column get: its default, evaluated once.
+fn missing_value(
+    cx: &mut dyn BackendContext,
+    column: &super::NewColumn,
+    default: &str,
+) -> Result<Datum> {
+    // The text is analysed on its own: a position in it would point into
+    // the wrong statement.
+    let expr: Expr =
+        default_expr(default, column.ty, column.typmod, &mut Vec::new()).map_err(|mut e| {
+            e.position = None;
+            e
+        })?;
+    if expr.is_volatile() {
+        return Err(volatile_default(&column.name));
+    }
+    let mut parts = cx.parts()?;
+    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
+    let mut host = ExecHost::new(&mut parts.env, Vec::new(), ctx);
+    eval(&expr, &[], &mut host)
+}
+
+/// Writes the new column's `pg_attribute` row (with its missing value) and
+/// `pg_attrdef` row; returns the default's OID.
+fn insert_column(
+    cx: &mut dyn BackendContext,
+    table: &RelationDesc,
+    column: &super::NewColumn,
+    attnum: i16,
+    missing: Datum,
+) -> Result<Option<Oid>> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let txn = cx.txn()?;
+    let (ty, typmod, has_default) = (column.ty, column.typmod, column.default.is_some());
+    let mut row =
+        attribute_row(table.oid, &column.name, ty, typmod, attnum, column.not_null, has_default);
+    if !missing.is_null() {
+        row[ATT_HASMISSING] = Datum::Bool(true);
+        row[ATT_MISSINGVAL] = Datum::Bytea(to_storage(ty, &missing));
+    }
+    insert(&engine, db, &PG_ATTRIBUTE, txn, &row)?;
+    let Some(default) = &column.default else { return Ok(None) };
+    let oid = engine.new_oid()?;
+    let row =
+        [Datum::Oid(oid), Datum::Oid(table.oid), Datum::Int2(attnum), Datum::Text(default.clone())];
+    insert(&engine, db, &PG_ATTRDEF, txn, &row)?;
+    Ok(Some(oid))
+}
+
+/// Sets `pg_class.relnatts` of table `oid`.
+fn set_relnatts(cx: &mut dyn BackendContext, oid: Oid, natts: i16) -> Result<()> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let txn = cx.txn()?;
+    for (tid, mut row) in scan(&engine, db, &PG_CLASS, txn, |r| oid_of(&r[0]) == oid)? {
+        row[15] = Datum::Int2(natts);
+        replace(&engine, db, &PG_CLASS, txn, tid, &row)?;
+    }
+    Ok(())
 }
