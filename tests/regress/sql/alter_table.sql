@@ -127,3 +127,44 @@ ROLLBACK;
 SELECT tmp FROM grow WHERE id = 1;
 SELECT * FROM grow WHERE id = 1;
 DROP TABLE grow, empty;
+
+-- DROP COLUMN: the column disappears from every query and takes its
+-- default, owned sequence, checks and indexes with it.
+CREATE TABLE shrink (id serial PRIMARY KEY, a int DEFAULT 5 CHECK (a > 0),
+                     b text, c int CHECK (c > a), d int UNIQUE);
+CREATE INDEX shrink_b ON shrink (b);
+CREATE INDEX shrink_part ON shrink (id) WHERE a > 1;
+INSERT INTO shrink (a, b, c, d) VALUES (1, 'one', 2, 10), (2, 'two', 3, 20);
+ALTER TABLE shrink DROP COLUMN a;
+SELECT * FROM shrink ORDER BY id;
+\d shrink
+SELECT conname FROM pg_constraint WHERE conrelid = 'shrink'::regclass ORDER BY 1;
+SELECT relchecks FROM pg_class WHERE relname = 'shrink';
+INSERT INTO shrink (b, c, d) VALUES ('three', 4, 30);
+INSERT INTO shrink VALUES (10, 'ten', 11, 100);
+INSERT INTO shrink (a) VALUES (1);
+SELECT a FROM shrink;
+SELECT shrink FROM shrink ORDER BY id;
+SELECT * FROM shrink s(x, y) ORDER BY x;
+SELECT * FROM shrink s(x, y, z, w, v);
+COPY shrink TO stdout;
+COPY shrink FROM stdin;
+11	eleven	12	110
+\.
+UPDATE shrink SET c = c + 1 WHERE id = 1 RETURNING *;
+ALTER TABLE shrink DROP COLUMN a;
+ALTER TABLE shrink DROP COLUMN IF EXISTS a;
+ALTER TABLE shrink DROP d, DROP COLUMN id;
+SELECT count(*) FROM pg_class WHERE relname IN ('shrink_id_seq', 'shrink_pkey', 'shrink_d_key', 'shrink_part');
+\d shrink
+ALTER TABLE shrink ADD COLUMN a int DEFAULT 7;
+SELECT * FROM shrink ORDER BY c;
+SELECT attnum, attname, attisdropped FROM pg_attribute
+  WHERE attrelid = 'shrink'::regclass AND attnum > 0 ORDER BY attnum;
+ANALYZE shrink;
+SELECT attname FROM pg_stats WHERE tablename = 'shrink' ORDER BY 1;
+VACUUM FULL shrink;
+SELECT * FROM shrink ORDER BY c;
+CREATE TABLE shrink_like (LIKE shrink);
+\d shrink_like
+DROP TABLE shrink, shrink_like;

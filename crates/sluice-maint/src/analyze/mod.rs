@@ -69,7 +69,7 @@ use sluice_common::Oid;
 use sluice_guc::Settings;
 use sluice_sql::catalog::relation::{self, oid_of, RelationDesc};
 use sluice_sql::catalog::rows::deform_row_projected;
-use sluice_sql::catalog::schema::{RelKind, PG_ATTRIBUTE, PG_CLASS, PG_STATISTIC};
+use sluice_sql::catalog::schema::{RelKind, PG_CLASS, PG_STATISTIC};
 use sluice_sql::catalog::statistic::{self, latest_view, ColumnStatistics};
 use sluice_sql::catalog::{replace, scan, scan_as};
 use sluice_sql::error::position;
@@ -276,7 +276,6 @@ pub(crate) fn analyze_relation(
         let schema = namespaces.get(&rel.namespace).map_or("", String::as_str);
         sink.info(&SqlError::new("00000", format!("analyzing \"{schema}.{}\"", rel.name)))?;
     }
-    let attnums = attribute_numbers(parts, &rel)?;
     let chosen = chosen_columns(&rel, columns)?;
     let target = statistics_target(parts);
     let sample = take_sample(parts, &rel, (ROWS_PER_TARGET * target).max(MIN_SAMPLE_ROWS))?;
@@ -286,7 +285,7 @@ pub(crate) fn analyze_relation(
     if !sample.tuples.is_empty() {
         let stats = column_statistics(&rel, &sample, &chosen, target)?;
         let rows: Vec<(i16, SqlType, ColumnStatistics)> =
-            stats.into_iter().map(|(i, s)| (attnums[i], rel.columns[i].ty, s)).collect();
+            stats.into_iter().map(|(i, s)| (i as i16 + 1, rel.columns[i].ty, s)).collect();
         statistic::store(parts.engine, parts.env.database, parts.txn, relid, &rows)?;
     }
     let all_visible = visibilitymap::count(parts.engine.pool(), rel.locator)?.0;
@@ -335,37 +334,11 @@ pub(crate) fn lock_for_maintenance(
     }
 }
 
-/// The `attnum` of each of `rel`'s columns, in order (the descriptor lists
-/// the live columns in attnum order but does not keep the numbers).
-fn attribute_numbers(parts: &mut ExecParts, rel: &RelationDesc) -> Result<Vec<i16>> {
-    let ctx = latest_view(parts.txn, parts.engine.txns());
-    let rows = scan_as(parts.engine, parts.env.database, &PG_ATTRIBUTE, &ctx, |r| {
-        oid_of(&r[0]) == rel.oid && !matches!(r[8], Datum::Bool(true))
-    })?;
-    let mut attnums: Vec<i16> = rows
-        .iter()
-        .filter_map(|(_, r)| match r[4] {
-            Datum::Int2(n) if n > 0 => Some(n),
-            _ => None,
-        })
-        .collect();
-    attnums.sort_unstable();
-    if attnums.len() != rel.columns.len() {
-        return Err(SqlError::internal(format!(
-            "relation \"{}\" has {} columns but {} attributes",
-            rel.name,
-            rel.columns.len(),
-            attnums.len()
-        )));
-    }
-    Ok(attnums)
-}
-
 /// chosen_columns -- the indexes of the columns to analyse: all, or those
 /// listed (42703 for an unknown one, 42701 for one listed twice).
 fn chosen_columns(rel: &RelationDesc, columns: &[String]) -> Result<Vec<usize>> {
     if columns.is_empty() {
-        return Ok((0..rel.columns.len()).collect());
+        return Ok(rel.live_columns().collect());
     }
     let mut chosen = Vec::new();
     for name in columns {

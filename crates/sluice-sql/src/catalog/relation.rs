@@ -37,6 +37,9 @@ pub struct ColumnDesc {
     /// added hold (`attmissingval`: ADD COLUMN with a default fills no
     /// page, the tuple descriptor supplies it), `None` for NULL.
     pub missing: Option<Vec<u8>>,
+    /// Dropped (`attisdropped`): the attribute still has its place in stored
+    /// tuples, but no name a query can use and NULL in every new row.
+    pub dropped: bool,
 }
 
 /// What statements need to know about a table.
@@ -88,9 +91,15 @@ impl RelationDesc {
         HeapRelation { locator: self.locator, oid: self.oid, fillfactor: self.fillfactor }
     }
 
-    /// Index of the column named `name`.
+    /// Index of the (live) column named `name`.
     pub fn column_index(&self, name: &str) -> Option<usize> {
-        self.columns.iter().position(|c| c.name == name)
+        self.columns.iter().position(|c| c.name == name && !c.dropped)
+    }
+
+    /// The indexes of the columns not dropped, in order (what `*`, an
+    /// INSERT or COPY without a column list, and ANALYZE cover).
+    pub fn live_columns(&self) -> impl Iterator<Item = usize> + '_ {
+        self.columns.iter().enumerate().filter(|(_, c)| !c.dropped).map(|(i, _)| i)
     }
 }
 
@@ -353,11 +362,9 @@ fn describe(
         _ => 0,
     });
     let defaults = scan_eq_as(engine, db, &PG_ATTRDEF, ctx, 1, &Datum::Oid(oid), |_| true)?;
-    let columns = attrs
-        .iter()
-        .filter(|(_, r)| !matches!(r[8], Datum::Bool(true)))
-        .map(|(_, r)| column_of(r, &defaults))
-        .collect::<Result<Vec<_>>>()?;
+    // Dropped columns stay: stored tuples still have their attributes, and
+    // a column's index in `columns` is its attnum - 1.
+    let columns = attrs.iter().map(|(_, r)| column_of(r, &defaults)).collect::<Result<Vec<_>>>()?;
     let options = text_of(&class[16]);
     let checks = match relchecks_of(class) {
         0 => Vec::new(),
@@ -388,6 +395,8 @@ fn describe(
     })
 }
 
+/// `pg_attribute.attisdropped`'s position.
+pub const ATT_ISDROPPED: usize = 8;
 /// `pg_attribute.atthasmissing` and `attmissingval`'s positions.
 pub const ATT_HASMISSING: usize = 14;
 pub const ATT_MISSINGVAL: usize = 15;
@@ -413,6 +422,7 @@ fn column_of(
             (Datum::Bool(true), Datum::Bytea(bytes)) => Some(bytes.clone()),
             _ => None,
         },
+        dropped: matches!(attr[ATT_ISDROPPED], Datum::Bool(true)),
     })
 }
 

@@ -109,7 +109,7 @@ fn names(list: &[Node]) -> Vec<String> {
 /// (PostgreSQL's CopyGetAttnums).
 fn copied_columns(rel: &RelationDesc, list: &[Node]) -> Result<Vec<usize>> {
     if list.is_empty() {
-        return Ok((0..rel.columns.len()).collect());
+        return Ok(rel.live_columns().collect());
     }
     let mut columns = Vec::new();
     for name in names(list) {

@@ -163,7 +163,9 @@ pub fn relation_scope(rel: &crate::catalog::relation::RelationDesc, alias: &str)
             .iter()
             .map(|c| ScopeColumn {
                 table: Some(alias.to_string()),
-                name: c.name.clone(),
+                // A dropped column keeps its place but no name: `\0` names
+                // are hidden from `*` and cannot be written.
+                name: if c.dropped { "\0dropped".to_string() } else { c.name.clone() },
                 ty: c.ty,
                 typmod: c.typmod,
             })

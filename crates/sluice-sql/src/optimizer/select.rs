@@ -639,17 +639,19 @@ fn alias_scope(
     let names: Vec<String> = alias
         .map(|a| a.colnames.iter().filter_map(crate::parser::node_str).collect())
         .unwrap_or_default();
-    if names.len() > columns.len() {
+    // Hidden columns (dropped ones, row-address junk) take no alias.
+    let visible = columns.iter().filter(|c| !c.name.starts_with('\0')).count();
+    if names.len() > visible {
         return Err(SqlError::new(
             "42P10",
             format!(
-                "table \"{name}\" has {} columns available but {} columns specified",
-                columns.len(),
+                "table \"{name}\" has {visible} columns available but {} columns specified",
                 names.len()
             ),
         ));
     }
-    for (column, new_name) in columns.iter_mut().zip(names) {
+    let named = columns.iter_mut().filter(|c| !c.name.starts_with('\0'));
+    for (column, new_name) in named.zip(names) {
         column.name = new_name;
     }
     for column in &mut columns {

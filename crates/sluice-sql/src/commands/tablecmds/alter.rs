@@ -133,6 +133,7 @@ fn run_subcommand(
         Ok(AtSetNotNull) => columns::set_not_null(cx, table, &cmd.name),
         Ok(AtDropNotNull) => columns::drop_not_null(cx, table, &cmd.name),
         Ok(AtAddColumn) => add_column(cx, table, cmd, checks_named, sink),
+        Ok(AtDropColumn) => columns::drop_column(cx, table, &cmd.name, cmd.missing_ok, sink),
         _ => Err(SqlError::unsupported("this ALTER TABLE form is not supported yet")),
     }
 }

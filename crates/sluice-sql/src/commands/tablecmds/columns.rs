@@ -8,6 +8,14 @@
 //! NOT NULL first proves that no row holds a NULL there; dropping it is
 //! refused for a primary key column, whose index relies on it.
 //!
+//! DROP COLUMN writes no page either: the attribute stays in `pg_attribute`
+//! marked `attisdropped` and renamed `........pg.dropped.N........`, so
+//! stored tuples keep their layout, queries can no longer name it, and new
+//! rows store NULL there. What depended on the column goes with it: its
+//! default, the sequence it owns, its statistics, the CHECK constraints
+//! reading it and the indexes on it (a PRIMARY KEY or UNIQUE constraint
+//! with its index).
+//!
 //! ADD COLUMN writes no page, as in PostgreSQL 11 and later: rows stored
 //! before the column existed have fewer attributes, and reading them gives
 //! the column's `attmissingval` — its default evaluated once, when the
@@ -19,14 +27,17 @@ use super::{create_serial_sequences, new_column, record_serial_dependencies};
 use crate::catalog::bootstrap::attribute_row;
 use crate::catalog::depend::{self, ATTRDEF_CLASS};
 use crate::catalog::index::indexes_of;
-use crate::catalog::relation::{oid_of, RelationDesc, ATT_HASMISSING, ATT_MISSINGVAL};
-use crate::catalog::schema::{PG_ATTRDEF, PG_ATTRIBUTE, PG_CLASS};
+use crate::catalog::relation::{
+    oid_of, RelationDesc, ATT_HASMISSING, ATT_ISDROPPED, ATT_MISSINGVAL,
+};
+use crate::catalog::schema::{PG_ATTRDEF, PG_ATTRIBUTE, PG_CLASS, PG_STATISTIC};
 use crate::catalog::{delete, insert, replace, scan};
 use crate::commands::indexcmds::require_not_null;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
 use crate::executor::host::ExecHost;
 use crate::expr::{eval, Expr};
+use crate::optimizer::indxpath::analyze_predicate;
 use crate::optimizer::modify::default_expr;
 use crate::parser::deparse_expr;
 use crate::sink::QuerySink;
@@ -292,6 +303,124 @@ fn set_relnatts(cx: &mut dyn BackendContext, oid: Oid, natts: i16) -> Result<()>
     for (tid, mut row) in scan(&engine, db, &PG_CLASS, txn, |r| oid_of(&r[0]) == oid)? {
         row[15] = Datum::Int2(natts);
         replace(&engine, db, &PG_CLASS, txn, tid, &row)?;
+    }
+    Ok(())
+}
+
+/// drop_column -- DROP [COLUMN] [IF EXISTS] name. Nothing else refers to a
+/// column by a dependency that would need CASCADE yet (views and foreign
+/// keys do in PostgreSQL), so RESTRICT and CASCADE drop the same objects.
+pub(crate) fn drop_column(
+    cx: &mut dyn BackendContext,
+    table: &RelationDesc,
+    name: &str,
+    missing_ok: bool,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    let Some(index) = table.column_index(name) else {
+        let message = format!("column \"{name}\" of relation \"{}\" does not exist", table.name);
+        if missing_ok {
+            return sink.notice(&SqlError::new("00000", format!("{message}, skipping")));
+        }
+        return Err(SqlError::new("42703", message));
+    };
+    let attnum = index as i16 + 1;
+    drop_dependent_indexes(cx, table, index)?;
+    drop_dependent_checks(cx, table, attnum)?;
+    drop_owned_sequences(cx, table, attnum)?;
+    remove_default(cx, table, attnum)?;
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let txn = cx.txn()?;
+    let at = Datum::Int2(attnum);
+    for (tid, _) in
+        scan(&engine, db, &PG_STATISTIC, txn, |r| oid_of(&r[0]) == table.oid && r[1] == at)?
+    {
+        delete(&engine, db, &PG_STATISTIC, txn, tid)?;
+    }
+    let attrs =
+        scan(&engine, db, &PG_ATTRIBUTE, txn, |r| oid_of(&r[0]) == table.oid && r[4] == at)?;
+    for (tid, mut row) in attrs {
+        row[1] = Datum::Text(format!("........pg.dropped.{attnum}........"));
+        row[ATT_NOTNULL] = Datum::Bool(false);
+        row[ATT_HASDEF] = Datum::Bool(false);
+        row[ATT_ISDROPPED] = Datum::Bool(true);
+        replace(&engine, db, &PG_ATTRIBUTE, txn, tid, &row)?;
+    }
+    txn.increment_command();
+    Ok(())
+}
+
+/// Drops the indexes whose keys or predicate use column `index`.
+fn drop_dependent_indexes(
+    cx: &mut dyn BackendContext,
+    table: &RelationDesc,
+    index: usize,
+) -> Result<()> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let ctx = VisibilityContext::for_transaction(cx.txn()?, engine.txns());
+    let attnum = index as i16 + 1;
+    let mut doomed = Vec::new();
+    for idx in indexes_of(&engine, db, &ctx, table.oid)? {
+        let in_predicate = match &idx.predicate {
+            Some(text) => analyze_predicate(table, text)?.columns_read().contains(&index),
+            None => false,
+        };
+        if idx.keys.contains(&attnum) || in_predicate {
+            doomed.push(idx.oid);
+        }
+    }
+    for oid in doomed {
+        super::lock_relation(cx, oid, sluice_txn::lmgr::LockMode::AccessExclusive)?;
+        crate::commands::indexcmds::remove_index(cx, oid)?;
+    }
+    Ok(())
+}
+
+/// Drops the CHECK constraints that read column `attnum`.
+fn drop_dependent_checks(
+    cx: &mut dyn BackendContext,
+    table: &RelationDesc,
+    attnum: i16,
+) -> Result<()> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let me = depend::ObjectAddress::column(table.oid, attnum);
+    let checks: Vec<Oid> = depend::find(&engine, db, cx.txn()?, |d| {
+        d.referenced == me && d.object.classid == super::constraints::CONSTRAINT_CLASS
+    })?
+    .into_iter()
+    .map(|(_, d)| d.object.objid)
+    .collect();
+    for oid in checks {
+        super::constraints::remove_check_by_oid(cx, table, oid)?;
+    }
+    Ok(())
+}
+
+/// Drops the sequences column `attnum` owns (a serial column's).
+fn drop_owned_sequences(
+    cx: &mut dyn BackendContext,
+    table: &RelationDesc,
+    attnum: i16,
+) -> Result<()> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let me = depend::ObjectAddress::column(table.oid, attnum);
+    let owned = depend::find(&engine, db, cx.txn()?, |d| {
+        d.referenced == me
+            && d.kind == depend::DepType::Auto
+            && d.object.classid == depend::RELATION_CLASS
+    })?;
+    for (_, dep) in owned {
+        let Some(seq) =
+            crate::catalog::relation::find_by_oid(&engine, db, cx.txn()?, dep.object.objid)?
+        else {
+            continue;
+        };
+        super::lock_relation(cx, seq.oid, sluice_txn::lmgr::LockMode::AccessExclusive)?;
+        super::remove_relation(cx, &seq)?;
     }
     Ok(())
 }

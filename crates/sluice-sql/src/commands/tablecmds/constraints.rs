@@ -265,6 +265,22 @@ pub(crate) fn drop_constraint(
     Ok(())
 }
 
+/// remove_check_by_oid -- drops CHECK constraint `oid` of `table` (its
+/// column was dropped).
+pub(crate) fn remove_check_by_oid(
+    cx: &mut dyn BackendContext,
+    table: &RelationDesc,
+    oid: Oid,
+) -> Result<()> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let rows = constraint::constraints_of(&engine, db, cx.txn()?, table.oid)?;
+    match rows.into_iter().find(|(_, r)| oid_of(&r[0]) == oid) {
+        Some((tid, _)) => remove_check(cx, table, tid, oid),
+        None => Ok(()),
+    }
+}
+
 /// Deletes a CHECK constraint's row and dependencies and recounts the table's checks.
 fn remove_check(
     cx: &mut dyn BackendContext,

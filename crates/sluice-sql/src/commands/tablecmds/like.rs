@@ -101,6 +101,7 @@ fn copy_columns(source: &RelationDesc, with_defaults: bool) -> Vec<NewColumn> {
     source
         .columns
         .iter()
+        .filter(|c| !c.dropped)
         .map(|c| NewColumn {
             name: c.name.clone(),
             ty: c.ty,

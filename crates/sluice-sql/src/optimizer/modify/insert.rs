@@ -113,7 +113,7 @@ pub(super) fn plan_insert_values(
 /// Target column indices of an INSERT (all columns when none are listed).
 pub(super) fn insert_columns(rel: &RelationDesc, cols: &[Node]) -> Result<Vec<usize>> {
     if cols.is_empty() {
-        return Ok((0..rel.columns.len()).collect());
+        return Ok(rel.live_columns().collect());
     }
     let mut indices = Vec::new();
     for col in cols {
