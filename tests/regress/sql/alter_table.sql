@@ -168,3 +168,16 @@ SELECT * FROM shrink ORDER BY c;
 CREATE TABLE shrink_like (LIKE shrink);
 \d shrink_like
 DROP TABLE shrink, shrink_like;
+
+-- System catalogs and system column names are refused.
+ALTER TABLE pg_class DROP COLUMN relname;
+ALTER TABLE pg_class ALTER COLUMN relname DROP NOT NULL;
+ALTER TABLE pg_class RENAME TO my_class;
+ALTER TABLE pg_class RENAME COLUMN relname TO name;
+CREATE TABLE sys (ctid int);
+CREATE TABLE sys (a int);
+ALTER TABLE sys ADD COLUMN xmin int;
+ALTER TABLE sys RENAME COLUMN a TO tableoid;
+ALTER TABLE sys RENAME COLUMN xmax TO b;
+SELECT count(*) FROM pg_attribute WHERE attrelid = 'pg_class'::regclass AND attname = 'relname';
+DROP TABLE sys;

@@ -457,8 +457,36 @@ fn add_column(columns: &mut Vec<NewColumn>, column: NewColumn) -> Result<()> {
     Ok(())
 }
 
+/// The names of the system columns every table has.
+const SYSTEM_COLUMNS: [&str; 6] = ["tableoid", "cmax", "xmax", "cmin", "xmin", "ctid"];
+
+/// 42701 for a user column named like a system column (PostgreSQL's
+/// CheckAttributeNamesTypes).
+pub(super) fn check_column_name(name: &str) -> Result<()> {
+    if SYSTEM_COLUMNS.contains(&name) {
+        return Err(SqlError::new(
+            "42701",
+            format!("column name \"{name}\" conflicts with a system column name"),
+        ));
+    }
+    Ok(())
+}
+
+/// 42501 for DDL on a system catalog (PostgreSQL allows it only with
+/// allow_system_table_mods, which sluice does not have).
+pub(super) fn refuse_system_catalog(rel: &RelationId) -> Result<()> {
+    if rel.namespace == PG_CATALOG_NAMESPACE {
+        return Err(SqlError::new(
+            "42501",
+            format!("permission denied: \"{}\" is a system catalog", rel.name),
+        ));
+    }
+    Ok(())
+}
+
 fn new_column(def: &ColumnDef, table: &str) -> Result<NewColumn> {
     refuse_column_clauses(def)?;
+    check_column_name(&def.colname)?;
     let type_name =
         def.type_name.as_ref().ok_or_else(|| SqlError::internal("column without a type"))?;
     let serial = serial_type(type_name);
@@ -655,12 +683,7 @@ fn drop_tables(
             }
             return Err(SqlError::new("42P01", format!("table \"{name}\" does not exist")));
         };
-        if rel.namespace == PG_CATALOG_NAMESPACE {
-            return Err(SqlError::new(
-                "42501",
-                format!("permission denied: \"{name}\" is a system catalog"),
-            ));
-        }
+        refuse_system_catalog(&rel)?;
         if rel.kind != RelKind::Table {
             return Err(SqlError::new("42809", format!("\"{name}\" is not a table"))
                 .with_hint("Use DROP SEQUENCE to remove a sequence."));

@@ -58,6 +58,7 @@ pub fn alter_table(
         }
         return Err(missing_relation(&rv.relname));
     };
+    super::refuse_system_catalog(&found)?;
     lock_relation(cx, found.oid, mode)?;
     let mut checks_named = Vec::new();
     for cmd in cmds {

@@ -65,6 +65,7 @@ pub fn rename(
         return Err(crate::catalog::namespace::missing_relation(&rv.relname));
     };
     check_kind(&rel, target_type)?;
+    super::refuse_system_catalog(&rel)?;
     let mode = match rel.kind {
         RelKind::Index => LockMode::ShareUpdateExclusive,
         _ => LockMode::AccessExclusive,
@@ -169,6 +170,10 @@ fn rename_column(
     new: &str,
 ) -> Result<()> {
     let table = describe(cx, rel.oid)?;
+    if super::SYSTEM_COLUMNS.contains(&old) {
+        return Err(SqlError::unsupported(format!("cannot rename system column \"{old}\"")));
+    }
+    super::check_column_name(new)?;
     let Some(index) = table.column_index(old) else {
         return Err(SqlError::new("42703", format!("column \"{old}\" does not exist")));
     };
