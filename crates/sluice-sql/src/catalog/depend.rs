@@ -8,6 +8,9 @@
 //!   drops the sequence.
 //! * **normal** (`n`): a column default that calls nextval on a sequence;
 //!   dropping the sequence alone fails unless CASCADE also drops the default.
+//! * **internal** (`i`): an identity column's sequence; it goes with the
+//!   column and cannot be dropped on its own.
+//! * CHECK constraints depend (auto) on the columns they read.
 //!
 //! Rows are read and written under the statement's transaction like every
 //! catalog; the objects involved are locked AccessExclusive by the DDL that
@@ -57,6 +60,10 @@ pub enum DepType {
     Normal,
     /// `a`: the dependent object goes with the referenced one.
     Auto,
+    /// `i`: the dependent object is part of the referenced one's
+    /// implementation (an identity column's sequence): it goes with it and
+    /// cannot be dropped alone.
+    Internal,
 }
 
 impl DepType {
@@ -64,6 +71,7 @@ impl DepType {
         match self {
             DepType::Normal => "n",
             DepType::Auto => "a",
+            DepType::Internal => "i",
         }
     }
 }
@@ -111,6 +119,7 @@ impl Dependency {
         let kind = match row.get(6).and_then(Datum::as_str) {
             Some("n") => DepType::Normal,
             Some("a") => DepType::Auto,
+            Some("i") => DepType::Internal,
             _ => return None,
         };
         Some(Dependency {

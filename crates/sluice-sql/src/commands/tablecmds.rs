@@ -29,8 +29,8 @@ use crate::catalog::bootstrap::{attribute_row, ClassRow};
 use crate::catalog::depend::{self, DepType, Dependency, ObjectAddress, ATTRDEF_CLASS};
 use crate::catalog::namespace::missing_relation;
 use crate::catalog::namespace::target_namespace;
-use crate::catalog::relation::RelationDesc;
 use crate::catalog::relation::{self, oid_of, RelationId};
+use crate::catalog::relation::{Identity, RelationDesc, ATT_IDENTITY};
 use crate::catalog::schema::*;
 use crate::catalog::{delete, insert, scan};
 use crate::error::position;
@@ -66,6 +66,9 @@ struct NewColumn {
     constraints: Vec<NewIndex>,
     /// CHECK constraints declared on the column.
     checks: Vec<Constraint>,
+    /// `GENERATED ... AS IDENTITY` and its sequence options: the column
+    /// gets a sequence of its own, internally dependent on it.
+    identity: Option<(Identity, Vec<pg_query::protobuf::Node>)>,
 }
 
 /// CREATE TABLE.
@@ -114,13 +117,7 @@ pub fn create_table(
     let mut attrdefs = Vec::new();
     for (i, c) in columns.iter().enumerate() {
         let attnum = i as i16 + 1;
-        insert(
-            &engine,
-            db,
-            &PG_ATTRIBUTE,
-            txn,
-            &attribute_row(oid, &c.name, c.ty, c.typmod, attnum, c.not_null, c.default.is_some()),
-        )?;
+        insert(&engine, db, &PG_ATTRIBUTE, txn, &c.attribute_row(oid, attnum))?;
         if let Some(default) = &c.default {
             let attrdef = engine.new_oid()?;
             let row = [
@@ -135,7 +132,8 @@ pub fn create_table(
     }
     for (i, seq) in serials {
         let attrdef = attrdefs.iter().find(|(c, _)| *c == i).map(|(_, a)| *a);
-        record_serial_dependencies(cx, oid, i as i16 + 1, attrdef, seq)?;
+        let identity = columns[i].identity.is_some();
+        record_serial_dependencies(cx, (oid, i as i16 + 1), attrdef, seq, identity)?;
     }
     engine.create_relation_fork(locator, ForkNumber::Main)?;
     cx.xact()?.delete_on_abort(locator);
@@ -155,8 +153,10 @@ pub fn create_table(
 }
 
 /// create_serial_sequences -- creates `<table>_<column>_seq` for each serial
-/// column and gives the column its nextval default (PostgreSQL's
-/// transformColumnDefinition). Returns (column index, sequence OID).
+/// or identity column and gives a serial column its nextval default
+/// (PostgreSQL's transformColumnDefinition; an identity column's default
+/// comes from its sequence, see `relation::identity_defaults`). Returns
+/// (column index, sequence OID).
 fn create_serial_sequences(
     cx: &mut dyn BackendContext,
     table: &str,
@@ -164,11 +164,17 @@ fn create_serial_sequences(
     columns: &mut [NewColumn],
 ) -> Result<Vec<(usize, Oid)>> {
     let mut created = Vec::new();
-    for (i, column) in columns.iter_mut().enumerate().filter(|(_, c)| c.serial) {
+    let needs_sequence = |c: &NewColumn| c.serial || c.identity.is_some();
+    for (i, column) in columns.iter_mut().enumerate().filter(|(_, c)| needs_sequence(c)) {
         let name = choose_relation_name(cx, table, &column.name, "seq", namespace)?;
-        let state = sequence::serial_state(column.ty)?;
+        let state = match &column.identity {
+            Some((_, options)) => sequence::identity_state(column.ty, options)?,
+            None => sequence::serial_state(column.ty)?,
+        };
         let seq = sequence::create_sequence_relation(cx, &name, namespace, &state)?;
-        column.default = Some(sequence::serial_default(&name));
+        if column.serial {
+            column.default = Some(sequence::serial_default(&name));
+        }
         created.push((i, seq.oid));
     }
     Ok(created)
@@ -176,13 +182,15 @@ fn create_serial_sequences(
 
 /// The sequence of a serial column is owned by the column (auto: it goes
 /// with the table) and its default depends on the sequence (normal: dropping
-/// the sequence alone needs CASCADE).
+/// the sequence alone needs CASCADE). An identity column's sequence is part
+/// of the column (internal: it cannot be dropped alone) and there is no
+/// default row.
 fn record_serial_dependencies(
     cx: &mut dyn BackendContext,
-    table: Oid,
-    attnum: i16,
+    (table, attnum): (Oid, i16),
     attrdef: Option<Oid>,
     seq: Oid,
+    identity: bool,
 ) -> Result<()> {
     let engine = cx.engine().clone();
     let db = cx.database();
@@ -190,7 +198,7 @@ fn record_serial_dependencies(
     let owned = Dependency {
         object: ObjectAddress::relation(seq),
         referenced: ObjectAddress::column(table, attnum),
-        kind: DepType::Auto,
+        kind: if identity { DepType::Internal } else { DepType::Auto },
     };
     depend::record(&engine, db, txn, &owned)?;
     if let Some(attrdef) = attrdef {
@@ -302,7 +310,6 @@ fn refuse_column_clauses(def: &ColumnDef) -> Result<()> {
 /// The message for a column constraint sluice does not implement.
 fn column_constraint_unsupported(kind: ConstrType) -> &'static str {
     match kind {
-        ConstrType::ConstrIdentity => "identity columns are not supported yet",
         ConstrType::ConstrGenerated => "generated columns are not supported yet",
         ConstrType::ConstrForeign => "foreign key constraints are not supported yet",
         ConstrType::ConstrExclusion => "exclusion constraints are not supported yet",
@@ -445,6 +452,19 @@ fn new_columns(stmt: &CreateStmt, table: &str, likes: Vec<like::LikeCopy>) -> Re
     Ok(NewElements { columns, indexes: constraints, checks })
 }
 
+impl NewColumn {
+    /// The column's `pg_attribute` row as attribute `attnum` of `relid`.
+    fn attribute_row(&self, relid: Oid, attnum: i16) -> Vec<Datum> {
+        let (ty, typmod, has_default) = (self.ty, self.typmod, self.default.is_some());
+        let mut row =
+            attribute_row(relid, &self.name, ty, typmod, attnum, self.not_null, has_default);
+        if let Some((identity, _)) = &self.identity {
+            row[ATT_IDENTITY] = Datum::Text(identity.letter().into());
+        }
+        row
+    }
+}
+
 /// Appends `column`, 42701 if the name is taken.
 fn add_column(columns: &mut Vec<NewColumn>, column: NewColumn) -> Result<()> {
     if columns.iter().any(|c| c.name == column.name) {
@@ -503,6 +523,7 @@ fn new_column(def: &ColumnDef, table: &str) -> Result<NewColumn> {
         serial: serial.is_some(),
         constraints: Vec::new(),
         checks: Vec::new(),
+        identity: None,
     };
     for constraint in &def.constraints {
         let Some(NodeEnum::Constraint(c)) = constraint.node.as_ref() else { continue };
@@ -521,6 +542,9 @@ fn new_column(def: &ColumnDef, table: &str) -> Result<NewColumn> {
                     column.name
                 )))
             }
+            ConstrType::ConstrDefault if column.identity.is_some() => {
+                return Err(both_default_and_identity(&column.name, table, c))
+            }
             ConstrType::ConstrDefault => {
                 let expr = c
                     .raw_expr
@@ -535,12 +559,53 @@ fn new_column(def: &ColumnDef, table: &str) -> Result<NewColumn> {
                 column.constraints.push(spec);
             }
             ConstrType::ConstrCheck => column.checks.push((**c).clone()),
+            ConstrType::ConstrIdentity => set_identity(&mut column, c, table)?,
             other => return Err(SqlError::unsupported(column_constraint_unsupported(other))),
         }
     }
-    // A serial column is NOT NULL whatever else it says.
-    column.not_null |= column.serial;
+    if column.identity.is_some() && column.serial {
+        return Err(SqlError::syntax(format!(
+            "both default and identity specified for column \"{}\" of table \"{table}\"",
+            column.name
+        )));
+    }
+    // Serial and identity columns are NOT NULL whatever else they say.
+    column.not_null |= column.serial || column.identity.is_some();
     Ok(column)
+}
+
+/// 42601 for a column given both a DEFAULT and an identity, at `c`.
+fn both_default_and_identity(column: &str, table: &str, c: &Constraint) -> SqlError {
+    SqlError::syntax(format!(
+        "both default and identity specified for column \"{column}\" of table \"{table}\""
+    ))
+    .at(position(c.location))
+}
+
+/// Records a column's `GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY`.
+fn set_identity(column: &mut NewColumn, c: &Constraint, table: &str) -> Result<()> {
+    if column.identity.is_some() {
+        return Err(SqlError::syntax(format!(
+            "multiple identity specifications for column \"{}\" of table \"{table}\"",
+            column.name
+        ))
+        .at(position(c.location)));
+    }
+    if column.default.is_some() {
+        return Err(both_default_and_identity(&column.name, table, c));
+    }
+    if !matches!(column.ty, SqlType::Int2 | SqlType::Int4 | SqlType::Int8) {
+        return Err(SqlError::new(
+            "22023",
+            "identity column type must be smallint, integer, or bigint",
+        ));
+    }
+    let kind = match c.generated_when.as_str() {
+        "a" => Identity::Always,
+        _ => Identity::ByDefault,
+    };
+    column.identity = Some((kind, c.options.clone()));
+    Ok(())
 }
 
 /// The integer type of an unqualified `serial`-family type name (PostgreSQL

@@ -234,6 +234,13 @@ pub(crate) fn update_targets(
             Some(NodeEnum::SetToDefault(_)) => {
                 column_defaults(rel, host.params)?.swap_remove(index)
             }
+            _ if column.identity == Some(crate::catalog::relation::Identity::Always) => {
+                return Err(SqlError::new(
+                    "428C9",
+                    format!("column \"{}\" can only be updated to DEFAULT", column.name),
+                )
+                .with_detail(insert::generated_always(&column.name)));
+            }
             _ => {
                 let expr = analyze(value, scope, host)?;
                 coerce_to_column(host, expr, column.ty, column.typmod, &column.name)?

@@ -324,10 +324,43 @@ pub fn drop_sequences(
             return Err(not_a_sequence(&seq.name).with_hint("Use DROP TABLE to remove a table."));
         }
         lock_relation(cx, seq.oid, LockMode::AccessExclusive)?;
+        refuse_identity_sequence(cx, &seq)?;
         drop_dependent_defaults(cx, &seq, cascade, sink)?;
         remove_relation(cx, &seq)?;
     }
     sink.complete("DROP SEQUENCE")
+}
+
+/// 2BP01 for an identity column's sequence, which goes only with its column.
+fn refuse_identity_sequence(cx: &mut dyn BackendContext, seq: &RelationId) -> Result<()> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let me = depend::ObjectAddress::relation(seq.oid);
+    let owner =
+        depend::find(&engine, db, cx.txn()?, |d| d.object == me && d.kind == DepType::Internal)?;
+    let Some((_, dep)) = owner.into_iter().next() else { return Ok(()) };
+    let table = relation::find_by_oid(&engine, db, cx.txn()?, dep.referenced.objid)?;
+    let table = table.map(|t| t.name).unwrap_or_default();
+    let column = attribute_name(cx, dep.referenced.objid, dep.referenced.objsubid)?;
+    Err(SqlError::new(
+        "2BP01",
+        format!(
+            "cannot drop sequence {} because column {column} of table {table} requires it",
+            seq.name
+        ),
+    )
+    .with_hint(format!("You can drop column {column} of table {table} instead.")))
+}
+
+/// The name of attribute `attnum` of relation `relid`.
+fn attribute_name(cx: &mut dyn BackendContext, relid: Oid, attnum: i32) -> Result<String> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let at = Datum::Int2(attnum as i16);
+    let rows = scan(&engine, db, &PG_ATTRIBUTE, cx.txn()?, |r| {
+        matches!(r[0], Datum::Oid(o) if o == relid) && r[4] == at
+    })?;
+    Ok(rows.first().and_then(|(_, r)| r[1].as_str().map(str::to_string)).unwrap_or_default())
 }
 
 /// The RangeVar of a dotted name list from a DROP statement.
@@ -460,7 +493,7 @@ pub(crate) fn owned_sequences(cx: &mut dyn BackendContext, table: Oid) -> Result
     let db = cx.database();
     let txn = cx.txn()?;
     let owned = depend::find(&engine, db, txn, |d| {
-        d.kind == DepType::Auto
+        matches!(d.kind, DepType::Auto | DepType::Internal)
             && d.referenced.classid == depend::RELATION_CLASS
             && d.referenced.objid == table
             && d.object.classid == depend::RELATION_CLASS
@@ -476,9 +509,20 @@ pub(crate) fn owned_sequences(cx: &mut dyn BackendContext, table: Oid) -> Result
 
 /// The default text of a serial column (what `pg_attrdef` shows):
 /// `nextval('name'::regclass)`, the name quoted as an identifier if needed.
-pub(crate) fn serial_default(sequence_name: &str) -> String {
-    let ident = crate::parser::quote_identifier(sequence_name);
-    format!("nextval('{}'::regclass)", ident.replace('\'', "''"))
+pub(crate) use crate::catalog::relation::serial_default;
+
+/// The parameters of an identity column's sequence: its `GENERATED ... AS
+/// IDENTITY (options)`, of the column's type unless they say `AS`.
+pub(crate) fn identity_state(
+    ty: SqlType,
+    options: &[pg_query::protobuf::Node],
+) -> Result<SeqState> {
+    let mut o = SeqOptions::parse(options)?;
+    if o.owned_by.is_some() {
+        return Err(SqlError::syntax("invalid sequence option OWNED BY"));
+    }
+    o.as_type.get_or_insert(ty);
+    init_params(&o, None)
 }
 
 /// `CREATE SEQUENCE`'s parameters for a serial column of type `ty`.

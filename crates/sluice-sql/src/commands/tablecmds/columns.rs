@@ -24,7 +24,6 @@
 //! sluice refuses it (0A000) when the table has rows.
 
 use super::{create_serial_sequences, new_column, record_serial_dependencies};
-use crate::catalog::bootstrap::attribute_row;
 use crate::catalog::depend::{self, ATTRDEF_CLASS};
 use crate::catalog::index::indexes_of;
 use crate::catalog::relation::{
@@ -197,7 +196,7 @@ pub(crate) fn add_column(
         return Err(SqlError::new("42701", message));
     }
     let has_rows = has_rows(cx, table)?;
-    let serials = match column.serial && has_rows {
+    let serials = match (column.serial || column.identity.is_some()) && has_rows {
         true => return Err(volatile_default(&column.name)),
         false => create_serial_sequences(
             cx,
@@ -222,7 +221,8 @@ pub(crate) fn add_column(
     let attnum = table.columns.len() as i16 + 1;
     let attrdef = insert_column(cx, table, &column, attnum, missing)?;
     for (_, seq) in serials {
-        record_serial_dependencies(cx, table.oid, attnum, attrdef, seq)?;
+        let identity = column.identity.is_some();
+        record_serial_dependencies(cx, (table.oid, attnum), attrdef, seq, identity)?;
     }
     set_relnatts(cx, table.oid, attnum)?;
     cx.txn()?.increment_command();
@@ -279,9 +279,8 @@ fn insert_column(
     let engine = cx.engine().clone();
     let db = cx.database();
     let txn = cx.txn()?;
-    let (ty, typmod, has_default) = (column.ty, column.typmod, column.default.is_some());
-    let mut row =
-        attribute_row(table.oid, &column.name, ty, typmod, attnum, column.not_null, has_default);
+    let ty = column.ty;
+    let mut row = column.attribute_row(table.oid, attnum);
     if !missing.is_null() {
         row[ATT_HASMISSING] = Datum::Bool(true);
         row[ATT_MISSINGVAL] = Datum::Bytea(to_storage(ty, &missing));
@@ -410,7 +409,7 @@ fn drop_owned_sequences(
     let me = depend::ObjectAddress::column(table.oid, attnum);
     let owned = depend::find(&engine, db, cx.txn()?, |d| {
         d.referenced == me
-            && d.kind == depend::DepType::Auto
+            && matches!(d.kind, depend::DepType::Auto | depend::DepType::Internal)
             && d.object.classid == depend::RELATION_CLASS
     })?;
     for (_, dep) in owned {

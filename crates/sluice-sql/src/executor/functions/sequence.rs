@@ -231,7 +231,7 @@ pub(crate) fn serial_sequence(host: &mut ExecHost, args: &[Datum]) -> Result<Dat
     let column = ObjectAddress::column(table.oid, attnum);
     let owned = depend::find_as(env.engine, env.database, &ctx, |d| {
         d.referenced == column
-            && d.kind == DepType::Auto
+            && matches!(d.kind, DepType::Auto | DepType::Internal)
             && d.object.classid == depend::RELATION_CLASS
     })?;
     for (_, dep) in owned {

@@ -3,6 +3,7 @@
 //! columns, ON CONFLICT, and RETURNING.
 
 use super::*;
+use crate::catalog::relation::{ColumnDesc, Identity};
 use pg_query::protobuf::InsertStmt;
 
 /// plan_insert -- INSERT: the target, its columns and defaults, and the
@@ -13,9 +14,7 @@ pub(super) fn plan_insert(
     param_types: &mut Vec<Option<SqlType>>,
 ) -> Result<ModifyPlan> {
     refuse(stmt.with_clause.is_some(), "WITH in INSERT is not supported yet")?;
-    // OVERRIDING {SYSTEM|USER} VALUE changes only identity columns, which
-    // sluice refuses to create: it has no effect, as in PostgreSQL on a
-    // table without them.
+    let overriding = Overriding::of(stmt);
     let rv = stmt.relation.as_ref().ok_or_else(|| SqlError::internal("INSERT without a table"))?;
     let rel = open_relation(parts, rv, LockMode::RowExclusive)?;
     let alias = rv.alias.as_ref().map_or_else(|| rel.name.clone(), |a| a.aliasname.clone());
@@ -28,16 +27,22 @@ pub(super) fn plan_insert(
     let (source, conversions) = if select.values_lists.is_empty() {
         let planned = plan_insert_source(parts, select, param_types)?;
         check_arity(planned.columns.len(), &targets, &stmt.cols)?;
-        let conversions = source_conversions(
+        let mut conversions = source_conversions(
             &rel,
             &targets,
             &planned.columns,
             select,
             &mut PlanHost::new(param_types),
         )?;
+        for (conversion, &target) in conversions.iter_mut().zip(&targets) {
+            if overriding.takes_default(&rel.columns[target])? {
+                *conversion = defaults[target].clone();
+            }
+        }
         (planned.plan, conversions)
     } else {
-        plan_insert_values(parts, &rel, &targets, &stmt.cols, select, param_types)?
+        let target = InsertTarget { rel: &rel, targets: &targets, cols: &stmt.cols, overriding };
+        plan_insert_values(parts, &target, select, param_types)?
     };
     let on_conflict = match stmt.on_conflict_clause.as_deref() {
         Some(clause) => Some(onconflict::plan(parts, &rel, &alias, clause, param_types)?),
@@ -63,18 +68,70 @@ pub(super) fn check_arity(values: usize, targets: &[usize], cols: &[Node]) -> Re
     Ok(())
 }
 
+/// What an INSERT's `OVERRIDING { SYSTEM | USER } VALUE` says about the
+/// values given for identity columns (PostgreSQL's rewriteTargetListIU).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Overriding {
+    /// Neither: a GENERATED ALWAYS column takes only DEFAULT.
+    NotSet,
+    /// SYSTEM VALUE: given values are stored, GENERATED ALWAYS or not.
+    System,
+    /// USER VALUE: given values are ignored; the sequence supplies them.
+    User,
+}
+
+impl Overriding {
+    fn of(stmt: &InsertStmt) -> Overriding {
+        use pg_query::protobuf::OverridingKind;
+        match OverridingKind::try_from(stmt.r#override) {
+            Ok(OverridingKind::OverridingSystemValue) => Overriding::System,
+            Ok(OverridingKind::OverridingUserValue) => Overriding::User,
+            _ => Overriding::NotSet,
+        }
+    }
+
+    /// Whether a value given for `column` is replaced by its default; 428C9
+    /// if it may not be given at all.
+    pub(super) fn takes_default(self, column: &ColumnDesc) -> Result<bool> {
+        match (column.identity, self) {
+            (None, _) => Ok(false),
+            (Some(_), Overriding::User) => Ok(true),
+            (Some(Identity::Always), Overriding::NotSet) => Err(SqlError::new(
+                "428C9",
+                format!("cannot insert a non-DEFAULT value into column \"{}\"", column.name),
+            )
+            .with_detail(generated_always(&column.name))
+            .with_hint("Use OVERRIDING SYSTEM VALUE to override.")),
+            (Some(_), _) => Ok(false),
+        }
+    }
+}
+
+/// The DETAIL of a refused value for a GENERATED ALWAYS identity column.
+pub(crate) fn generated_always(column: &str) -> String {
+    format!("Column \"{column}\" is an identity column defined as GENERATED ALWAYS.")
+}
+
+/// The table side of an INSERT: its columns, those written to (and how
+/// the statement listed them), and its OVERRIDING clause.
+pub(super) struct InsertTarget<'a> {
+    pub(super) rel: &'a RelationDesc,
+    pub(super) targets: &'a [usize],
+    pub(super) cols: &'a [Node],
+    pub(super) overriding: Overriding,
+}
+
 /// INSERT ... VALUES: each value is analysed and coerced straight to its
 /// target column's type (as PostgreSQL's transformInsertStmt does), so a bad
 /// literal fails with that type's input error at the literal's position. The
 /// conversions after the plan are then identities.
 pub(super) fn plan_insert_values(
     parts: &mut dyn PlannerContext,
-    rel: &RelationDesc,
-    targets: &[usize],
-    cols: &[Node],
+    target: &InsertTarget,
     select: &pg_query::protobuf::SelectStmt,
     params: &mut Vec<Option<SqlType>>,
 ) -> Result<(Plan, Vec<Expr>)> {
+    let InsertTarget { rel, targets, cols, overriding } = *target;
     let empty = Scope { columns: Vec::new() };
     let mut planner = Planner::new(parts);
     let mut host = PlanHost::with_planner(params, &mut planner, &empty);
@@ -89,11 +146,10 @@ pub(super) fn plan_insert_values(
         let mut row = Vec::new();
         for (item, &target) in items.items.iter().zip(targets) {
             let column = &rel.columns[target];
-            let expr = match item.node.as_ref() {
-                Some(NodeEnum::SetToDefault(_)) => {
-                    column_defaults(rel, host.params)?.swap_remove(target)
-                }
-                _ => {
+            let default = matches!(item.node.as_ref(), Some(NodeEnum::SetToDefault(_)));
+            let expr = match default || overriding.takes_default(column)? {
+                true => column_defaults(rel, host.params)?.swap_remove(target),
+                false => {
                     let expr = analyze(item, &empty, &mut host)?;
                     coerce_to_column(&mut host, expr, column.ty, column.typmod, &column.name)?
                 }
