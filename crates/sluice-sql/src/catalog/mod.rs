@@ -15,6 +15,7 @@
 //! than heap scans. Writes mark the transaction as a catalog writer, which
 //! keeps its own reads out of the cache and makes its commit invalidate it.
 
+pub mod authid;
 pub mod bootstrap;
 pub mod constraint;
 pub mod depend;

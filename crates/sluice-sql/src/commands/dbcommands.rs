@@ -27,7 +27,7 @@
 
 use crate::activity::Signal;
 use crate::catalog::bootstrap::DatabaseRow;
-use crate::catalog::schema::{RelKind, BOOTSTRAP_SUPERUSER, PG_AUTHID, PG_CLASS, PG_DATABASE};
+use crate::catalog::schema::{RelKind, BOOTSTRAP_SUPERUSER, PG_CLASS, PG_DATABASE};
 use crate::catalog::{delete, insert, relation::oid_of, scan};
 use crate::error::position;
 use crate::error::{Result, SqlError};
@@ -273,10 +273,7 @@ impl CreatedbOptions {
 /// The OID of role `name`.
 fn role_oid(cx: &mut dyn BackendContext, name: &str) -> Result<Oid> {
     let engine = cx.engine().clone();
-    let rows = scan(&engine, 0, &PG_AUTHID, cx.txn()?, |r| r[1].as_str() == Some(name))?;
-    rows.first()
-        .map(|(_, r)| oid_of(&r[0]))
-        .ok_or_else(|| SqlError::new("42704", format!("role \"{name}\" does not exist")))
+    crate::catalog::authid::role_oid(&engine, cx.txn()?, name)
 }
 
 /// The encoding of the new database, checked against the template's.

@@ -166,7 +166,11 @@ fn create_serial_sequences(
     let mut created = Vec::new();
     let needs_sequence = |c: &NewColumn| c.serial || c.identity.is_some();
     for (i, column) in columns.iter_mut().enumerate().filter(|(_, c)| needs_sequence(c)) {
-        let name = choose_relation_name(cx, table, &column.name, "seq", namespace)?;
+        let given = column.identity.as_ref().and_then(|(_, o)| sequence::identity_sequence_name(o));
+        let name = match given {
+            Some(name) => name,
+            None => choose_relation_name(cx, table, &column.name, "seq", namespace)?,
+        };
         let state = match &column.identity {
             Some((_, options)) => sequence::identity_state(column.ty, options)?,
             None => sequence::serial_state(column.ty)?,

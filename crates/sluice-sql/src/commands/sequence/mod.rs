@@ -517,12 +517,28 @@ pub(crate) fn identity_state(
     ty: SqlType,
     options: &[pg_query::protobuf::Node],
 ) -> Result<SeqState> {
-    let mut o = SeqOptions::parse(options)?;
+    let named = |n: &&pg_query::protobuf::Node| matches!(n.node.as_ref(), Some(NodeEnum::DefElem(d)) if d.defname == "sequence_name");
+    let options: Vec<_> = options.iter().filter(|n| !named(n)).cloned().collect();
+    let mut o = SeqOptions::parse(&options)?;
     if o.owned_by.is_some() {
         return Err(SqlError::syntax("invalid sequence option OWNED BY"));
     }
     o.as_type.get_or_insert(ty);
     init_params(&o, None)
+}
+
+/// The `SEQUENCE NAME name` among an identity column's options (pg_dump
+/// writes it), its last part: the sequence goes in the table's schema.
+pub(crate) fn identity_sequence_name(options: &[pg_query::protobuf::Node]) -> Option<String> {
+    options.iter().find_map(|n| match n.node.as_ref() {
+        Some(NodeEnum::DefElem(d)) if d.defname == "sequence_name" => {
+            match d.arg.as_deref().and_then(|a| a.node.as_ref()) {
+                Some(NodeEnum::List(list)) => list.items.last().and_then(node_str),
+                _ => None,
+            }
+        }
+        _ => None,
+    })
 }
 
 /// `CREATE SEQUENCE`'s parameters for a serial column of type `ty`.

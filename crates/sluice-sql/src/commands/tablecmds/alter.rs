@@ -66,7 +66,60 @@ pub fn alter_table(
         run_subcommand(cx, &table, cmd, &mut checks_named, sink)?;
         cx.txn()?.increment_command();
     }
-    sink.complete("ALTER TABLE")
+    sink.complete(command_tag(stmt))
+}
+
+/// ALTER TABLE, ALTER INDEX, ALTER SEQUENCE, ... as the statement was written.
+fn command_tag(stmt: &AlterTableStmt) -> &'static str {
+    use pg_query::protobuf::ObjectType;
+    match ObjectType::try_from(stmt.objtype) {
+        Ok(ObjectType::ObjectIndex) => "ALTER INDEX",
+        Ok(ObjectType::ObjectSequence) => "ALTER SEQUENCE",
+        Ok(ObjectType::ObjectView) => "ALTER VIEW",
+        Ok(ObjectType::ObjectMatview) => "ALTER MATERIALIZED VIEW",
+        _ => "ALTER TABLE",
+    }
+}
+
+/// OWNER TO role: the relation's `relowner`, and its indexes' and owned
+/// sequences' with it (PostgreSQL's ATExecChangeOwner).
+fn change_owner(
+    cx: &mut dyn BackendContext,
+    table: &RelationDesc,
+    cmd: &AlterTableCmd,
+) -> Result<()> {
+    use pg_query::protobuf::RoleSpecType;
+    let spec =
+        cmd.newowner.as_ref().ok_or_else(|| SqlError::internal("OWNER TO without a role"))?;
+    let name = match RoleSpecType::try_from(spec.roletype) {
+        Ok(RoleSpecType::RolespecCstring) => spec.rolename.clone(),
+        Ok(RoleSpecType::RolespecPublic) => "public".to_string(),
+        _ => cx.user().to_string(),
+    };
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let owner = crate::catalog::authid::role_oid(&engine, cx.txn()?, &name)?;
+    let ctx = sluice_access::heap::visibility::VisibilityContext::for_transaction(
+        cx.txn()?,
+        engine.txns(),
+    );
+    let mut members: Vec<Oid> = crate::catalog::index::indexes_of(&engine, db, &ctx, table.oid)?
+        .iter()
+        .map(|i| i.oid)
+        .collect();
+    members
+        .extend(crate::commands::sequence::owned_sequences(cx, table.oid)?.iter().map(|s| s.oid));
+    members.push(table.oid);
+    let txn = cx.txn()?;
+    for (tid, mut row) in
+        crate::catalog::scan(&engine, db, &PG_CLASS, txn, |r| members.contains(&oid_of(&r[0])))?
+    {
+        if row[4] != Datum::Oid(owner) {
+            row[4] = Datum::Oid(owner);
+            replace(&engine, db, &PG_CLASS, txn, tid, &row)?;
+        }
+    }
+    Ok(())
 }
 
 /// The lock a subcommand needs (PostgreSQL's AlterTableGetLockLevel).
@@ -135,6 +188,9 @@ fn run_subcommand(
         Ok(AtDropNotNull) => columns::drop_not_null(cx, table, &cmd.name),
         Ok(AtAddColumn) => add_column(cx, table, cmd, checks_named, sink),
         Ok(AtDropColumn) => columns::drop_column(cx, table, &cmd.name, cmd.missing_ok, sink),
+        Ok(AtChangeOwner) => change_owner(cx, table, cmd),
+        Ok(AtAddIdentity) => columns::add_identity(cx, table, &cmd.name, def),
+        Ok(AtDropIdentity) => columns::drop_identity(cx, table, &cmd.name, cmd.missing_ok, sink),
         _ => Err(SqlError::unsupported("this ALTER TABLE form is not supported yet")),
     }
 }

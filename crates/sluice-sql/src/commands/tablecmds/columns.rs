@@ -27,7 +27,7 @@ use super::{create_serial_sequences, new_column, record_serial_dependencies};
 use crate::catalog::depend::{self, ATTRDEF_CLASS};
 use crate::catalog::index::indexes_of;
 use crate::catalog::relation::{
-    oid_of, RelationDesc, ATT_HASMISSING, ATT_ISDROPPED, ATT_MISSINGVAL,
+    oid_of, RelationDesc, ATT_HASMISSING, ATT_IDENTITY, ATT_ISDROPPED, ATT_MISSINGVAL,
 };
 use crate::catalog::schema::{PG_ATTRDEF, PG_ATTRIBUTE, PG_CLASS, PG_STATISTIC};
 use crate::catalog::{delete, insert, replace, scan};
@@ -421,5 +421,102 @@ fn drop_owned_sequences(
         super::lock_relation(cx, seq.oid, sluice_txn::lmgr::LockMode::AccessExclusive)?;
         super::remove_relation(cx, &seq)?;
     }
+    Ok(())
+}
+
+/// 55000 about `table`'s column `column`.
+fn column_state_error(table: &RelationDesc, column: &str, what: &str) -> SqlError {
+    SqlError::new("55000", format!("column \"{column}\" of relation \"{}\" {what}", table.name))
+}
+
+/// add_identity -- ALTER COLUMN name ADD GENERATED { ALWAYS | BY DEFAULT }
+/// AS IDENTITY [(options)]: the column must be NOT NULL, without a default
+/// and not yet an identity; it gets its sequence (PostgreSQL's
+/// ATExecAddIdentity).
+pub(crate) fn add_identity(
+    cx: &mut dyn BackendContext,
+    table: &RelationDesc,
+    column: &str,
+    def: Option<&Node>,
+) -> Result<()> {
+    let Some(pg_query::NodeEnum::Constraint(c)) = def.and_then(|d| d.node.as_ref()) else {
+        return Err(SqlError::internal("ADD GENERATED without an identity"));
+    };
+    let attnum = attnum(table, column)?;
+    let desc = &table.columns[attnum as usize - 1];
+    let mut new = super::NewColumn {
+        name: desc.name.clone(),
+        ty: desc.ty,
+        typmod: desc.typmod,
+        not_null: desc.not_null,
+        default: None,
+        serial: false,
+        constraints: Vec::new(),
+        checks: Vec::new(),
+        identity: None,
+    };
+    super::set_identity(&mut new, c, &table.name)?;
+    if !desc.not_null {
+        return Err(column_state_error(
+            table,
+            column,
+            "must be declared NOT NULL before identity can be added",
+        ));
+    }
+    if desc.identity.is_some() {
+        return Err(column_state_error(table, column, "is already an identity column"));
+    }
+    if desc.default.is_some() {
+        return Err(column_state_error(table, column, "already has a default value"));
+    }
+    let kind = new.identity.as_ref().map(|(k, _)| *k);
+    let sequences =
+        create_serial_sequences(cx, &table.name, table.namespace, std::slice::from_mut(&mut new))?;
+    for (_, seq) in sequences {
+        record_serial_dependencies(cx, (table.oid, attnum), None, seq, true)?;
+    }
+    let letter = kind.map_or("", |k| k.letter());
+    set_attidentity(cx, table, attnum, letter)
+}
+
+/// drop_identity -- ALTER COLUMN name DROP IDENTITY [IF EXISTS]: the column
+/// keeps its values and loses its sequence.
+pub(crate) fn drop_identity(
+    cx: &mut dyn BackendContext,
+    table: &RelationDesc,
+    column: &str,
+    missing_ok: bool,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    let attnum = attnum(table, column)?;
+    if table.columns[attnum as usize - 1].identity.is_none() {
+        let error = column_state_error(table, column, "is not an identity column");
+        if missing_ok {
+            let message = format!("{}, skipping", error.message);
+            return sink.notice(&SqlError::new("00000", message));
+        }
+        return Err(error);
+    }
+    set_attidentity(cx, table, attnum, "")?;
+    drop_owned_sequences(cx, table, attnum)
+}
+
+/// Sets `pg_attribute.attidentity` of column `attnum`.
+fn set_attidentity(
+    cx: &mut dyn BackendContext,
+    table: &RelationDesc,
+    attnum: i16,
+    letter: &str,
+) -> Result<()> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let txn = cx.txn()?;
+    let at = Datum::Int2(attnum);
+    let rows = scan(&engine, db, &PG_ATTRIBUTE, txn, |r| oid_of(&r[0]) == table.oid && r[4] == at)?;
+    for (tid, mut row) in rows {
+        row[ATT_IDENTITY] = Datum::Text(letter.into());
+        replace(&engine, db, &PG_ATTRIBUTE, txn, tid, &row)?;
+    }
+    txn.increment_command();
     Ok(())
 }
