@@ -98,6 +98,11 @@ fn truncate() {
 }
 
 #[test]
+fn alter_table_locks() {
+    check("alter_table_locks");
+}
+
+#[test]
 fn unique_insert() {
     check("unique_insert");
 }
