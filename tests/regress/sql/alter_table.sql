@@ -181,3 +181,11 @@ ALTER TABLE sys RENAME COLUMN a TO tableoid;
 ALTER TABLE sys RENAME COLUMN xmax TO b;
 SELECT count(*) FROM pg_attribute WHERE attrelid = 'pg_class'::regclass AND attname = 'relname';
 DROP TABLE sys;
+
+-- Row locks on a table with a dropped column.
+CREATE TABLE locked (a int, b int, c int);
+INSERT INTO locked VALUES (1, 2, 3);
+ALTER TABLE locked DROP COLUMN b;
+SELECT * FROM locked FOR UPDATE;
+SELECT l.* FROM locked l JOIN locked m ON l.a = m.a FOR SHARE OF l;
+DROP TABLE locked;

@@ -12,12 +12,17 @@
 //! (`<table>_<column>_seq`, owned by the column), the default
 //! `nextval('<table>_<column>_seq'::regclass)` and NOT NULL; dropping the
 //! table drops the sequence (see `sequence/mod.rs` for the dependencies).
+//! An identity column gets such a sequence too, internally dependent on the
+//! column and without a `pg_attrdef` row. CHECK constraints are added once
+//! the table exists (`constraints.rs`); ALTER TABLE and RENAME are in
+//! `alter.rs` and `rename.rs`.
 
 mod alter;
 pub mod cluster;
 mod columns;
 mod constraints;
 mod like;
+mod reloptions;
 mod rename;
 
 pub use alter::alter_table;
@@ -84,7 +89,7 @@ pub fn create_table(
     let likes = like_clauses(cx, stmt)?;
     let NewElements { mut columns, indexes: constraints, checks } =
         new_columns(stmt, &rv.relname, likes)?;
-    let options = reloptions(stmt)?;
+    let options = reloptions::reloptions(stmt)?;
     let engine = cx.engine().clone();
     let db = cx.database();
     if relation::lookup(&engine, db, cx.txn()?, &[namespace], &rv.relname)?.is_some() {
@@ -623,64 +628,6 @@ fn serial_type(tn: &pg_query::protobuf::TypeName) -> Option<SqlType> {
         "serial" | "serial4" => Some(SqlType::Int4),
         "bigserial" | "serial8" => Some(SqlType::Int8),
         _ => None,
-    }
-}
-
-/// `WITH (fillfactor = 70, ...)` as PostgreSQL prints reloptions: `{fillfactor=70}`.
-fn reloptions(stmt: &CreateStmt) -> Result<Option<String>> {
-    let mut items = Vec::new();
-    for option in &stmt.options {
-        let Some(NodeEnum::DefElem(def)) = option.node.as_ref() else { continue };
-        refuse_toast_option(def)?;
-        let value = def.arg.as_deref().and_then(node_str).unwrap_or_else(|| "true".into());
-        validate_reloption(&def.defname, &value)?;
-        items.push(format!("{}={}", def.defname, value));
-    }
-    Ok((!items.is_empty()).then(|| format!("{{{}}}", items.join(","))))
-}
-
-/// `toast.name = value` sets an option of the table's TOAST table, which
-/// sluice does not have (0A000): storing it as the table's own option
-/// would change the table's behaviour instead.
-pub(super) fn refuse_toast_option(def: &pg_query::protobuf::DefElem) -> Result<()> {
-    match def.defnamespace.as_str() {
-        "" => Ok(()),
-        "toast" => Err(SqlError::unsupported(format!(
-            "storage parameter \"toast.{}\" is not supported: sluice has no TOAST tables yet",
-            def.defname
-        ))
-        .at(position(def.location))),
-        other => {
-            Err(SqlError::new("22023", format!("unrecognized parameter namespace \"{other}\"")))
-        }
-    }
-}
-
-pub(super) fn validate_reloption(name: &str, value: &str) -> Result<()> {
-    match name {
-        "fillfactor" => match value.parse::<i64>() {
-            Ok(v) if (10..=100).contains(&v) => Ok(()),
-            Ok(v) => Err(SqlError::new(
-                "22023",
-                format!("value {v} out of bounds for option \"fillfactor\""),
-            )
-            .with_detail("Valid values are between \"10\" and \"100\".")),
-            Err(_) => Err(SqlError::new(
-                "22023",
-                format!("invalid value for integer option \"fillfactor\": {value}"),
-            )),
-        },
-        n if n.starts_with("autovacuum_")
-            || n.starts_with("toast_")
-            || n == "parallel_workers"
-            || n == "vacuum_truncate"
-            || n == "vacuum_index_cleanup"
-            || n == "user_catalog_table"
-            || n == "log_autovacuum_min_duration" =>
-        {
-            Ok(())
-        }
-        other => Err(SqlError::new("22023", format!("unrecognized parameter \"{other}\""))),
     }
 }
 

@@ -12,20 +12,19 @@
 //! them all.
 //!
 //! Column-level subcommands live in `columns.rs`, constraint ones in
-//! `constraints.rs`, clustering in `cluster.rs`.
+//! `constraints.rs`, storage parameters in `reloptions.rs`, clustering in
+//! `cluster.rs`.
 
 use super::constraints::{add_check, drop_constraint, is_check, validate_constraint};
-use super::{cluster, columns, constraint_index, lock_relation, refuse_toast_option};
-use super::{validate_reloption, RelationDesc};
+use super::reloptions::alter_reloptions;
+use super::{cluster, columns, constraint_index, lock_relation, RelationDesc};
 use crate::catalog::namespace::missing_relation;
 use crate::catalog::relation::{self, oid_of};
+use crate::catalog::replace;
 use crate::catalog::schema::PG_CLASS;
-use crate::catalog::statistic::latest_view;
-use crate::catalog::{replace, scan_as};
 use crate::commands::indexcmds::define_index;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
-use crate::parser::node_str;
 use crate::sink::QuerySink;
 use pg_query::protobuf::{AlterTableCmd, AlterTableStmt, AlterTableType, ConstrType, Node};
 use pg_query::NodeEnum;
@@ -234,52 +233,5 @@ fn add_constraint(
         return add_check(cx, table, c, true, checks_named).map(|_| ());
     }
     define_index(cx, table, constraint_index(c)?, sink)?;
-    Ok(())
-}
-
-/// alter_reloptions -- `ALTER TABLE ... SET (name = value, ...)` or
-/// `RESET (name, ...)`: merges the storage parameters into the table's
-/// `pg_class.reloptions` (PostgreSQL's ATExecSetRelOptions). Pages already
-/// written keep their fill; later inserts use the new fillfactor.
-fn alter_reloptions(
-    cx: &mut dyn BackendContext,
-    table: &RelationDesc,
-    list: &Node,
-    reset: bool,
-) -> Result<()> {
-    let Some(NodeEnum::List(list)) = list.node.as_ref() else {
-        return Err(SqlError::internal("ALTER TABLE SET without an option list"));
-    };
-    let mut options: Vec<(String, String)> = table
-        .options
-        .as_deref()
-        .map(|o| o.trim_start_matches('{').trim_end_matches('}'))
-        .into_iter()
-        .flat_map(|o| o.split(','))
-        .filter_map(|kv| kv.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())))
-        .collect();
-    for item in &list.items {
-        let Some(NodeEnum::DefElem(def)) = item.node.as_ref() else { continue };
-        refuse_toast_option(def)?;
-        options.retain(|(k, _)| *k != def.defname);
-        if reset {
-            continue;
-        }
-        let value = def.arg.as_deref().and_then(node_str).unwrap_or_else(|| "true".into());
-        validate_reloption(&def.defname, &value)?;
-        options.push((def.defname.clone(), value));
-    }
-    let text: Vec<String> = options.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    let value =
-        if text.is_empty() { Datum::Null } else { Datum::Text(format!("{{{}}}", text.join(","))) };
-    let parts = cx.parts()?;
-    let at = PG_CLASS.columns.iter().position(|c| c.0 == "reloptions");
-    let at = at.ok_or_else(|| SqlError::internal("pg_class has no reloptions"))?;
-    let (engine, db) = (parts.engine, parts.env.database);
-    let ctx = latest_view(parts.txn, engine.txns());
-    let rows = scan_as(engine, db, &PG_CLASS, &ctx, |r| oid_of(&r[0]) == table.oid)?;
-    let Some((tid, mut values)) = rows.into_iter().next() else { return Ok(()) };
-    values[at] = value;
-    replace(engine, db, &PG_CLASS, parts.txn, tid, &values)?;
     Ok(())
 }

@@ -209,15 +209,16 @@ impl Planner<'_, '_> {
     }
 }
 
-/// The prefix of junk column names: NUL, which no SQL identifier contains.
-const JUNK_PREFIX: char = '\0';
+/// The name of the junk row-address column: it starts with NUL, which no
+/// SQL identifier contains.
+const JUNK_NAME: &str = "\0ctid";
 
 /// junk_column -- the scope column for the row address of a locked table,
 /// qualified by its FROM name `table`.
 pub(crate) fn junk_column(table: &str) -> ScopeColumn {
     ScopeColumn {
         table: Some(table.to_string()),
-        name: format!("{JUNK_PREFIX}ctid"),
+        name: JUNK_NAME.to_string(),
         ty: SqlType::Int8,
         typmod: -1,
     }
@@ -225,7 +226,9 @@ pub(crate) fn junk_column(table: &str) -> ScopeColumn {
 
 /// is_junk -- whether a scope column is a row address (see [`junk_column`]).
 pub(crate) fn is_junk(column: &ScopeColumn) -> bool {
-    column.name.starts_with(JUNK_PREFIX)
+    // Dropped columns are `\0`-named too (hidden the same way), but are
+    // not row addresses.
+    column.name == JUNK_NAME
 }
 
 /// check_select_locking -- refuses a locking clause on a query whose rows are
