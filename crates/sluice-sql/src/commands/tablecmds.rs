@@ -631,6 +631,19 @@ fn serial_type(tn: &pg_query::protobuf::TypeName) -> Option<SqlType> {
     }
 }
 
+/// describe -- relation `oid`'s descriptor as the command sees the catalogs
+/// now (after its own earlier changes).
+pub(super) fn describe(cx: &mut dyn BackendContext, oid: Oid) -> Result<RelationDesc> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let ctx = sluice_access::heap::visibility::VisibilityContext::for_transaction(
+        cx.txn()?,
+        engine.txns(),
+    );
+    relation::by_oid(&engine, db, &ctx, oid)?
+        .ok_or_else(|| SqlError::internal(format!("cache lookup failed for relation {oid}")))
+}
+
 /// Takes a table lock under the session's transaction.
 pub fn lock_relation(cx: &mut dyn BackendContext, oid: Oid, mode: LockMode) -> Result<()> {
     lock_relation_in(&mut cx.parts()?, oid, mode)

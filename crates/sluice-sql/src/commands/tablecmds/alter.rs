@@ -17,9 +17,9 @@
 
 use super::constraints::{add_check, drop_constraint, is_check, validate_constraint};
 use super::reloptions::alter_reloptions;
-use super::{cluster, columns, constraint_index, lock_relation, RelationDesc};
+use super::{cluster, columns, constraint_index, describe, lock_relation, RelationDesc};
 use crate::catalog::namespace::missing_relation;
-use crate::catalog::relation::{self, oid_of};
+use crate::catalog::relation::oid_of;
 use crate::catalog::replace;
 use crate::catalog::schema::PG_CLASS;
 use crate::commands::indexcmds::define_index;
@@ -149,17 +149,6 @@ fn constraint_type(cmd: &AlterTableCmd) -> Option<ConstrType> {
         NodeEnum::Constraint(c) => ConstrType::try_from(c.contype).ok(),
         _ => None,
     }
-}
-
-/// The descriptor of table `oid` as the command sees the catalogs now.
-fn describe(cx: &mut dyn BackendContext, oid: Oid) -> Result<RelationDesc> {
-    let engine = cx.engine().clone();
-    let db = cx.database();
-    let txn = cx.txn()?;
-    let ctx =
-        sluice_access::heap::visibility::VisibilityContext::for_transaction(txn, engine.txns());
-    relation::by_oid(&engine, db, &ctx, oid)?
-        .ok_or_else(|| SqlError::internal(format!("cache lookup failed for relation {oid}")))
 }
 
 /// run_subcommand -- one subcommand against `table` as it stands.

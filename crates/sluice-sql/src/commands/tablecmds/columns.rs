@@ -23,6 +23,7 @@
 //! would need a value per row, which PostgreSQL gets by rewriting the table;
 //! sluice refuses it (0A000) when the table has rows.
 
+use super::constraints::CONSTRAINT_CLASS;
 use super::{create_serial_sequences, new_column, record_serial_dependencies};
 use crate::catalog::depend::{self, ATTRDEF_CLASS};
 use crate::catalog::index::indexes_of;
@@ -88,13 +89,11 @@ pub(crate) fn set_default(
         ];
         insert(&engine, db, &PG_ATTRDEF, txn, &row)?;
     }
-    update_attribute(cx, table, attnum, ATT_HASDEF, text.is_some())?;
+    let has_default = text.is_some();
+    update_attribute(cx, table, attnum, |row| row[ATT_HASDEF] = Datum::Bool(has_default))?;
     if text.is_some() {
         cx.txn()?.increment_command();
-        let engine = cx.engine().clone();
-        let ctx = VisibilityContext::for_transaction(cx.txn()?, engine.txns());
-        let changed = crate::catalog::relation::by_oid(&engine, db, &ctx, table.oid)?
-            .ok_or_else(|| SqlError::internal("altered table not found"))?;
+        let changed = super::describe(cx, table.oid)?;
         // The text is analysed on its own, so a position in it would
         // point into the wrong statement.
         crate::optimizer::modify::column_defaults(&changed, &mut Vec::new()).map_err(|mut e| {
@@ -122,13 +121,13 @@ fn remove_default(cx: &mut dyn BackendContext, table: &RelationDesc, attnum: i16
     Ok(())
 }
 
-/// Sets boolean `pg_attribute` column `field` of column `attnum`.
+/// update_attribute -- rewrites the `pg_attribute` row of column `attnum`
+/// of `table` with `change` (a new row version only if it changed).
 fn update_attribute(
     cx: &mut dyn BackendContext,
     table: &RelationDesc,
     attnum: i16,
-    field: usize,
-    value: bool,
+    change: impl Fn(&mut [Datum]),
 ) -> Result<()> {
     let engine = cx.engine().clone();
     let db = cx.database();
@@ -136,11 +135,13 @@ fn update_attribute(
     let at = Datum::Int2(attnum);
     let rows = scan(&engine, db, &PG_ATTRIBUTE, txn, |r| oid_of(&r[0]) == table.oid && r[4] == at)?;
     for (tid, mut row) in rows {
-        if row[field] != Datum::Bool(value) {
-            row[field] = Datum::Bool(value);
+        let before = row.clone();
+        change(&mut row);
+        if row != before {
             replace(&engine, db, &PG_ATTRIBUTE, txn, tid, &row)?;
         }
     }
+    txn.increment_command();
     Ok(())
 }
 
@@ -172,7 +173,7 @@ pub(crate) fn drop_not_null(
     if indexes.iter().any(|i| i.primary && i.keys.contains(&attnum)) {
         return Err(SqlError::new("42P16", format!("column \"{column}\" is in a primary key")));
     }
-    update_attribute(cx, table, attnum, ATT_NOTNULL, false)
+    update_attribute(cx, table, attnum, |row| row[ATT_NOTNULL] = Datum::Bool(false))
 }
 
 /// add_column -- ADD [COLUMN] [IF NOT EXISTS] definition. Returns the
@@ -337,17 +338,12 @@ pub(crate) fn drop_column(
     {
         delete(&engine, db, &PG_STATISTIC, txn, tid)?;
     }
-    let attrs =
-        scan(&engine, db, &PG_ATTRIBUTE, txn, |r| oid_of(&r[0]) == table.oid && r[4] == at)?;
-    for (tid, mut row) in attrs {
+    update_attribute(cx, table, attnum, |row| {
         row[1] = Datum::Text(format!("........pg.dropped.{attnum}........"));
         row[ATT_NOTNULL] = Datum::Bool(false);
         row[ATT_HASDEF] = Datum::Bool(false);
         row[ATT_ISDROPPED] = Datum::Bool(true);
-        replace(&engine, db, &PG_ATTRIBUTE, txn, tid, &row)?;
-    }
-    txn.increment_command();
-    Ok(())
+    })
 }
 
 /// Drops the indexes whose keys or predicate use column `index`.
@@ -377,22 +373,29 @@ fn drop_dependent_indexes(
     Ok(())
 }
 
+/// The OIDs of the objects that depend on column `attnum` of `table` and
+/// that `keep` accepts.
+fn column_dependents(
+    cx: &mut dyn BackendContext,
+    table: &RelationDesc,
+    attnum: i16,
+    keep: impl Fn(&depend::Dependency) -> bool,
+) -> Result<Vec<Oid>> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let me = depend::ObjectAddress::column(table.oid, attnum);
+    let found = depend::find(&engine, db, cx.txn()?, |d| d.referenced == me && keep(d))?;
+    Ok(found.into_iter().map(|(_, d)| d.object.objid).collect())
+}
+
 /// Drops the CHECK constraints that read column `attnum`.
 fn drop_dependent_checks(
     cx: &mut dyn BackendContext,
     table: &RelationDesc,
     attnum: i16,
 ) -> Result<()> {
-    let engine = cx.engine().clone();
-    let db = cx.database();
-    let me = depend::ObjectAddress::column(table.oid, attnum);
-    let checks: Vec<Oid> = depend::find(&engine, db, cx.txn()?, |d| {
-        d.referenced == me && d.object.classid == super::constraints::CONSTRAINT_CLASS
-    })?
-    .into_iter()
-    .map(|(_, d)| d.object.objid)
-    .collect();
-    for oid in checks {
+    let is_check = |d: &depend::Dependency| d.object.classid == CONSTRAINT_CLASS;
+    for oid in column_dependents(cx, table, attnum, is_check)? {
         super::constraints::remove_check_by_oid(cx, table, oid)?;
     }
     Ok(())
@@ -404,18 +407,14 @@ fn drop_owned_sequences(
     table: &RelationDesc,
     attnum: i16,
 ) -> Result<()> {
+    let owned = |d: &depend::Dependency| {
+        matches!(d.kind, depend::DepType::Auto | depend::DepType::Internal)
+            && d.object.classid == depend::RELATION_CLASS
+    };
     let engine = cx.engine().clone();
     let db = cx.database();
-    let me = depend::ObjectAddress::column(table.oid, attnum);
-    let owned = depend::find(&engine, db, cx.txn()?, |d| {
-        d.referenced == me
-            && matches!(d.kind, depend::DepType::Auto | depend::DepType::Internal)
-            && d.object.classid == depend::RELATION_CLASS
-    })?;
-    for (_, dep) in owned {
-        let Some(seq) =
-            crate::catalog::relation::find_by_oid(&engine, db, cx.txn()?, dep.object.objid)?
-        else {
+    for oid in column_dependents(cx, table, attnum, owned)? {
+        let Some(seq) = crate::catalog::relation::find_by_oid(&engine, db, cx.txn()?, oid)? else {
             continue;
         };
         super::lock_relation(cx, seq.oid, sluice_txn::lmgr::LockMode::AccessExclusive)?;
@@ -476,7 +475,7 @@ pub(crate) fn add_identity(
         record_serial_dependencies(cx, (table.oid, attnum), None, seq, true)?;
     }
     let letter = kind.map_or("", |k| k.letter());
-    set_attidentity(cx, table, attnum, letter)
+    update_attribute(cx, table, attnum, |row| row[ATT_IDENTITY] = Datum::Text(letter.into()))
 }
 
 /// drop_identity -- ALTER COLUMN name DROP IDENTITY [IF EXISTS]: the column
@@ -497,26 +496,6 @@ pub(crate) fn drop_identity(
         }
         return Err(error);
     }
-    set_attidentity(cx, table, attnum, "")?;
+    update_attribute(cx, table, attnum, |row| row[ATT_IDENTITY] = Datum::Text(String::new()))?;
     drop_owned_sequences(cx, table, attnum)
-}
-
-/// Sets `pg_attribute.attidentity` of column `attnum`.
-fn set_attidentity(
-    cx: &mut dyn BackendContext,
-    table: &RelationDesc,
-    attnum: i16,
-    letter: &str,
-) -> Result<()> {
-    let engine = cx.engine().clone();
-    let db = cx.database();
-    let txn = cx.txn()?;
-    let at = Datum::Int2(attnum);
-    let rows = scan(&engine, db, &PG_ATTRIBUTE, txn, |r| oid_of(&r[0]) == table.oid && r[4] == at)?;
-    for (tid, mut row) in rows {
-        row[ATT_IDENTITY] = Datum::Text(letter.into());
-        replace(&engine, db, &PG_ATTRIBUTE, txn, tid, &row)?;
-    }
-    txn.increment_command();
-    Ok(())
 }

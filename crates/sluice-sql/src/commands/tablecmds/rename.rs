@@ -13,11 +13,11 @@
 //! and deparsed with the new ones, so it means what it meant before.
 
 use super::constraints::rename_constraint;
-use super::lock_relation;
+use super::{describe, lock_relation};
 use crate::catalog::constraint::{constraints_of, CON_BIN, CON_TYPE};
 use crate::catalog::depend::{self, ObjectAddress, ATTRDEF_CLASS};
 use crate::catalog::index::indexes_of;
-use crate::catalog::relation::{self, oid_of, RelationDesc, RelationId};
+use crate::catalog::relation::{oid_of, RelationId};
 use crate::catalog::schema::{
     RelKind, PG_ATTRDEF, PG_ATTRIBUTE, PG_CLASS, PG_CONSTRAINT, PG_INDEX,
 };
@@ -91,17 +91,6 @@ fn check_kind(rel: &RelationId, target: Option<ObjectType>) -> Result<()> {
         }
         _ => Ok(()),
     }
-}
-
-/// The relation `oid`'s descriptor, as the command sees the catalogs now.
-fn describe(cx: &mut dyn BackendContext, oid: Oid) -> Result<RelationDesc> {
-    let engine = cx.engine().clone();
-    let db = cx.database();
-    let txn = cx.txn()?;
-    let ctx =
-        sluice_access::heap::visibility::VisibilityContext::for_transaction(txn, engine.txns());
-    relation::by_oid(&engine, db, &ctx, oid)?
-        .ok_or_else(|| SqlError::internal(format!("cache lookup failed for relation {oid}")))
 }
 
 /// RENAME TO: 42P07 if the schema has a relation of that name.
