@@ -17,6 +17,7 @@
 
 pub mod authid;
 pub mod bootstrap;
+pub mod comment;
 pub mod constraint;
 pub mod depend;
 pub mod extension;

@@ -495,8 +495,17 @@ pub const PG_EXTENSION: CatalogDef = CatalogDef {
     ],
 };
 
+/// `pg_description`: comments on objects (COMMENT ON), by the object's
+/// catalog, OID and column number (0 for the whole object).
+pub const PG_DESCRIPTION: CatalogDef = CatalogDef {
+    oid: 2609,
+    name: "pg_description",
+    shared: false,
+    columns: &[("objoid", Oid), ("classoid", Oid), ("objsubid", Int4), ("description", Text)],
+};
+
 /// Every catalog, shared ones first.
-pub const ALL_CATALOGS: [&CatalogDef; 23] = [
+pub const ALL_CATALOGS: [&CatalogDef; 24] = [
     &PG_AUTHID,
     &PG_DATABASE,
     &PG_AUTH_MEMBERS,
@@ -520,6 +529,7 @@ pub const ALL_CATALOGS: [&CatalogDef; 23] = [
     &PG_PUBLICATION_NAMESPACE,
     &PG_PUBLICATION_REL,
     &PG_EXTENSION,
+    &PG_DESCRIPTION,
 ];
 
 /// The catalog with this OID, if it is one.

@@ -694,6 +694,18 @@ pub fn remove_index(cx: &mut dyn BackendContext, index: Oid) -> Result<()> {
     let txn = cx.txn()?;
     let Some(rel) = relation::find_by_oid(&engine, db, txn, index)? else { return Ok(()) };
     let is = |d: &Datum| matches!(d, Datum::Oid(o) if *o == index);
+    crate::catalog::comment::remove_comments(&engine, db, txn, PG_CLASS.oid, index, None)?;
+    for (_, row) in scan(&engine, db, &PG_CONSTRAINT, txn, |r| is(&r[9]))? {
+        let constraint = oid_of(&row[0]);
+        crate::catalog::comment::remove_comments(
+            &engine,
+            db,
+            txn,
+            PG_CONSTRAINT.oid,
+            constraint,
+            None,
+        )?;
+    }
     for (def, column) in [(&PG_CLASS, 0), (&PG_ATTRIBUTE, 0), (&PG_INDEX, 0), (&PG_CONSTRAINT, 9)] {
         for (tid, _) in scan(&engine, db, def, txn, |r| is(&r[column]))? {
             delete(&engine, db, def, txn, tid)?;

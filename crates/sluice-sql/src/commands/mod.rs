@@ -1,6 +1,7 @@
 //! Utility statements (PostgreSQL's `commands/` and `tcop/utility.c`):
 //! transaction control, settings, and table DDL.
 
+pub mod comment;
 pub mod copy;
 pub mod dbcommands;
 pub mod explain;

@@ -755,6 +755,7 @@ pub(crate) fn remove_relation(cx: &mut dyn BackendContext, rel: &RelationId) -> 
             delete(&engine, db, def, txn, tid)?;
         }
     }
+    crate::catalog::comment::remove_comments(&engine, db, txn, PG_CLASS.oid, oid, None)?;
     let me = ObjectAddress::relation(oid);
     depend::remove(&engine, db, txn, |d| {
         let mine = |a: &ObjectAddress| a.classid == me.classid && a.objid == oid;

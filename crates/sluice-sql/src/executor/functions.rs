@@ -74,8 +74,10 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
         TableIsVisible => regproc::table_is_visible(host, args)?,
         GetIndexDef => ruleutils::index_def(host, args)?,
         GetConstraintDef => ruleutils::constraint_def(host, args)?,
-        // Neither comments nor extended statistics exist yet.
-        ObjDescription | StatisticsObjDefColumns => Datum::Null,
+        ObjDescription => description(host, args, false)?,
+        ColDescription => description(host, args, true)?,
+        // Extended statistics do not exist yet.
+        StatisticsObjDefColumns => Datum::Null,
         RelationIsPublishable => regproc::relation_is_publishable(host, args)?,
         AdvisoryLock(which) => advisory::lock(host, which, args)?,
         AdvisoryUnlock { shared } => advisory::unlock(host, shared, args)?,
@@ -93,6 +95,32 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
         // never runs during recovery.
         IsInRecovery => Datum::Bool(false),
     })
+}
+
+/// `obj_description(oid [, catalog])` and `col_description(table, column)`:
+/// the comment in `pg_description`, NULL if none.
+fn description(host: &mut ExecHost, args: &[Datum], column: bool) -> Result<Datum> {
+    use crate::catalog::depend::ObjectAddress;
+    let Some(Datum::Oid(objid)) = args.first() else { return Ok(Datum::Null) };
+    let (classid, objsubid) = match (column, args.get(1)) {
+        (true, Some(attnum)) => {
+            (crate::catalog::schema::PG_CLASS.oid, attnum.as_i64().unwrap_or(0))
+        }
+        (false, Some(name)) => {
+            let name = name.as_str().unwrap_or_default();
+            let Some(catalog) =
+                crate::catalog::schema::ALL_CATALOGS.iter().find(|c| c.name == name)
+            else {
+                return Ok(Datum::Null);
+            };
+            (catalog.oid, 0)
+        }
+        (_, None) => (0, 0),
+    };
+    let object = ObjectAddress { classid, objid: *objid, objsubid: objsubid as i32 };
+    let (engine, db) = (host.env().engine.clone(), host.env().database);
+    let found = crate::catalog::comment::comment_of(&engine, db, host.visibility(), &object)?;
+    Ok(found.map_or(Datum::Null, Datum::Text))
 }
 
 /// `age(xid)`: counted from the transaction's own xid if it has one, else

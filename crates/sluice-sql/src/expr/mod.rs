@@ -274,6 +274,8 @@ pub enum SessionFunction {
     GetConstraintDef,
     /// `obj_description(object oid [, catalog name])`: `text`.
     ObjDescription,
+    /// `col_description(table oid, column integer)`: `text`.
+    ColDescription,
     /// `pg_relation_is_publishable(regclass)`: `boolean`.
     RelationIsPublishable,
     /// `pg_get_statisticsobjdef_columns(statistics oid)`: `text`.

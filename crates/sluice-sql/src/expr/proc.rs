@@ -385,6 +385,7 @@ static PROCS: &[Proc] = &[
     session("pg_get_constraintdef", &[OID, BOOL], Text, S::GetConstraintDef),
     session("obj_description", &[OID], Text, S::ObjDescription),
     session("obj_description", &[OID, NAME], Text, S::ObjDescription),
+    session("col_description", &[OID, INT4], Text, S::ColDescription),
     session("pg_relation_is_publishable", &[REGCLASS], Bool, S::RelationIsPublishable),
     session("to_regclass", &[TEXT], Reg(RegKind::Class), S::ToReg(RegKind::Class)),
     session("to_regtype", &[TEXT], Reg(RegKind::Type), S::ToReg(RegKind::Type)),

@@ -312,6 +312,7 @@ impl Session {
             NodeEnum::ExplainStmt(stmt) => commands::explain::explain(self, stmt, sink),
             NodeEnum::AlterTableStmt(stmt) => commands::tablecmds::alter_table(self, stmt, sink),
             NodeEnum::RenameStmt(stmt) => commands::tablecmds::rename(self, stmt, sink),
+            NodeEnum::CommentStmt(stmt) => commands::comment::comment(self, stmt, sink),
             NodeEnum::VacuumStmt(stmt) => self.maintenance().vacuum(self, stmt, sink),
             NodeEnum::TruncateStmt(stmt) => commands::truncate::truncate(self, stmt, sink),
             NodeEnum::ReindexStmt(stmt) => self.maintenance().reindex(self, stmt, sink),

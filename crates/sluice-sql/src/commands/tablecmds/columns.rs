@@ -338,6 +338,8 @@ pub(crate) fn drop_column(
     {
         delete(&engine, db, &PG_STATISTIC, txn, tid)?;
     }
+    let column = Some(i32::from(attnum));
+    crate::catalog::comment::remove_comments(&engine, db, txn, PG_CLASS.oid, table.oid, column)?;
     update_attribute(cx, table, attnum, |row| {
         row[1] = Datum::Text(format!("........pg.dropped.{attnum}........"));
         row[ATT_NOTNULL] = Datum::Bool(false);

@@ -292,6 +292,7 @@ fn remove_check(
     let db = cx.database();
     let txn = cx.txn()?;
     delete(&engine, db, &PG_CONSTRAINT, txn, tid)?;
+    crate::catalog::comment::remove_comments(&engine, db, txn, PG_CONSTRAINT.oid, oid, None)?;
     depend::remove(&engine, db, txn, |d| {
         d.object.classid == CONSTRAINT_CLASS && d.object.objid == oid
     })?;

@@ -19,6 +19,7 @@ pub(super) fn writing_command(node: &NodeEnum) -> Option<String> {
         NodeEnum::IndexStmt(_) => "CREATE INDEX",
         NodeEnum::AlterTableStmt(_) => "ALTER TABLE",
         NodeEnum::RenameStmt(_) => "ALTER TABLE",
+        NodeEnum::CommentStmt(_) => "COMMENT",
         NodeEnum::TruncateStmt(_) => "TRUNCATE TABLE",
         NodeEnum::CreateSeqStmt(_) => "CREATE SEQUENCE",
         NodeEnum::AlterSeqStmt(_) => "ALTER SEQUENCE",
