@@ -284,6 +284,41 @@ fn updates_beside_maintenance_lose_nothing() {
 }
 
 #[test]
+fn updates_beside_alter_table_lose_nothing() {
+    // The steps that draw row 1 alter the table instead (in turn, several
+    // clients at once): add a column with a default and drop it, add and
+    // drop a CHECK constraint the rows meet, rename a column there and
+    // back. The DDL queues behind the updates and they behind it; a DDL
+    // statement that waited must see what the one before it committed (IF
+    // [NOT] EXISTS keeps them from failing on each other), and the updates
+    // go on through every new shape of the table, prepared statements
+    // included.
+    let ddl = [
+        "ALTER TABLE ctr ADD COLUMN IF NOT EXISTS extra int DEFAULT 7",
+        "ALTER TABLE ctr DROP COLUMN IF EXISTS extra",
+        "ALTER TABLE ctr DROP CONSTRAINT IF EXISTS v_ok, ADD CONSTRAINT v_ok CHECK (v >= 0)",
+        "ALTER TABLE ctr DROP CONSTRAINT IF EXISTS v_ok",
+        "ALTER TABLE ctr RENAME COLUMN pad TO pad2",
+        "ALTER TABLE ctr RENAME COLUMN pad2 TO pad",
+    ];
+    let turn = AtomicU64::new(0);
+    run_workload("UPDATE beside ALTER TABLE", |client, id| {
+        if id == 1 {
+            let which = turn.fetch_add(1, Ordering::Relaxed) as usize % ddl.len();
+            return match client.batch_execute(ddl[which]) {
+                Ok(()) => Ok(0),
+                // A rename whose column the other rename moved away.
+                Err(e) if e.code().is_some_and(|c| c.code() == "42703" || c.code() == "42701") => {
+                    Ok(0)
+                }
+                Err(e) => Err(e),
+            };
+        }
+        Ok(client.execute("UPDATE ctr SET v = v + 1 WHERE id = $1", &[&id])? as i64)
+    });
+}
+
+#[test]
 fn pgbench_tpcb_balances_equal_the_history_with_four_clients() {
     require_pgbench();
     let server = common::Server::start();

@@ -17,7 +17,7 @@
 
 use super::constraints::{add_check, drop_constraint, is_check, validate_constraint};
 use super::reloptions::alter_reloptions;
-use super::{cluster, columns, constraint_index, describe, lock_relation, RelationDesc};
+use super::{cluster, columns, constraint_index, describe, RelationDesc};
 use crate::catalog::namespace::missing_relation;
 use crate::catalog::relation::oid_of;
 use crate::catalog::replace;
@@ -49,7 +49,7 @@ pub fn alter_table(
         })
         .collect();
     let mode = cmds.iter().map(|c| lock_level(c)).max().unwrap_or(LockMode::AccessExclusive);
-    let Some(found) = cx.find_relation(rv)? else {
+    let Some(found) = super::lock_for_ddl(cx, rv, mode)? else {
         if stmt.missing_ok {
             let message = format!("relation \"{}\" does not exist, skipping", rv.relname);
             sink.notice(&SqlError::new("00000", message))?;
@@ -57,14 +57,13 @@ pub fn alter_table(
         }
         return Err(missing_relation(&rv.relname));
     };
-    super::refuse_system_catalog(&found)?;
-    lock_relation(cx, found.oid, mode)?;
     let mut checks_named = Vec::new();
     for cmd in cmds {
         let table = describe(cx, found.oid)?;
         run_subcommand(cx, &table, cmd, &mut checks_named, sink)?;
         cx.txn()?.increment_command();
     }
+    super::touch_class_row(cx, found.oid)?;
     sink.complete(command_tag(stmt))
 }
 

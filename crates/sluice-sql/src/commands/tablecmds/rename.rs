@@ -13,7 +13,7 @@
 //! and deparsed with the new ones, so it means what it meant before.
 
 use super::constraints::rename_constraint;
-use super::{describe, lock_relation};
+use super::describe;
 use crate::catalog::constraint::{constraints_of, CON_BIN, CON_TYPE};
 use crate::catalog::depend::{self, ObjectAddress, ATTRDEF_CLASS};
 use crate::catalog::index::indexes_of;
@@ -65,17 +65,21 @@ pub fn rename(
         return Err(crate::catalog::namespace::missing_relation(&rv.relname));
     };
     check_kind(&rel, target_type)?;
-    super::refuse_system_catalog(&rel)?;
     let mode = match rel.kind {
         RelKind::Index => LockMode::ShareUpdateExclusive,
         _ => LockMode::AccessExclusive,
     };
-    lock_relation(cx, rel.oid, mode)?;
+    let rel = super::lock_for_ddl(cx, rv, mode)?
+        .ok_or_else(|| crate::catalog::namespace::missing_relation(&rv.relname))?;
     match rename_type {
-        Some(ObjectType::ObjectColumn) => rename_column(cx, &rel, &stmt.subname, &stmt.newname)?,
+        Some(ObjectType::ObjectColumn) => {
+            rename_column(cx, &rel, &stmt.subname, &stmt.newname)?;
+            super::touch_class_row(cx, rel.oid)?;
+        }
         Some(ObjectType::ObjectTabconstraint) => {
             let table = describe(cx, rel.oid)?;
-            rename_constraint(cx, &table, &stmt.subname, &stmt.newname)?
+            rename_constraint(cx, &table, &stmt.subname, &stmt.newname)?;
+            super::touch_class_row(cx, rel.oid)?;
         }
         _ => rename_relation(cx, &rel, &stmt.newname)?,
     }
