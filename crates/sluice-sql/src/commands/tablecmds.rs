@@ -22,10 +22,12 @@ pub mod cluster;
 mod columns;
 mod constraints;
 mod like;
+mod lookup;
 mod reloptions;
 mod rename;
 
 pub use alter::alter_table;
+pub(crate) use lookup::{describe, lock_for_ddl, touch_class_row};
 pub use rename::rename;
 
 use super::indexcmds::{define_index, fillfactor_option, ConstraintKind, NewIndex};
@@ -629,57 +631,6 @@ fn serial_type(tn: &pg_query::protobuf::TypeName) -> Option<SqlType> {
         "bigserial" | "serial8" => Some(SqlType::Int8),
         _ => None,
     }
-}
-
-/// describe -- relation `oid`'s descriptor as the command sees the catalogs
-/// now (after its own earlier changes).
-pub(super) fn describe(cx: &mut dyn BackendContext, oid: Oid) -> Result<RelationDesc> {
-    let engine = cx.engine().clone();
-    let db = cx.database();
-    let ctx = sluice_access::heap::visibility::VisibilityContext::for_transaction(
-        cx.txn()?,
-        engine.txns(),
-    );
-    relation::by_oid(&engine, db, &ctx, oid)?
-        .ok_or_else(|| SqlError::internal(format!("cache lookup failed for relation {oid}")))
-}
-
-/// lock_for_ddl -- the relation `rv` names, locked in `mode`, as the
-/// catalogs stand once the lock is held: if DDL on it committed while this
-/// statement waited, a READ COMMITTED statement looks again under a new
-/// snapshot (a REPEATABLE READ one fails with 40001), so it never alters
-/// what it read before the wait. `None` if there is no such relation; 42501
-/// for a system catalog, before any lock is taken.
-pub(crate) fn lock_for_ddl(
-    cx: &mut dyn BackendContext,
-    rv: &pg_query::protobuf::RangeVar,
-    mode: LockMode,
-) -> Result<Option<RelationId>> {
-    loop {
-        let Some(rel) = cx.find_relation(rv)? else { return Ok(None) };
-        refuse_system_catalog(&rel)?;
-        lock_relation(cx, rel.oid, mode)?;
-        let mut parts = cx.parts()?;
-        if !crate::optimizer::select::catalog_moved_on(&mut parts, rel.oid, true)? {
-            return Ok(Some(rel));
-        }
-    }
-}
-
-/// touch_class_row -- writes a new version of relation `oid`'s `pg_class`
-/// row: DDL that changes only other catalogs (a column dropped or
-/// renamed) does this so that statements that waited for its lock see that
-/// the relation changed (`relation::superseded`, where PostgreSQL sends a
-/// relcache invalidation).
-pub(crate) fn touch_class_row(cx: &mut dyn BackendContext, oid: Oid) -> Result<()> {
-    let engine = cx.engine().clone();
-    let db = cx.database();
-    let txn = cx.txn()?;
-    for (tid, row) in scan(&engine, db, &PG_CLASS, txn, |r| oid_of(&r[0]) == oid)? {
-        crate::catalog::replace(&engine, db, &PG_CLASS, txn, tid, &row)?;
-    }
-    txn.increment_command();
-    Ok(())
 }
 
 /// Takes a table lock under the session's transaction.
