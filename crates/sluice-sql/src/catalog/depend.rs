@@ -16,7 +16,7 @@
 //! catalog; the objects involved are locked AccessExclusive by the DDL that
 //! changes them.
 
-use super::schema::{PG_ATTRDEF, PG_CLASS, PG_DEPEND};
+use super::schema::{PG_ATTRDEF, PG_CLASS, PG_CONSTRAINT, PG_DEPEND};
 use super::{delete, insert, scan, scan_as};
 use crate::error::Result;
 use sluice_access::heap::visibility::VisibilityContext;
@@ -29,6 +29,8 @@ use sluice_types::Datum;
 pub const RELATION_CLASS: Oid = PG_CLASS.oid;
 /// `pg_attrdef`'s OID: the class of column defaults.
 pub const ATTRDEF_CLASS: Oid = PG_ATTRDEF.oid;
+/// `pg_constraint`'s OID: the class of constraints.
+pub const CONSTRAINT_CLASS: Oid = PG_CONSTRAINT.oid;
 
 /// One catalog object (PostgreSQL's ObjectAddress).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

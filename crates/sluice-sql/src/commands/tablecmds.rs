@@ -27,7 +27,7 @@ mod reloptions;
 mod rename;
 
 pub use alter::alter_table;
-pub(crate) use lookup::{describe, lock_for_ddl, touch_class_row};
+pub(crate) use lookup::{describe, lock_for_ddl, touch_class_row, update_class_row};
 pub use rename::rename;
 
 use super::indexcmds::{define_index, fillfactor_option, ConstraintKind, NewIndex};
@@ -108,7 +108,6 @@ pub fn create_table(
     let oid = engine.new_oid()?;
     let locator = RelFileLocator { spc_oid: DEFAULTTABLESPACE_OID, db_oid: db, rel_number: oid };
     lock_relation(cx, oid, LockMode::AccessExclusive)?;
-    let txn = cx.txn()?;
     let class = ClassRow {
         oid,
         name: &rv.relname,
@@ -120,21 +119,13 @@ pub fn create_table(
         natts: columns.len() as i16,
         options,
     };
-    insert(&engine, db, &PG_CLASS, txn, &class.values())?;
+    insert(&engine, db, &PG_CLASS, cx.txn()?, &class.values())?;
     let mut attrdefs = Vec::new();
     for (i, c) in columns.iter().enumerate() {
         let attnum = i as i16 + 1;
-        insert(&engine, db, &PG_ATTRIBUTE, txn, &c.attribute_row(oid, attnum))?;
+        insert(&engine, db, &PG_ATTRIBUTE, cx.txn()?, &c.attribute_row(oid, attnum))?;
         if let Some(default) = &c.default {
-            let attrdef = engine.new_oid()?;
-            let row = [
-                Datum::Oid(attrdef),
-                Datum::Oid(oid),
-                Datum::Int2(attnum),
-                Datum::Text(default.clone()),
-            ];
-            insert(&engine, db, &PG_ATTRDEF, txn, &row)?;
-            attrdefs.push((i, attrdef));
+            attrdefs.push((i, insert_attrdef(cx, oid, attnum, default)?));
         }
     }
     for (i, seq) in serials {
@@ -233,15 +224,45 @@ pub(crate) fn choose_relation_name(
     label: &str,
     namespace: Oid,
 ) -> Result<String> {
+    choose_name(name1, name2, label, |name| sequence::relation_exists(cx, namespace, name))
+}
+
+/// choose_name -- the first of `name1_name2_label`, `..._label1`,
+/// `..._label2`, ... (each shortened to fit 63 bytes) that `taken` says is
+/// free (the loop of PostgreSQL's ChooseRelationName and
+/// ChooseConstraintName).
+pub(super) fn choose_name(
+    name1: &str,
+    name2: &str,
+    label: &str,
+    mut taken: impl FnMut(&str) -> Result<bool>,
+) -> Result<String> {
     let mut modlabel = label.to_string();
     for pass in 1.. {
         let name = make_object_name(name1, name2, &modlabel);
-        if !sequence::relation_exists(cx, namespace, &name)? {
+        if !taken(&name)? {
             return Ok(name);
         }
         modlabel = format!("{label}{pass}");
     }
     unreachable!("the loop above only ends by returning")
+}
+
+/// insert_attrdef -- stores `default` as column `attnum` of `table`'s
+/// default (`pg_attrdef`); returns the default's OID.
+pub(super) fn insert_attrdef(
+    cx: &mut dyn BackendContext,
+    table: Oid,
+    attnum: i16,
+    default: &str,
+) -> Result<Oid> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let oid = engine.new_oid()?;
+    let row =
+        [Datum::Oid(oid), Datum::Oid(table), Datum::Int2(attnum), Datum::Text(default.into())];
+    insert(&engine, db, &PG_ATTRDEF, cx.txn()?, &row)?;
+    Ok(oid)
 }
 
 /// `name1_name2_label`, cutting the longer of name1/name2 first until it fits

@@ -23,9 +23,8 @@
 //! would need a value per row, which PostgreSQL gets by rewriting the table;
 //! sluice refuses it (0A000) when the table has rows.
 
-use super::constraints::CONSTRAINT_CLASS;
 use super::{create_serial_sequences, new_column, record_serial_dependencies};
-use crate::catalog::depend::{self, ATTRDEF_CLASS};
+use crate::catalog::depend::{self, ATTRDEF_CLASS, CONSTRAINT_CLASS};
 use crate::catalog::index::indexes_of;
 use crate::catalog::relation::{
     oid_of, RelationDesc, ATT_HASMISSING, ATT_IDENTITY, ATT_ISDROPPED, ATT_MISSINGVAL,
@@ -75,33 +74,28 @@ pub(crate) fn set_default(
 ) -> Result<()> {
     let attnum = attnum(table, column)?;
     let text = raw.map(deparse_expr).transpose()?;
-    remove_default(cx, table, attnum)?;
-    let engine = cx.engine().clone();
-    let db = cx.database();
-    let txn = cx.txn()?;
     if let Some(text) = &text {
-        let oid = engine.new_oid()?;
-        let row = [
-            Datum::Oid(oid),
-            Datum::Oid(table.oid),
-            Datum::Int2(attnum),
-            Datum::Text(text.clone()),
-        ];
-        insert(&engine, db, &PG_ATTRDEF, txn, &row)?;
+        let desc = &table.columns[attnum as usize - 1];
+        cook_default(text, desc.ty, desc.typmod)?;
+    }
+    remove_default(cx, table, attnum)?;
+    if let Some(text) = &text {
+        super::insert_attrdef(cx, table.oid, attnum, text)?;
     }
     let has_default = text.is_some();
-    update_attribute(cx, table, attnum, |row| row[ATT_HASDEF] = Datum::Bool(has_default))?;
-    if text.is_some() {
-        cx.txn()?.increment_command();
-        let changed = super::describe(cx, table.oid)?;
-        // The text is analysed on its own, so a position in it would
-        // point into the wrong statement.
-        crate::optimizer::modify::column_defaults(&changed, &mut Vec::new()).map_err(|mut e| {
-            e.position = None;
-            e
-        })?;
-    }
-    Ok(())
+    update_attribute(cx, table, attnum, |row| row[ATT_HASDEF] = Datum::Bool(has_default))
+}
+
+/// cook_default -- a default's stored text analysed for a column of type
+/// `ty`/`typmod`, so one that cannot be evaluated for it fails when it is
+/// set rather than at the next INSERT.
+fn cook_default(text: &str, ty: sluice_types::SqlType, typmod: i32) -> Result<Expr> {
+    // The text is analysed on its own: a position in it would point into
+    // the wrong statement.
+    default_expr(text, ty, typmod, &mut Vec::new()).map_err(|mut e| {
+        e.position = None;
+        e
+    })
 }
 
 /// Deletes column `attnum`'s default and what the default depended on.
@@ -252,13 +246,7 @@ fn missing_value(
     column: &super::NewColumn,
     default: &str,
 ) -> Result<Datum> {
-    // The text is analysed on its own: a position in it would point into
-    // the wrong statement.
-    let expr: Expr =
-        default_expr(default, column.ty, column.typmod, &mut Vec::new()).map_err(|mut e| {
-            e.position = None;
-            e
-        })?;
+    let expr = cook_default(default, column.ty, column.typmod)?;
     if expr.is_volatile() {
         return Err(volatile_default(&column.name));
     }
@@ -288,23 +276,12 @@ fn insert_column(
     }
     insert(&engine, db, &PG_ATTRIBUTE, txn, &row)?;
     let Some(default) = &column.default else { return Ok(None) };
-    let oid = engine.new_oid()?;
-    let row =
-        [Datum::Oid(oid), Datum::Oid(table.oid), Datum::Int2(attnum), Datum::Text(default.clone())];
-    insert(&engine, db, &PG_ATTRDEF, txn, &row)?;
-    Ok(Some(oid))
+    super::insert_attrdef(cx, table.oid, attnum, default).map(Some)
 }
 
 /// Sets `pg_class.relnatts` of table `oid`.
 fn set_relnatts(cx: &mut dyn BackendContext, oid: Oid, natts: i16) -> Result<()> {
-    let engine = cx.engine().clone();
-    let db = cx.database();
-    let txn = cx.txn()?;
-    for (tid, mut row) in scan(&engine, db, &PG_CLASS, txn, |r| oid_of(&r[0]) == oid)? {
-        row[15] = Datum::Int2(natts);
-        replace(&engine, db, &PG_CLASS, txn, tid, &row)?;
-    }
-    Ok(())
+    super::update_class_row(cx, oid, |row| row[15] = Datum::Int2(natts))
 }
 
 /// drop_column -- DROP [COLUMN] [IF EXISTS] name. Nothing else refers to a

@@ -20,7 +20,7 @@ use crate::catalog::constraint::{
     self, name_taken_in_namespace, set_relchecks, ConstraintType, NewConstraint, CON_INDID,
     CON_NAME, CON_TYPE, CON_VALIDATED,
 };
-use crate::catalog::depend::{self, DepType, Dependency, ObjectAddress};
+use crate::catalog::depend::{self, DepType, Dependency, ObjectAddress, CONSTRAINT_CLASS};
 use crate::catalog::relation::{oid_of, RelationDesc};
 use crate::catalog::rows::deform_row;
 use crate::catalog::schema::PG_CONSTRAINT;
@@ -28,7 +28,7 @@ use crate::catalog::{delete, replace};
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
 use crate::executor::host::ExecHost;
-use crate::expr::{eval, EvalHost};
+use crate::expr::{eval, EvalHost, Expr};
 use crate::optimizer::constraint::{cook_check, CookedCheck};
 use crate::parser::unsupported::refuse;
 use crate::sink::QuerySink;
@@ -37,9 +37,6 @@ use sluice_access::heap::scan::HeapScan;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_common::{ItemPointer, Oid};
 use sluice_types::Datum;
-
-/// `pg_constraint`'s OID: the class of constraints in `pg_depend`.
-pub const CONSTRAINT_CLASS: Oid = PG_CONSTRAINT.oid;
 
 /// Whether `c` is a CHECK constraint.
 pub(crate) fn is_check(c: &Constraint) -> bool {
@@ -71,7 +68,7 @@ pub(crate) fn add_check(
     let name = check_name(cx, table, c, &cooked, taken)?;
     let validated = !c.skip_validation || !prove;
     if prove && validated {
-        prove_check(cx, table, &name, &cooked)?;
+        prove_check(cx, table, &name, &cooked.expr)?;
     }
     let engine = cx.engine().clone();
     let db = cx.database();
@@ -131,17 +128,10 @@ fn check_name(
     };
     let engine = cx.engine().clone();
     let db = cx.database();
-    let mut label = "check".to_string();
-    for pass in 1.. {
-        let name = super::make_object_name(&table.name, &column, &label);
-        let used = taken.contains(&name)
-            || name_taken_in_namespace(&engine, db, cx.txn()?, table.namespace, &name)?;
-        if !used {
-            return Ok(name);
-        }
-        label = format!("check{pass}");
-    }
-    unreachable!("the loop above only ends by returning")
+    super::choose_name(&table.name, &column, "check", |name| {
+        Ok(taken.iter().any(|t| t == name)
+            || name_taken_in_namespace(&engine, db, cx.txn()?, table.namespace, name)?)
+    })
 }
 
 fn already_exists(name: &str, table: &RelationDesc) -> SqlError {
@@ -151,12 +141,12 @@ fn already_exists(name: &str, table: &RelationDesc) -> SqlError {
     )
 }
 
-/// prove_check -- 23514 unless every row of `table` passes the check.
+/// prove_check -- 23514 unless every row of `table` passes check `name`.
 fn prove_check(
     cx: &mut dyn BackendContext,
     table: &RelationDesc,
     name: &str,
-    cooked: &CookedCheck,
+    check: &Expr,
 ) -> Result<()> {
     let (desc, types, heap) = (table.tuple_desc(), table.types(), table.heap());
     let mut parts = cx.parts()?;
@@ -166,7 +156,7 @@ fn prove_check(
     while let Some((_, tuple)) = scan.next_tuple()? {
         host.check_interrupts()?;
         let row = deform_row(&desc, &types, tuple)?;
-        if matches!(eval(&cooked.expr, &row, &mut host)?, Datum::Bool(false)) {
+        if matches!(eval(check, &row, &mut host)?, Datum::Bool(false)) {
             return Err(SqlError::new(
                 "23514",
                 format!(
@@ -226,8 +216,7 @@ pub(crate) fn validate_constraint(
         .find(|c| c.name == name)
         .ok_or_else(|| SqlError::internal(format!("check constraint \"{name}\" not loaded")))?;
     let expr = crate::optimizer::constraint::stored_check(table, &check.expr)?;
-    let cooked = CookedCheck { text: check.expr.clone(), columns: Vec::new(), expr };
-    prove_check(cx, table, name, &cooked)?;
+    prove_check(cx, table, name, &expr)?;
     row[CON_VALIDATED] = Datum::Bool(true);
     let engine = cx.engine().clone();
     let db = cx.database();

@@ -11,6 +11,7 @@ use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
 use sluice_common::Oid;
 use sluice_txn::lmgr::LockMode;
+use sluice_types::Datum;
 
 /// describe -- relation `oid`'s descriptor as the command sees the catalogs
 /// now (after its own earlier changes).
@@ -53,12 +54,26 @@ pub(crate) fn lock_for_ddl(
 /// the relation changed (`relation::superseded`, where PostgreSQL sends a
 /// relcache invalidation).
 pub(crate) fn touch_class_row(cx: &mut dyn BackendContext, oid: Oid) -> Result<()> {
+    update_class_row(cx, oid, |_| {})
+}
+
+/// update_class_row -- writes relation `oid`'s `pg_class` row again as
+/// `change` leaves it (XX000 if there is none), visible to the
+/// rest of the command.
+pub(crate) fn update_class_row(
+    cx: &mut dyn BackendContext,
+    oid: Oid,
+    change: impl FnOnce(&mut [Datum]),
+) -> Result<()> {
     let engine = cx.engine().clone();
     let db = cx.database();
     let txn = cx.txn()?;
-    for (tid, row) in scan(&engine, db, &PG_CLASS, txn, |r| oid_of(&r[0]) == oid)? {
-        crate::catalog::replace(&engine, db, &PG_CLASS, txn, tid, &row)?;
-    }
+    let rows = scan(&engine, db, &PG_CLASS, txn, |r| oid_of(&r[0]) == oid)?;
+    let Some((tid, mut row)) = rows.into_iter().next() else {
+        return Err(SqlError::internal(format!("cache lookup failed for relation {oid}")));
+    };
+    change(&mut row);
+    crate::catalog::replace(&engine, db, &PG_CLASS, txn, tid, &row)?;
     txn.increment_command();
     Ok(())
 }

@@ -18,9 +18,7 @@ use crate::catalog::constraint::{constraints_of, CON_BIN, CON_TYPE};
 use crate::catalog::depend::{self, ObjectAddress, ATTRDEF_CLASS};
 use crate::catalog::index::indexes_of;
 use crate::catalog::relation::{oid_of, RelationId};
-use crate::catalog::schema::{
-    RelKind, PG_ATTRDEF, PG_ATTRIBUTE, PG_CLASS, PG_CONSTRAINT, PG_INDEX,
-};
+use crate::catalog::schema::{RelKind, PG_ATTRDEF, PG_ATTRIBUTE, PG_CONSTRAINT, PG_INDEX};
 use crate::catalog::{replace, scan};
 use crate::commands::sequence::serial_default;
 use crate::error::{Result, SqlError};
@@ -142,17 +140,7 @@ fn rename_in_defaults(cx: &mut dyn BackendContext, rel: &RelationId, new: &str) 
 
 /// rename_relation_row -- sets relation `oid`'s `pg_class.relname`.
 pub(crate) fn rename_relation_row(cx: &mut dyn BackendContext, oid: Oid, new: &str) -> Result<()> {
-    let engine = cx.engine().clone();
-    let db = cx.database();
-    let txn = cx.txn()?;
-    let rows = scan(&engine, db, &PG_CLASS, txn, |r| oid_of(&r[0]) == oid)?;
-    let Some((tid, mut row)) = rows.into_iter().next() else {
-        return Err(SqlError::internal(format!("cache lookup failed for relation {oid}")));
-    };
-    row[1] = Datum::Text(new.into());
-    replace(&engine, db, &PG_CLASS, txn, tid, &row)?;
-    txn.increment_command();
-    Ok(())
+    super::update_class_row(cx, oid, |row| row[1] = Datum::Text(new.into()))
 }
 
 /// RENAME COLUMN old TO new, rewriting the stored expressions that name it.
