@@ -166,6 +166,21 @@ pub fn find_as(
     Ok(matching(scan_as(engine, db, &PG_DEPEND, ctx, |_| true)?, keep))
 }
 
+/// referencing_as -- like [`find_as`], among the dependencies on objects
+/// with OID `objid` only: the catalog cache finds them by key, so nothing
+/// else of `pg_depend` is decoded (a relation descriptor asks this for its
+/// identity columns' sequences).
+pub fn referencing_as(
+    engine: &Engine,
+    db: Oid,
+    ctx: &VisibilityContext,
+    objid: Oid,
+    keep: impl Fn(&Dependency) -> bool,
+) -> Result<Vec<(ItemPointer, Dependency)>> {
+    let rows = super::scan_eq_as(engine, db, &PG_DEPEND, ctx, 4, &Datum::Oid(objid), |_| true)?;
+    Ok(matching(rows, keep))
+}
+
 fn matching(
     rows: Vec<(ItemPointer, Vec<Datum>)>,
     keep: impl Fn(&Dependency) -> bool,

@@ -441,10 +441,9 @@ fn identity_defaults(
     relid: Oid,
     columns: &mut [ColumnDesc],
 ) -> Result<()> {
-    let deps = super::depend::find_as(engine, db, ctx, |d| {
+    let deps = super::depend::referencing_as(engine, db, ctx, relid, |d| {
         d.kind == DepType::Internal
             && d.referenced.classid == super::depend::RELATION_CLASS
-            && d.referenced.objid == relid
             && d.object.classid == super::depend::RELATION_CLASS
     })?;
     for (_, dep) in deps {

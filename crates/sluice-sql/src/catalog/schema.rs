@@ -108,11 +108,11 @@ pub const PG_CLASS: CatalogDef = CatalogDef {
         ("relkind", Text),
         ("relnatts", Int2),
         ("reloptions", Text),
-        // The columns psql's `\d` reads that sluice does not use itself,
-        // appended (in PostgreSQL's relative order) so that code reading rows
-        // by position stays valid; their values are constant until the
-        // features behind them exist (typed tables, TOAST, CHECK constraints,
-        // rules, triggers, inheritance, row security, partitions).
+        // The columns psql's `\d` reads, appended (in PostgreSQL's relative
+        // order) so that code reading rows by position stays valid; their
+        // values are constant until the features behind them exist (typed
+        // tables, TOAST, rules, triggers, inheritance, row security,
+        // partitions), except `relchecks`, which counts CHECK constraints.
         ("reloftype", Oid),
         ("reltoastrelid", Oid),
         ("relchecks", Int2),
@@ -204,7 +204,8 @@ pub const PG_SEQUENCE: CatalogDef = CatalogDef {
 };
 
 /// `pg_depend`: which object depends on which (so far: a sequence owned by a
-/// column, and a column default using a sequence).
+/// column or making an identity column's values, a column default using a
+/// sequence, a CHECK constraint reading a column).
 pub const PG_DEPEND: CatalogDef = CatalogDef {
     oid: 2608,
     name: "pg_depend",
@@ -260,9 +261,9 @@ pub const PG_INDEX: CatalogDef = CatalogDef {
     ],
 };
 
-/// `pg_constraint`: PRIMARY KEY and UNIQUE constraints (the kinds sluice
-/// enforces through indexes); columns as PostgreSQL 15's, `pg_node_tree` as
-/// text.
+/// `pg_constraint`: PRIMARY KEY and UNIQUE constraints (enforced through
+/// their indexes) and CHECK constraints (see `catalog/constraint.rs`);
+/// columns as PostgreSQL 15's, `pg_node_tree` as text.
 pub const PG_CONSTRAINT: CatalogDef = CatalogDef {
     oid: 2606,
     name: "pg_constraint",
