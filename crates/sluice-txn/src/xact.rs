@@ -136,6 +136,10 @@ pub struct Transaction {
     isolation: IsolationLevel,
     xid: Option<Xid>,
     snapshot: Option<Snapshot>,
+    /// While a referential check looks at the latest snapshot under
+    /// REPEATABLE READ, the transaction snapshot it replaced: rows the check
+    /// changes must be visible to it too (PostgreSQL's crosscheck snapshot).
+    crosscheck: Option<Snapshot>,
     cid: CommandId,
     /// Shared with running scans, copied on write (see `combocids`).
     combocids: Arc<ComboCids>,
@@ -346,6 +350,14 @@ impl TransactionManager {
     }
 
     fn take_snapshot(&self, proc: ProcId) -> Snapshot {
+        self.take_snapshot_above(proc, None)
+    }
+
+    /// take_snapshot_above -- a new snapshot for `proc`, which keeps
+    /// advertising `held`'s xmin and CSN if it still has that older snapshot
+    /// in use (a REPEATABLE READ transaction looking at the latest rows for a
+    /// referential check), so the horizon never passes rows `held` sees.
+    fn take_snapshot_above(&self, proc: ProcId, held: Option<&Snapshot>) -> Snapshot {
         let _shared = self.procarray.shared();
         let xmax = {
             let _gen = self.procarray.xid_gen.lock();
@@ -353,7 +365,10 @@ impl TransactionManager {
         };
         let xmin = self.procarray.oldest_running(xmax);
         let csn = Csn(self.next_csn.load(Ordering::SeqCst));
-        self.procarray.set_snapshot(proc, xmin, csn);
+        match held {
+            Some(held) => self.procarray.set_snapshot(proc, held.xmin, held.csn),
+            None => self.procarray.set_snapshot(proc, xmin, csn),
+        }
         Snapshot { xmin, xmax, csn, own_xid: None, curcid: 0, wrote_catalog: false }
     }
 
@@ -474,6 +489,7 @@ impl Backend {
             isolation,
             xid: None,
             snapshot: None,
+            crosscheck: None,
             cid: 0,
             combocids: Arc::default(),
             ended: false,
@@ -670,6 +686,33 @@ impl Transaction {
         snap.curcid = self.cid;
         snap.wrote_catalog = self.catalog_written;
         snap
+    }
+
+    /// use_latest_snapshot -- GetLatestSnapshot for a referential check that
+    /// must see rows committed after the transaction snapshot (REPEATABLE
+    /// READ): until [`Transaction::restore_snapshot`] the statement reads
+    /// under a new snapshot, and the transaction snapshot becomes the
+    /// crosscheck. Returns what to restore.
+    pub fn use_latest_snapshot(&mut self) -> (Option<Snapshot>, Option<Snapshot>) {
+        let held = self.snapshot;
+        let latest = self.mgr().take_snapshot_above(self.backend.proc, held.as_ref());
+        let saved = (self.snapshot.replace(latest), self.crosscheck);
+        self.crosscheck = held;
+        saved
+    }
+
+    /// restore_snapshot -- ends [`Transaction::use_latest_snapshot`].
+    pub fn restore_snapshot(
+        &mut self,
+        (snapshot, crosscheck): (Option<Snapshot>, Option<Snapshot>),
+    ) {
+        self.snapshot = snapshot;
+        self.crosscheck = crosscheck;
+    }
+
+    /// The crosscheck snapshot in force (see [`Transaction::use_latest_snapshot`]).
+    pub fn crosscheck(&self) -> Option<Snapshot> {
+        self.crosscheck.map(|s| Snapshot { own_xid: self.xid, curcid: self.cid, ..s })
     }
 
     /// end_statement -- under READ COMMITTED, forgets the statement's snapshot so

@@ -37,7 +37,10 @@ use crate::common::htup::*;
 use crate::common::{check_tuple_size, TupleError};
 use crate::engine::Engine;
 use crate::error::{AccessError, Result};
-pub use fetch::{heap_dirty_status, heap_dirty_version, heap_hot_search, HeapFetch, HotSearch};
+pub use fetch::{
+    heap_dirty_status, heap_dirty_version, heap_hot_search, heap_version_is_live, HeapFetch,
+    HotSearch,
+};
 use sluice_common::{BlockNumber, ForkNumber, ItemPointer, RmgrId, Xid};
 use sluice_storage::buffer::{Buffer, BufferTag, BufferWriteGuard};
 use sluice_storage::page::PD_PAGE_FULL;

@@ -2,8 +2,10 @@
 //! and the check-constraint half of `catalog/heap.c`).
 //!
 //! A row describes one constraint of a table: PRIMARY KEY and UNIQUE
-//! (`p`, `u`, enforced by their index, `conindid`) and CHECK (`c`, enforced
-//! by the executor on every new row version). A CHECK constraint keeps its
+//! (`p`, `u`, enforced by their index, `conindid`), CHECK (`c`, enforced
+//! by the executor on every new row version) and FOREIGN KEY (`f`, with the
+//! referenced table in `confrelid`, its columns in `confkey` and the unique
+//! index they match in `conindid`; see `foreign_key.rs`). A CHECK constraint keeps its
 //! expression in `conbin` as SQL text in PostgreSQL's deparsed form
 //! (`(price > 0)`), written from the analysed expression, so it parses back
 //! to the same expression and `pg_get_constraintdef` prints it as
@@ -38,8 +40,10 @@ pub const CON_TYPE: usize = 3;
 pub const CON_VALIDATED: usize = 6;
 pub const CON_RELID: usize = 7;
 pub const CON_INDID: usize = 9;
+pub const CON_FRELID: usize = 11;
 pub const CON_KEY: usize = 18;
-pub const CON_BIN: usize = 20;
+pub const CON_FKEY: usize = 19;
+pub const CON_BIN: usize = 25;
 
 /// `pg_class.relchecks`' position.
 const CLASS_RELCHECKS: usize = 19;
@@ -53,6 +57,8 @@ pub enum ConstraintType {
     Unique,
     /// `c`
     Check,
+    /// `f`
+    Foreign,
 }
 
 impl ConstraintType {
@@ -61,6 +67,7 @@ impl ConstraintType {
             ConstraintType::Primary => "p",
             ConstraintType::Unique => "u",
             ConstraintType::Check => "c",
+            ConstraintType::Foreign => "f",
         }
     }
 }
@@ -74,42 +81,67 @@ pub struct NewConstraint<'a> {
     /// The table (`conrelid`) and its namespace (`connamespace`).
     pub table: Oid,
     pub namespace: Oid,
-    /// The index enforcing it (`conindid`), 0 for a CHECK.
+    /// The index enforcing it (`conindid`), 0 for a CHECK; for a foreign
+    /// key, the referenced table's unique index its columns match.
     pub index: Oid,
     /// `convalidated`: false for a constraint added NOT VALID.
     pub validated: bool,
+    /// `condeferrable` and `condeferred`.
+    pub deferrable: bool,
+    pub deferred: bool,
     /// `conkey`: the columns it constrains (or, for a CHECK, reads).
     pub keys: &'a [i16],
     /// `conbin`: a CHECK's expression in deparsed form.
     pub expr: Option<&'a str>,
+    /// What a foreign key references.
+    pub references: Option<References<'a>>,
+}
+
+/// The referenced side of a new foreign key's row.
+pub struct References<'a> {
+    /// `confrelid`.
+    pub table: Oid,
+    /// `confkey`.
+    pub keys: &'a [i16],
+    /// `confupdtype`, `confdeltype`, `confmatchtype` (PostgreSQL's letters).
+    pub on_update: char,
+    pub on_delete: char,
+    pub match_type: char,
 }
 
 impl NewConstraint<'_> {
     /// The row, in `pg_constraint`'s column order.
     fn values(&self, oid: Oid) -> Vec<Datum> {
         let (b, t) = (Datum::Bool, |s: &str| Datum::Text(s.into()));
+        let letter = |c: char| Datum::Text(c.to_string());
+        let refs = self.references.as_ref();
         vec![
             Datum::Oid(oid),
             t(self.name),
             Datum::Oid(self.namespace),
             t(self.kind.letter()),
-            b(false),
-            b(false),
+            b(self.deferrable),
+            b(self.deferred),
             b(self.validated),
             Datum::Oid(self.table),
             Datum::Oid(0),
             Datum::Oid(self.index),
             Datum::Oid(0),
-            Datum::Oid(0),
-            t(" "),
-            t(" "),
-            t(" "),
+            Datum::Oid(refs.map_or(0, |r| r.table)),
+            letter(refs.map_or(' ', |r| r.on_update)),
+            letter(refs.map_or(' ', |r| r.on_delete)),
+            letter(refs.map_or(' ', |r| r.match_type)),
             b(true),
             Datum::Int4(0),
             // Every constraint sluice makes applies to the table alone: there
             // is no inheritance yet.
             b(self.kind != ConstraintType::Check),
             int2_array(self.keys.iter().copied()),
+            refs.map_or(Datum::Null, |r| int2_array(r.keys.iter().copied())),
+            Datum::Null,
+            Datum::Null,
+            Datum::Null,
+            Datum::Null,
             Datum::Null,
             self.expr.map_or(Datum::Null, t),
         ]

@@ -21,6 +21,7 @@ pub mod comment;
 pub mod constraint;
 pub mod depend;
 pub mod extension;
+pub mod foreign_key;
 pub mod index;
 pub mod namespace;
 pub mod relation;

@@ -7,6 +7,7 @@
 
 use super::constraint::{check_constraints, relchecks_of, CheckConstraint};
 use super::depend::DepType;
+use super::foreign_key::{foreign_keys_of, has_triggers, TableForeignKeys};
 use super::rows::tuple_desc;
 use super::scan_eq_as;
 use super::schema::*;
@@ -102,6 +103,8 @@ pub struct RelationDesc {
     pub all_visible: i32,
     /// Its CHECK constraints, in name order (see `constraint.rs`).
     pub checks: Vec<CheckConstraint>,
+    /// Its foreign keys and those referencing it (`foreign_key.rs`).
+    pub foreign_keys: TableForeignKeys,
 }
 
 impl RelationDesc {
@@ -407,6 +410,10 @@ fn describe(
         0 => Vec::new(),
         _ => check_constraints(engine, db, ctx, oid)?,
     };
+    let foreign_keys = match has_triggers(class) {
+        true => foreign_keys_of(engine, db, ctx, oid)?,
+        false => TableForeignKeys::default(),
+    };
     Ok(RelationDesc {
         oid,
         name: id.name,
@@ -429,6 +436,7 @@ fn describe(
             _ => 0,
         },
         checks,
+        foreign_keys,
     })
 }
 

@@ -262,8 +262,11 @@ pub const PG_INDEX: CatalogDef = CatalogDef {
 };
 
 /// `pg_constraint`: PRIMARY KEY and UNIQUE constraints (enforced through
-/// their indexes) and CHECK constraints (see `catalog/constraint.rs`);
-/// columns as PostgreSQL 15's, `pg_node_tree` as text.
+/// their indexes), CHECK constraints and FOREIGN KEY constraints (see
+/// `catalog/constraint.rs` and `catalog/foreign_key.rs`); columns as
+/// PostgreSQL 15's, `pg_node_tree` as text. The operator columns
+/// (`conpfeqop`, `conppeqop`, `conffeqop`, `conexclop`) are NULL: sluice's
+/// operators have no OIDs yet.
 pub const PG_CONSTRAINT: CatalogDef = CatalogDef {
     oid: 2606,
     name: "pg_constraint",
@@ -289,7 +292,43 @@ pub const PG_CONSTRAINT: CatalogDef = CatalogDef {
         ("connoinherit", Bool),
         ("conkey", SqlType::INT2_ARRAY),
         ("confkey", SqlType::INT2_ARRAY),
+        ("conpfeqop", SqlType::OID_ARRAY),
+        ("conppeqop", SqlType::OID_ARRAY),
+        ("conffeqop", SqlType::OID_ARRAY),
+        ("confdelsetcols", SqlType::INT2_ARRAY),
+        ("conexclop", SqlType::OID_ARRAY),
         ("conbin", Text),
+    ],
+};
+
+/// `pg_trigger`: always empty. sluice has no user triggers yet, and it
+/// enforces foreign keys without the internal triggers PostgreSQL lists
+/// here (`executor/ri_triggers`); clients such as psql read it for every
+/// table with `relhastriggers`, which foreign keys set.
+pub const PG_TRIGGER: CatalogDef = CatalogDef {
+    oid: 2620,
+    name: "pg_trigger",
+    shared: false,
+    columns: &[
+        ("oid", Oid),
+        ("tgrelid", Oid),
+        ("tgparentid", Oid),
+        ("tgname", Name),
+        ("tgfoid", Oid),
+        ("tgtype", Int2),
+        ("tgenabled", Text),
+        ("tgisinternal", Bool),
+        ("tgconstrrelid", Oid),
+        ("tgconstrindid", Oid),
+        ("tgconstraint", Oid),
+        ("tgdeferrable", Bool),
+        ("tginitdeferred", Bool),
+        ("tgnargs", Int2),
+        ("tgattr", SqlType::INT2_ARRAY),
+        ("tgargs", Bytea),
+        ("tgqual", Text),
+        ("tgoldtable", Name),
+        ("tgnewtable", Name),
     ],
 };
 
@@ -506,7 +545,7 @@ pub const PG_DESCRIPTION: CatalogDef = CatalogDef {
 };
 
 /// Every catalog, shared ones first.
-pub const ALL_CATALOGS: [&CatalogDef; 24] = [
+pub const ALL_CATALOGS: [&CatalogDef; 25] = [
     &PG_AUTHID,
     &PG_DATABASE,
     &PG_AUTH_MEMBERS,
@@ -521,6 +560,7 @@ pub const ALL_CATALOGS: [&CatalogDef; 24] = [
     &PG_INDEX,
     &PG_CONSTRAINT,
     &PG_INHERITS,
+    &PG_TRIGGER,
     &PG_PARTITIONED_TABLE,
     &PG_STATISTIC,
     &PG_COLLATION,

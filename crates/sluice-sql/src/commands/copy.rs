@@ -223,7 +223,9 @@ fn copy_from(parts: &mut ExecParts, stmt: &CopyStmt, sink: &mut dyn QuerySink) -
             Reader::Text(Box::new(TextReader::new(input, Dialect::new(&options))))
         }
     };
-    from::insert_rows(parts, &target, &options, reader)
+    crate::executor::in_query_level(parts, |parts| {
+        from::insert_rows(parts, &target, &options, reader)
+    })
 }
 
 /// check_freeze -- COPY FREEZE needs a table this transaction created or

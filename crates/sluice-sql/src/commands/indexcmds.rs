@@ -503,8 +503,11 @@ fn insert_constraint(
         namespace: table.namespace,
         index,
         validated: true,
+        deferrable: false,
+        deferred: false,
         keys,
         expr: None,
+        references: None,
     };
     constraint::insert_constraint(&engine, db, cx.txn()?, &new)?;
     Ok(())

@@ -9,6 +9,7 @@ pub mod extension;
 pub mod indexcmds;
 pub mod sequence;
 pub mod tablecmds;
+pub mod trigger;
 pub mod truncate;
 pub mod variable;
 

@@ -79,6 +79,8 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
         // Extended statistics do not exist yet.
         StatisticsObjDefColumns => Datum::Null,
         RelationIsPublishable => regproc::relation_is_publishable(host, args)?,
+        PartitionAncestors => regproc::partition_ancestors(host, args)?,
+        GetTriggerDef => Datum::Null,
         AdvisoryLock(which) => advisory::lock(host, which, args)?,
         AdvisoryUnlock { shared } => advisory::unlock(host, shared, args)?,
         AdvisoryUnlockAll => advisory::unlock_all(host),

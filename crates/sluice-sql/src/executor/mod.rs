@@ -20,7 +20,9 @@ mod onconflict;
 mod pgstat_views;
 pub mod plan;
 pub mod plancache;
+pub mod ri_triggers;
 pub(crate) mod scanstats;
+pub(crate) mod spi;
 pub(crate) mod spill;
 mod sysviews;
 
@@ -51,30 +53,104 @@ pub fn run(
     if needs_xid(&statement.text) {
         parts.txn.assign_top_xid();
     }
+    let plan = plan_statement(&mut parts, statement, &mut param_types)?;
+    // The command tag waits for the statement's foreign-key events: one
+    // failing fails the statement, which then reports no tag.
+    let mut held = HoldTag { sink, tag: None };
+    in_query_level(&mut parts, |parts| match &plan {
+        KeptPlan::Select(planned) => run_select(parts, planned, params, &mut held),
+        KeptPlan::Modify(plan) => modify::execute(parts, plan, params.to_vec(), &mut held),
+    })?;
+    match held.tag {
+        Some(tag) => sink.complete(&tag),
+        None => Ok(()),
+    }
+}
+
+/// Passes everything to `sink` but the command tag, which it keeps.
+struct HoldTag<'s> {
+    sink: &'s mut dyn QuerySink,
+    tag: Option<String>,
+}
+
+impl QuerySink for HoldTag<'_> {
+    fn columns(&mut self, columns: &[crate::sink::OutputColumn]) -> Result<()> {
+        self.sink.columns(columns)
+    }
+
+    fn row(&mut self, values: &[Datum]) -> Result<()> {
+        self.sink.row(values)
+    }
+
+    fn complete(&mut self, tag: &str) -> Result<()> {
+        self.tag = Some(tag.to_string());
+        Ok(())
+    }
+
+    fn notice(&mut self, notice: &crate::SqlError) -> Result<()> {
+        self.sink.notice(notice)
+    }
+
+    fn output_context(&mut self, context: &sluice_types::Context) {
+        self.sink.output_context(context)
+    }
+
+    fn reads_as_text(&self, column: usize) -> bool {
+        self.sink.reads_as_text(column)
+    }
+
+    fn info(&mut self, info: &crate::SqlError) -> Result<()> {
+        self.sink.info(info)
+    }
+
+    fn warning(&mut self, warning: &crate::SqlError) -> Result<()> {
+        self.sink.warning(warning)
+    }
+}
+
+/// plan_statement -- the plan of `statement` for parameters of
+/// `param_types` (inferring the unknown ones): the session's kept plan if
+/// it is still right, else a new one, offered to the cache.
+pub(crate) fn plan_statement(
+    parts: &mut ExecParts,
+    statement: &RawStatement,
+    param_types: &mut Vec<Option<SqlType>>,
+) -> Result<KeptPlan> {
     let given = param_types.clone();
     let settings = parts.env.settings.changes();
-    let kept = reuse_plan(&mut parts, &statement.text, &given, settings)?;
-    let plan = match kept {
-        Some(plan) => plan,
-        None => {
-            parts.plan_log.locks.clear();
-            let plan = match &statement.node {
-                NodeEnum::SelectStmt(select) => KeptPlan::Select(Arc::new(select::plan_select(
-                    &mut parts,
-                    select,
-                    &mut param_types,
-                )?)),
-                node => {
-                    KeptPlan::Modify(Arc::new(modify::plan(&mut parts, node, &mut param_types)?))
-                }
-            };
-            keep_plan(&mut parts, (&statement.text, given), &plan, settings);
-            plan
+    if let Some(plan) = reuse_plan(parts, &statement.text, &given, settings)? {
+        return Ok(plan);
+    }
+    parts.plan_log.locks.clear();
+    let plan = match &statement.node {
+        NodeEnum::SelectStmt(select) => {
+            KeptPlan::Select(Arc::new(select::plan_select(parts, select, param_types)?))
         }
+        node => KeptPlan::Modify(Arc::new(modify::plan(parts, node, param_types)?)),
     };
-    match plan {
-        KeptPlan::Select(planned) => run_select(&mut parts, &planned, params, sink),
-        KeptPlan::Modify(plan) => modify::execute(&mut parts, &plan, params.to_vec(), sink),
+    keep_plan(parts, (&statement.text, given), &plan, settings);
+    Ok(plan)
+}
+
+/// in_query_level -- runs `query` in an after-trigger level of its own
+/// (AfterTriggerBeginQuery/EndQuery): the foreign-key events its row
+/// changes queue run once it has finished, those of deferred constraints
+/// wait for commit; a failed query's events are dropped.
+pub(crate) fn in_query_level<T>(
+    parts: &mut ExecParts,
+    query: impl FnOnce(&mut ExecParts) -> Result<T>,
+) -> Result<T> {
+    let level = parts.txn.after_triggers.begin_query();
+    match query(parts) {
+        Ok(value) => {
+            let events = parts.txn.after_triggers.end_query(level);
+            ri_triggers::fire(parts, events)?;
+            Ok(value)
+        }
+        Err(e) => {
+            parts.txn.after_triggers.abandon_query(level);
+            Err(e)
+        }
     }
 }
 

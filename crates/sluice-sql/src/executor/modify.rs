@@ -19,6 +19,7 @@ use super::indexscan::{IndexPath, IndexRows, ScanMethod};
 use super::onconflict::{Proposed, Speculation};
 use super::plan::instrument;
 use super::plan::Plan;
+use super::ri_triggers::RowEvents;
 use super::scanstats::ScanTally;
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::{deform_row, form_row};
@@ -33,8 +34,9 @@ use pg_query::NodeEnum;
 use sluice_access::heap::epq::{delete_row, update_row, RowDeleted};
 use sluice_access::heap::heapam::heap_insert;
 use sluice_access::heap::scan::HeapScan;
-use sluice_access::heap::visibility::VisibilityContext;
+use sluice_access::heap::visibility::{satisfies_mvcc, VisibilityContext};
 use sluice_access::pgstat::PendingStats;
+use sluice_access::AccessError;
 use sluice_access::Engine;
 use sluice_txn::Transaction;
 use sluice_types::{Datum, SqlType};
@@ -162,6 +164,9 @@ fn for_each_match(
     let (qual, path) = (target.qual.as_ref(), &target.path);
     let ExecParts { engine, txn, env, .. } = parts;
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());
+    // A referential action under REPEATABLE READ reads the latest rows
+    // (`ri_triggers`); it must not change one its transaction cannot see.
+    let crosscheck = txn.crosscheck().map(|snapshot| VisibilityContext { snapshot, ..ctx.clone() });
     // The host holds the transaction while the scan runs, so subqueries may
     // lock rows (`WHERE id = (SELECT ... FOR UPDATE SKIP LOCKED)`); each
     // change borrows it back.
@@ -184,6 +189,11 @@ fn for_each_match(
     loop {
         let more = next_batch(&mut scan, &desc, &types, qual, &mut host, &mut batch, &mut tally)?;
         for found in &batch {
+            if let Some(crosscheck) = &crosscheck {
+                if !satisfies_mvcc(&found.1, crosscheck)?.0 {
+                    return Err(AccessError::SerializationFailure.into());
+                }
+            }
             let txn = host.take_transaction()?;
             let applied = apply(engine, txn, &mut host, found, &interrupted);
             host.return_transaction(txn);
@@ -250,11 +260,13 @@ fn execute_update(
     let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
     let mut count = 0u64;
     let mut indexes: Option<IndexSet> = None;
+    let mut events = RowEvents::for_table(rel);
     for_each_match(parts, rel, scan, params, |engine, txn, host, (tid, tuple, _), interrupted| {
         if indexes.is_none() {
             indexes = Some(IndexSet::open(host, rel)?);
         }
         let mut new_row = None;
+        let mut old_row = None;
         let changed = update_row::<SqlError>(
             engine,
             &heap,
@@ -272,6 +284,7 @@ fn execute_update(
                 check_row(rel, &plan.checks, &row, host)?;
                 let formed = form_row(&desc, &types, &row);
                 new_row = Some(row);
+                old_row = Some((old, written_by_us(version, host)?));
                 Ok(Some(formed))
             },
             tuple,
@@ -287,12 +300,25 @@ fn execute_update(
                 }
                 _ => {}
             }
+            if let (Some(events), Some((old, own))) = (&mut events, &old_row) {
+                events.updated((old, *own), new_version.tid, row, depth);
+            }
             count += 1;
             emit_returning(returning, row, host, sink)?;
         }
         Ok(())
     })?;
+    if let Some(events) = events {
+        events.queue(parts.txn);
+    }
     sink.complete(&format!("UPDATE {count}"))
+}
+
+/// Whether the version `tuple` was written by this transaction (a
+/// foreign-key check queued for it then is moot once it is replaced).
+fn written_by_us(tuple: &[u8], host: &ExecHost) -> Result<bool> {
+    let xmin = sluice_access::common::htup::HeapTupleHeader::new(tuple)?.xmin();
+    Ok(host.visibility().is_own(xmin))
 }
 
 /// DELETE: every row the scan finds that still qualifies in its latest
@@ -307,6 +333,7 @@ fn execute_delete(
     let (rel, returning, qual) = (&plan.rel, &plan.returning, &scan.qual);
     let (desc, types, heap) = (rel.tuple_desc(), rel.types(), rel.heap());
     let mut count = 0u64;
+    let mut events = RowEvents::for_table(rel);
     for_each_match(parts, rel, scan, params, |engine, txn, host, (tid, _, row), interrupted| {
         let still_qualifies = |version: &[u8]| -> Result<bool> {
             let row = deform_row(&desc, &types, version)?;
@@ -323,10 +350,15 @@ fn execute_delete(
                 &newer
             }
         };
-        host.env().stats.count_delete(rel.oid, txn.savepoint_depth());
+        let depth = txn.savepoint_depth();
+        host.env().stats.count_delete(rel.oid, depth);
+        events.iter_mut().for_each(|e| e.deleted(row, depth));
         count += 1;
         emit_returning(returning, row, host, sink)?;
         Ok(())
     })?;
+    if let Some(events) = events {
+        events.queue(parts.txn);
+    }
     sink.complete(&format!("DELETE {count}"))
 }

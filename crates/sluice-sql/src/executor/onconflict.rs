@@ -46,6 +46,7 @@ use crate::error::{Result, SqlError};
 use crate::expr::{eval, eval_qual, Expr};
 use crate::optimizer::constraint::CheckExpr;
 use crate::optimizer::modify::onconflict::{ConflictAction, OnConflict};
+use sluice_access::common::htup::HeapTupleHeader;
 use sluice_access::heap::heapam::{
     heap_abort_speculative, heap_insert, heap_update, wait_for, LockWaitPolicy, TmFailure,
 };
@@ -60,12 +61,21 @@ use sluice_types::Datum;
 
 /// What became of one proposed row.
 pub enum Proposed {
-    /// Inserted as proposed.
-    Inserted,
-    /// The conflicting row was updated to these values.
-    Updated(Vec<Datum>),
+    /// Inserted as proposed, at this address.
+    Inserted(ItemPointer),
+    /// The conflicting row was updated.
+    Updated(UpdatedRow),
     /// Dropped: DO NOTHING, or DO UPDATE whose WHERE was false.
     Skipped,
+}
+
+/// A conflicting row DO UPDATE changed: its old values (and whether this
+/// transaction wrote them), the new version's address and values.
+pub struct UpdatedRow {
+    pub old: Vec<Datum>,
+    pub old_is_own: bool,
+    pub tid: ItemPointer,
+    pub new: Vec<Datum>,
 }
 
 /// Everything one proposed row's insertion works with.
@@ -137,7 +147,7 @@ impl<'a, 'e> Speculation<'a, 'e> {
             let tid = heap_insert(self.engine, self.heap, txn, &form_row(&desc, &types, row))?;
             if self.indexes.insert_speculative(txn, host, (row, tid), arbiters)? {
                 host.env().stats.count_insert(self.rel.oid, txn.savepoint_depth(), 1);
-                return Ok(Proposed::Inserted);
+                return Ok(Proposed::Inserted(tid));
             }
             heap_abort_speculative(self.engine, self.heap, txn, tid)?;
         }
@@ -161,12 +171,13 @@ impl<'a, 'e> Speculation<'a, 'e> {
         self.check_visible_tuple(txn, &tuple)?;
         let (desc, types) = (self.rel.tuple_desc(), self.rel.types());
         let existing = deform_row(&desc, &types, &tuple)?;
+        let old_is_own = self.ctx.is_own(HeapTupleHeader::new(&tuple[..])?.xmin());
         let mut both = existing.clone();
         both.extend_from_slice(proposed);
         if !qual.map_or(Ok(true), |q| eval_qual(q, &both, host))? {
             return Ok(Some(Proposed::Skipped));
         }
-        let mut new = existing;
+        let mut new = existing.clone();
         for (index, expr) in targets {
             new[*index] = eval(expr, &both, host)?;
         }
@@ -186,7 +197,8 @@ impl<'a, 'e> Speculation<'a, 'e> {
         if !version.heap_only {
             self.indexes.insert(txn, host, &new, version.tid)?;
         }
-        Ok(Some(Proposed::Updated(new)))
+        let updated = UpdatedRow { old: existing, old_is_own, tid: version.tid, new };
+        Ok(Some(Proposed::Updated(updated)))
     }
 
     /// lock -- locks the conflicting version FOR UPDATE; false when it was

@@ -343,7 +343,7 @@ pub(super) fn is_preferred(ty: SqlType) -> bool {
 
 /// `format_type_be`: the name of a type in messages. Without a typmod,
 /// `bpchar` is spelled `character` there.
-pub(super) fn type_name(ty: SqlType) -> String {
+pub fn type_name(ty: SqlType) -> String {
     match ty {
         SqlType::Bpchar => "character".to_string(),
         other => sluice_types::format_type(other, -1),

@@ -119,7 +119,7 @@ pub use analyze::{analyze, star_indirection};
 pub use builtin::{Builtin, Comparison};
 pub use coerce::{
     check_boolean, check_boolean_with, coerce, coerce_to_column, coerce_with, resolve_unknown,
-    resolve_unknown_with, select_common_type, CoercionContext,
+    resolve_unknown_with, select_common_type, type_name, CoercionContext,
 };
 pub use column::expand_star;
 pub use datetime::{now_timestamptz, session_context};
@@ -278,6 +278,15 @@ pub enum SessionFunction {
     ColDescription,
     /// `pg_relation_is_publishable(regclass)`: `boolean`.
     RelationIsPublishable,
+    /// `pg_partition_ancestors(regclass)`: the relation and the partitioned
+    /// tables above it. sluice has no partitions, so the set is the relation
+    /// alone, and the function is a scalar that returns it — the same
+    /// result in a select list (psql's `\d` calls it there); it must become
+    /// set-returning with partitioning.
+    PartitionAncestors,
+    /// `pg_get_triggerdef(trigger oid [, pretty boolean])`: `text`; NULL,
+    /// as for any OID that names no trigger, since none exist yet.
+    GetTriggerDef,
     /// `pg_get_statisticsobjdef_columns(statistics oid)`: `text`.
     StatisticsObjDefColumns,
     /// `pg_advisory_lock`, `pg_try_advisory_xact_lock_shared` and the rest of

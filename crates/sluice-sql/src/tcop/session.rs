@@ -313,6 +313,9 @@ impl Session {
             NodeEnum::AlterTableStmt(stmt) => commands::tablecmds::alter_table(self, stmt, sink),
             NodeEnum::RenameStmt(stmt) => commands::tablecmds::rename(self, stmt, sink),
             NodeEnum::CommentStmt(stmt) => commands::comment::comment(self, stmt, sink),
+            NodeEnum::ConstraintsSetStmt(stmt) => {
+                commands::trigger::set_constraints(self, stmt, sink)
+            }
             NodeEnum::VacuumStmt(stmt) => self.maintenance().vacuum(self, stmt, sink),
             NodeEnum::TruncateStmt(stmt) => commands::truncate::truncate(self, stmt, sink),
             NodeEnum::ReindexStmt(stmt) => self.maintenance().reindex(self, stmt, sink),
@@ -504,7 +507,11 @@ impl Session {
         sink: &mut dyn QuerySink,
     ) -> Result<&'static str> {
         match std::mem::replace(&mut self.block, Block::Idle) {
-            Block::Explicit(txn) => {
+            Block::Explicit(mut txn) => {
+                if let Err(e) = self.fire_deferred(&mut txn) {
+                    self.finish(txn, false);
+                    return Err(e);
+                }
                 let owner = self.core.user.clone();
                 let cx = PrepareContext { gid, owner: &owner, database: self.core.database };
                 let result = txn.prepare(&cx, &mut self.core.xact_env());
@@ -541,10 +548,26 @@ impl Session {
         }
     }
 
-    fn commit(&mut self, txn: TransactionState) -> Result<()> {
+    fn commit(&mut self, mut txn: TransactionState) -> Result<()> {
+        if let Err(e) = self.fire_deferred(&mut txn) {
+            self.finish(txn, false);
+            return Err(e);
+        }
         let result = txn.commit(&mut self.core.xact_env());
         self.after_transaction();
         result
+    }
+
+    /// fire_deferred -- the checks of deferred foreign keys, before commit
+    /// or PREPARE TRANSACTION (AfterTriggerFireDeferred); an error here
+    /// aborts the transaction instead.
+    fn fire_deferred(&mut self, txn: &mut TransactionState) -> Result<()> {
+        let events = txn.after_triggers.take_deferred();
+        if events.is_empty() {
+            return Ok(());
+        }
+        let mut parts = self.core.parts(txn);
+        executor::ri_triggers::fire(&mut parts, events)
     }
 
     fn finish(&mut self, txn: TransactionState, commit: bool) {

@@ -28,6 +28,7 @@
 
 mod resowner;
 
+use crate::commands::trigger::AfterTriggers;
 use crate::error::{Result, SqlError};
 use resowner::{end_of_transaction, PendingDelete, ResourceOwner};
 use sluice_access::pgstat::PendingStats;
@@ -54,6 +55,9 @@ pub struct TransactionState {
     txn: Transaction,
     /// One per level, the top level first.
     owners: Vec<ResourceOwner>,
+    /// Foreign-key events waiting for their query's end or for commit
+    /// (`commands/trigger.rs`); its levels follow the owners'.
+    pub after_triggers: AfterTriggers,
 }
 
 impl Deref for TransactionState {
@@ -73,7 +77,11 @@ impl DerefMut for TransactionState {
 impl TransactionState {
     /// The state of `txn`, just begun (settings' transaction level open).
     pub fn new(txn: Transaction) -> TransactionState {
-        TransactionState { txn, owners: vec![ResourceOwner::default()] }
+        TransactionState {
+            txn,
+            owners: vec![ResourceOwner::default()],
+            after_triggers: AfterTriggers::default(),
+        }
     }
 
     /// The open subtransaction depth (0 at the top level).
@@ -89,6 +97,7 @@ impl TransactionState {
     pub fn define_savepoint(&mut self, name: &str, settings: &mut SessionSettings) {
         self.txn.savepoint(name);
         self.owners.push(ResourceOwner::for_subtransaction(settings.push_nest_level()));
+        self.after_triggers.begin_subtransaction(self.depth());
     }
 
     /// begin_subtransaction -- BeginInternalSubTransaction: a nameless level
@@ -129,6 +138,7 @@ impl TransactionState {
         }
         env.settings.pop_nest_level(level, true);
         env.stats.end_savepoints(depth, true);
+        self.after_triggers.release_subtransaction(depth);
     }
 
     /// rollback_to_savepoint -- ROLLBACK TO `name`: everything since the
@@ -141,6 +151,7 @@ impl TransactionState {
         let depth = self.txn.rollback_to(name)?;
         self.undo_from(depth, env);
         self.owners.push(ResourceOwner::for_subtransaction(env.settings.push_nest_level()));
+        self.after_triggers.begin_subtransaction(depth);
         Ok(())
     }
 
@@ -165,6 +176,7 @@ impl TransactionState {
         }
         env.settings.pop_nest_level(level, false);
         env.stats.end_savepoints(depth, false);
+        self.after_triggers.rollback_subtransaction(depth);
     }
 
     /// abort_current_level -- an error inside a subtransaction: its work is
@@ -181,7 +193,7 @@ impl TransactionState {
     /// commit -- commits the transaction and ends every level by the commit
     /// rules (a failed commit ends them by the abort rules).
     pub fn commit(self, env: &mut XactEnv) -> Result<()> {
-        let TransactionState { txn, owners } = self;
+        let TransactionState { txn, owners, .. } = self;
         let result = txn.commit();
         end_levels(owners, result.is_ok(), env);
         result.map_err(SqlError::from)
@@ -189,7 +201,7 @@ impl TransactionState {
 
     /// rollback -- aborts the transaction and ends every level.
     pub fn rollback(self, env: &mut XactEnv) {
-        let TransactionState { txn, owners } = self;
+        let TransactionState { txn, owners, .. } = self;
         txn.rollback();
         end_levels(owners, false, env);
     }
@@ -199,7 +211,7 @@ impl TransactionState {
     /// pending deletions are not handed to the prepared transaction yet).
     /// A refused prepare rolls back.
     pub fn prepare(self, cx: &PrepareContext, env: &mut XactEnv) -> Result<()> {
-        let TransactionState { txn, owners } = self;
+        let TransactionState { txn, owners, .. } = self;
         match txn.prepare(cx) {
             Ok(Ok(())) => {
                 end_levels(Vec::new(), true, env);

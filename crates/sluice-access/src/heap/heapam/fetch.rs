@@ -153,3 +153,24 @@ pub fn heap_dirty_version(
     }
     Ok((DirtyStatus::Dead, tid))
 }
+
+/// heap_version_is_live -- whether the version at exactly `tid` is still
+/// live as its own writer sees it (PostgreSQL's SnapshotSelf test in
+/// RI_FKey_check): not deleted or updated since and not rolled back. A
+/// foreign-key check queued when the version was written is moot if not.
+pub fn heap_version_is_live(
+    engine: &Engine,
+    rel: &HeapRelation,
+    tid: ItemPointer,
+    ctx: &VisibilityContext,
+) -> Result<bool> {
+    if tid.block >= engine.pool().nblocks(rel.locator, ForkNumber::Main)? {
+        return Ok(false);
+    }
+    let buffer = engine.pool().read_buffer(tag_of(rel, tid.block))?;
+    let page = buffer.read();
+    match page.item(tid.offset) {
+        Some(item) => Ok(satisfies_dirty(item, ctx)? == DirtyStatus::Live),
+        None => Ok(false),
+    }
+}

@@ -34,6 +34,7 @@ use crate::executor::constraints::check_row;
 use crate::executor::context::ExecParts;
 use crate::executor::host::ExecHost;
 use crate::executor::indexing::IndexSet;
+use crate::executor::ri_triggers::RowEvents;
 use crate::expr::{eval, eval_qual, EvalHost, Expr};
 use crate::optimizer::constraint::table_checks;
 use sluice_access::heap::heapam::heap_insert;
@@ -115,6 +116,7 @@ pub(crate) fn insert_rows(
     let checks = table_checks(rel)?;
     let mut row = vec![Datum::Null; rel.columns.len()];
     let mut count = 0u64;
+    let mut events = RowEvents::for_table(rel);
     if let Reader::Text(text) = &mut reader {
         if !read_header(text, target, options)? {
             return Ok(0);
@@ -127,6 +129,10 @@ pub(crate) fn insert_rows(
             Reader::Binary(bin) => (binary_row(bin, target, &mut row)?, bin.lineno),
         };
         if !more {
+            drop(host);
+            if let Some(events) = events {
+                events.queue(txn);
+            }
             return Ok(count);
         }
         let line = match &reader {
@@ -144,8 +150,10 @@ pub(crate) fn insert_rows(
             }
             check_row(rel, &checks, &row, &mut host)?;
             let tid = heap_insert(engine, &heap, txn, &form_row(&desc, &types, &row))?;
-            host.env().stats.count_insert(rel.oid, txn.savepoint_depth(), 1);
+            let depth = txn.savepoint_depth();
+            host.env().stats.count_insert(rel.oid, depth, 1);
             indexes.insert(txn, &mut host, &row, tid)?;
+            events.iter_mut().for_each(|e| e.inserted(tid, &row, depth));
             Ok(true)
         };
         if finish().map_err(|e| e.with_context(line_context(&rel.name, lineno, line)))? {

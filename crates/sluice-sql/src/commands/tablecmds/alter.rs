@@ -203,6 +203,10 @@ fn add_column(
     for spec in column.constraints {
         define_index(cx, &table, spec, sink)?;
     }
+    for key in &column.foreign_keys {
+        let table = describe(cx, table.oid)?;
+        super::foreign_key::add_foreign_key(cx, &table, key, true, checks_named)?;
+    }
     Ok(())
 }
 
@@ -219,6 +223,9 @@ fn add_constraint(
     };
     if is_check(c) {
         return add_check(cx, table, c, true, checks_named).map(|_| ());
+    }
+    if super::elements::is_foreign_key(c) {
+        return super::foreign_key::add_foreign_key(cx, table, c, true, checks_named).map(|_| ());
     }
     define_index(cx, table, constraint_index(c)?, sink)?;
     Ok(())

@@ -431,6 +431,7 @@ pub(crate) fn add_identity(
         serial: false,
         constraints: Vec::new(),
         checks: Vec::new(),
+        foreign_keys: Vec::new(),
         identity: None,
     };
     super::set_identity(&mut new, c, &table.name)?;

@@ -80,8 +80,11 @@ pub(crate) fn add_check(
         namespace: table.namespace,
         index: 0,
         validated,
+        deferrable: false,
+        deferred: false,
         keys: &cooked.columns,
         expr: Some(&cooked.text),
+        references: None,
     };
     let oid = constraint::insert_constraint(&engine, db, txn, &new)?;
     for &attnum in &cooked.columns {
@@ -195,10 +198,11 @@ pub(crate) fn validate_constraint(
     table: &RelationDesc,
     name: &str,
 ) -> Result<()> {
-    let Some((tid, mut row)) = find_constraint(cx, table, name)? else {
+    let Some((tid, row)) = find_constraint(cx, table, name)? else {
         return Err(missing_constraint(name, table));
     };
-    if row[CON_TYPE].as_str() != Some("c") {
+    let kind = row[CON_TYPE].as_str().unwrap_or_default().to_string();
+    if kind != "c" && kind != "f" {
         return Err(SqlError::new(
             "42809",
             format!(
@@ -210,6 +214,10 @@ pub(crate) fn validate_constraint(
     if matches!(row[CON_VALIDATED], Datum::Bool(true)) {
         return Ok(());
     }
+    if kind == "f" {
+        super::foreign_key::validate_foreign_key(cx, table, name)?;
+        return mark_validated(cx, tid, row);
+    }
     let check = table
         .checks
         .iter()
@@ -217,6 +225,15 @@ pub(crate) fn validate_constraint(
         .ok_or_else(|| SqlError::internal(format!("check constraint \"{name}\" not loaded")))?;
     let expr = crate::optimizer::constraint::stored_check(table, &check.expr)?;
     prove_check(cx, table, name, &expr)?;
+    mark_validated(cx, tid, row)
+}
+
+/// Stores `convalidated = true` in a constraint's row.
+fn mark_validated(
+    cx: &mut dyn BackendContext,
+    tid: ItemPointer,
+    mut row: Vec<Datum>,
+) -> Result<()> {
     row[CON_VALIDATED] = Datum::Bool(true);
     let engine = cx.engine().clone();
     let db = cx.database();
@@ -248,6 +265,7 @@ pub(crate) fn drop_constraint(
             lock_relation(cx, index, sluice_txn::lmgr::LockMode::AccessExclusive)?;
             crate::commands::indexcmds::remove_index(cx, index)?;
         }
+        Some("f") => remove_foreign_key(cx, tid, oid_of(&row[0]))?,
         _ => remove_check(cx, table, tid, oid_of(&row[0]))?,
     }
     cx.txn()?.increment_command();
@@ -268,6 +286,25 @@ pub(crate) fn remove_check_by_oid(
         Some((tid, _)) => remove_check(cx, table, tid, oid),
         None => Ok(()),
     }
+}
+
+/// remove_foreign_key -- deletes foreign key `oid`'s row (at `tid`), its
+/// comment and its dependencies; both tables' descriptors stop loading it.
+pub(crate) fn remove_foreign_key(
+    cx: &mut dyn BackendContext,
+    tid: ItemPointer,
+    oid: Oid,
+) -> Result<()> {
+    let engine = cx.engine().clone();
+    let db = cx.database();
+    let txn = cx.txn()?;
+    delete(&engine, db, &PG_CONSTRAINT, txn, tid)?;
+    crate::catalog::comment::remove_comments(&engine, db, txn, PG_CONSTRAINT.oid, oid, None)?;
+    depend::remove(&engine, db, txn, |d| {
+        d.object.classid == CONSTRAINT_CLASS && d.object.objid == oid
+    })?;
+    txn.increment_command();
+    Ok(())
 }
 
 /// Deletes a CHECK constraint's row and dependencies and recounts the table's checks.

@@ -118,6 +118,7 @@ fn copy_columns(source: &RelationDesc, with_defaults: bool) -> Vec<NewColumn> {
             serial: false,
             constraints: Vec::new(),
             checks: Vec::new(),
+            foreign_keys: Vec::new(),
             identity: None,
         })
         .collect()

@@ -182,6 +182,16 @@ pub(super) fn relation_is_publishable(host: &mut ExecHost, args: &[Datum]) -> Re
     Ok(Datum::Bool(rel.kind == RelKind::Table && rel.namespace != PG_CATALOG_NAMESPACE))
 }
 
+/// `pg_partition_ancestors(regclass)` without partitions: the relation
+/// itself (see `PartitionAncestors`).
+pub(super) fn partition_ancestors(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
+    match args.first() {
+        Some(arg @ Datum::Text(_)) => reg_in(host, RegKind::Class, arg),
+        Some(arg) => Ok(arg.clone()),
+        None => Ok(Datum::Null),
+    }
+}
+
 /// The relation with OID `oid`, if the statement can see it.
 pub(super) fn relation(host: &mut ExecHost, oid: Oid) -> Result<Option<RelationId>> {
     let (engine, db) = (host.env().engine.clone(), host.env().database);

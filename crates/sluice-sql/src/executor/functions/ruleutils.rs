@@ -15,9 +15,11 @@
 //! Every function answers NULL for an OID that names nothing, as
 //! PostgreSQL's do.
 
-use super::regproc::{qualified_name, relation};
+use super::regproc::{qualified_if_hidden, qualified_name, relation};
 use super::ExecHost;
-use crate::catalog::constraint::{CON_BIN, CON_INDID, CON_KEY, CON_RELID, CON_TYPE, CON_VALIDATED};
+use crate::catalog::constraint::{
+    CON_BIN, CON_FKEY, CON_FRELID, CON_INDID, CON_KEY, CON_RELID, CON_TYPE, CON_VALIDATED,
+};
 use crate::catalog::relation::{by_oid, oid_of};
 use crate::catalog::schema::{PG_AM, PG_CLASS, PG_CONSTRAINT, PG_INDEX};
 use crate::catalog::{index::INDOPTION_DESC, index::INDOPTION_NULLS_FIRST, scan_as};
@@ -97,6 +99,9 @@ pub(super) fn constraint_def(host: &mut ExecHost, args: &[Datum]) -> Result<Datu
     if row[CON_TYPE].as_str() == Some("c") {
         return Ok(Datum::Text(check_def(&row, pretty)));
     }
+    if row[CON_TYPE].as_str() == Some("f") {
+        return foreign_key_def(host, &row);
+    }
     let Some(table) = table_columns(host, oid_of(&row[CON_RELID]))? else { return Ok(Datum::Null) };
     let index = oid_of(&row[CON_INDID]);
     let nulls_not_distinct = index_row(host, index)?
@@ -115,6 +120,43 @@ pub(super) fn constraint_def(host: &mut ExecHost, args: &[Datum]) -> Result<Datu
     }
     if matches!(row[CON_DEFERRED], Datum::Bool(true)) {
         def += " INITIALLY DEFERRED";
+    }
+    Ok(Datum::Text(def))
+}
+
+/// A foreign key's definition: `FOREIGN KEY (a) REFERENCES t(b)` with its
+/// match type, actions, deferrability and validity, in PostgreSQL's order.
+fn foreign_key_def(host: &mut ExecHost, row: &[Datum]) -> Result<Datum> {
+    let Some(table) = table_columns(host, oid_of(&row[CON_RELID]))? else { return Ok(Datum::Null) };
+    let referenced = oid_of(&row[CON_FRELID]);
+    let Some(target) = table_columns(host, referenced)? else { return Ok(Datum::Null) };
+    let Some(id) = relation(host, referenced)? else { return Ok(Datum::Null) };
+    let names = |t: &TableColumns, d: &Datum| {
+        int2_list(d).iter().map(|&k| t.column(k)).collect::<Vec<_>>().join(", ")
+    };
+    let mut def = format!(
+        "FOREIGN KEY ({}) REFERENCES {}({})",
+        names(&table, &row[CON_KEY]),
+        qualified_if_hidden(host, &id)?,
+        names(&target, &row[CON_FKEY])
+    );
+    let key = crate::catalog::foreign_key::ForeignKey::from_row(row);
+    if key.match_full {
+        def += " MATCH FULL";
+    }
+    for (event, action) in [("UPDATE", key.on_update), ("DELETE", key.on_delete)] {
+        if let Some(words) = action.words() {
+            def += &format!(" ON {event} {words}");
+        }
+    }
+    if key.deferrable {
+        def += " DEFERRABLE";
+    }
+    if key.initially_deferred {
+        def += " INITIALLY DEFERRED";
+    }
+    if !key.validated {
+        def += " NOT VALID";
     }
     Ok(Datum::Text(def))
 }
@@ -288,9 +330,7 @@ fn table_columns(host: &mut ExecHost, oid: Oid) -> Result<Option<TableColumns>> 
 
 /// An `int2[]` catalog column's values.
 fn int2_list(d: &Datum) -> Vec<i16> {
-    d.as_array()
-        .map(|a| a.elements().iter().filter_map(|e| e.as_i64().map(|v| v as i16)).collect())
-        .unwrap_or_default()
+    crate::catalog::foreign_key::int2_list(d)
 }
 
 #[cfg(test)]

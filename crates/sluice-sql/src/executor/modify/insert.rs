@@ -32,6 +32,7 @@ pub(super) fn execute_insert(
     let indexes = IndexSet::open(&host, rel)?;
     let on_conflict = on_conflict
         .map(|c| Speculation::new(engine, (rel, &heap, &plan.checks), &indexes, &ctx, c));
+    let mut events = RowEvents::for_table(rel);
     let mut count = 0u64;
     while let Some(values) = source.next(&mut host)? {
         let mut row: Vec<Datum> = Vec::with_capacity(rel.columns.len());
@@ -47,21 +48,34 @@ pub(super) fn execute_insert(
             row.push(value);
         }
         check_row(rel, &plan.checks, &row, &mut host)?;
+        let depth = txn.savepoint_depth();
         let stored = match &on_conflict {
             None => {
                 let tid = heap_insert(engine, &heap, txn, &form_row(&desc, &types, &row))?;
-                host.env().stats.count_insert(rel.oid, txn.savepoint_depth(), 1);
+                host.env().stats.count_insert(rel.oid, depth, 1);
                 indexes.insert(txn, &mut host, &row, tid)?;
+                events.iter_mut().for_each(|e| e.inserted(tid, &row, depth));
                 row
             }
             Some(speculation) => match speculation.insert(txn, &mut host, &row)? {
-                Proposed::Inserted => row,
-                Proposed::Updated(new) => new,
+                Proposed::Inserted(tid) => {
+                    events.iter_mut().for_each(|e| e.inserted(tid, &row, depth));
+                    row
+                }
+                Proposed::Updated(u) => {
+                    let old = (u.old.as_slice(), u.old_is_own);
+                    events.iter_mut().for_each(|e| e.updated(old, u.tid, &u.new, depth));
+                    u.new
+                }
                 Proposed::Skipped => continue,
             },
         };
         count += 1;
         emit_returning(returning, &stored, &mut host, sink)?;
+    }
+    drop(host);
+    if let Some(events) = events {
+        events.queue(txn);
     }
     sink.complete(&format!("INSERT 0 {count}"))
 }

@@ -15,7 +15,6 @@ pub(super) fn plan_function(
     params: &mut Vec<Option<SqlType>>,
     lateral: &Scope,
 ) -> Result<FromItem> {
-    refuse(rf.ordinality, "WITH ORDINALITY is not supported yet")?;
     refuse(rf.is_rowsfrom, "ROWS FROM is not supported yet")?;
     refuse(!rf.coldeflist.is_empty(), "column definition lists are not supported yet")?;
     let call = rf
@@ -31,6 +30,10 @@ pub(super) fn plan_function(
         })
         .ok_or_else(|| SqlError::unsupported("this function in FROM is not supported yet"))?;
     let name = call.funcname.last().and_then(crate::parser::node_str).unwrap_or_default();
+    if name == "pg_partition_ancestors" && call.args.len() == 1 {
+        return plan_partition_ancestors(pl, rf, call, params, lateral);
+    }
+    refuse(rf.ordinality, "WITH ORDINALITY is not supported yet")?;
     if crate::catalog::system_views::is_backend_function(&name) {
         return plan_backend_function(pl, rf, call, &name, params);
     }
@@ -82,6 +85,44 @@ pub(super) fn plan_function(
     let scope =
         Scope { columns: vec![ScopeColumn { table: Some(table), name: column, ty, typmod: -1 }] };
     Ok(FromItem { plan: Plan::GenerateSeries { start, stop, step, ty }, scope, lateral: refs })
+}
+
+/// `pg_partition_ancestors(rel) [WITH ORDINALITY]` in FROM: without
+/// partitions the relation's only ancestor is itself, so one row (`rel`,
+/// depth 1); the argument may read columns to its left (psql's `\d` joins
+/// it to `pg_trigger` that way).
+fn plan_partition_ancestors(
+    pl: &mut Planner,
+    rf: &protobuf::RangeFunction,
+    call: &protobuf::FuncCall,
+    params: &mut Vec<Option<SqlType>>,
+    lateral: &Scope,
+) -> Result<FromItem> {
+    let regclass = SqlType::Reg(sluice_types::RegKind::Class);
+    let (args, refs) = pl.lateral(lateral, |pl| {
+        let empty = Scope { columns: Vec::new() };
+        let mut host = PlanHost::with_planner(params, pl, &empty);
+        call.args.iter().map(|a| analyze(a, &empty, &mut host)).collect::<Result<Vec<_>>>()
+    })?;
+    let arg = args.into_iter().next().expect("one argument");
+    let arg = crate::expr::coerce(arg, regclass, -1, crate::expr::CoercionContext::Implicit)?;
+    let name = "pg_partition_ancestors";
+    let mut columns =
+        vec![ScopeColumn { table: None, name: "relid".into(), ty: regclass, typmod: -1 }];
+    let mut row = vec![arg];
+    if rf.ordinality {
+        columns.push(ScopeColumn {
+            table: None,
+            name: "ordinality".into(),
+            ty: SqlType::Int8,
+            typmod: -1,
+        });
+        let one = sluice_types::Datum::Int8(1);
+        row.push(Expr::Const { value: one, ty: SqlType::Int8, typmod: -1, location: None });
+    }
+    pl.row_mark_for(rf.alias.as_ref().map_or(name, |a| a.aliasname.as_str()), FromKind::Function);
+    let scope = alias_scope(columns, rf.alias.as_ref(), name)?;
+    Ok(FromItem { plan: Plan::Values(vec![row]), scope, lateral: refs })
 }
 
 /// A backend statistics function in FROM (`backend_status.rs`): its rows
