@@ -136,9 +136,7 @@ pub struct Transaction {
     isolation: IsolationLevel,
     xid: Option<Xid>,
     snapshot: Option<Snapshot>,
-    /// While a referential check looks at the latest snapshot under
-    /// REPEATABLE READ, the transaction snapshot it replaced: rows the check
-    /// changes must be visible to it too (PostgreSQL's crosscheck snapshot).
+    /// The snapshot a referential check swapped out (crosscheck snapshot).
     crosscheck: Option<Snapshot>,
     cid: CommandId,
     /// Shared with running scans, copied on write (see `combocids`).
@@ -354,9 +352,8 @@ impl TransactionManager {
     }
 
     /// take_snapshot_above -- a new snapshot for `proc`, which keeps
-    /// advertising `held`'s xmin and CSN if it still has that older snapshot
-    /// in use (a REPEATABLE READ transaction looking at the latest rows for a
-    /// referential check), so the horizon never passes rows `held` sees.
+    /// advertising `held`'s xmin and CSN (still in use), so the horizon never
+    /// passes rows `held` sees.
     fn take_snapshot_above(&self, proc: ProcId, held: Option<&Snapshot>) -> Snapshot {
         let _shared = self.procarray.shared();
         let xmax = {
@@ -365,10 +362,8 @@ impl TransactionManager {
         };
         let xmin = self.procarray.oldest_running(xmax);
         let csn = Csn(self.next_csn.load(Ordering::SeqCst));
-        match held {
-            Some(held) => self.procarray.set_snapshot(proc, held.xmin, held.csn),
-            None => self.procarray.set_snapshot(proc, xmin, csn),
-        }
+        let (shown_xmin, shown_csn) = held.map_or((xmin, csn), |h| (h.xmin, h.csn));
+        self.procarray.set_snapshot(proc, shown_xmin, shown_csn);
         Snapshot { xmin, xmax, csn, own_xid: None, curcid: 0, wrote_catalog: false }
     }
 
@@ -688,10 +683,9 @@ impl Transaction {
         snap
     }
 
-    /// use_latest_snapshot -- GetLatestSnapshot for a referential check that
-    /// must see rows committed after the transaction snapshot (REPEATABLE
-    /// READ): until [`Transaction::restore_snapshot`] the statement reads
-    /// under a new snapshot, and the transaction snapshot becomes the
+    /// use_latest_snapshot -- GetLatestSnapshot for a REPEATABLE READ
+    /// referential check: until [`Transaction::restore_snapshot`] the
+    /// statement reads under a new snapshot, the transaction's becoming the
     /// crosscheck. Returns what to restore.
     pub fn use_latest_snapshot(&mut self) -> (Option<Snapshot>, Option<Snapshot>) {
         let held = self.snapshot;
@@ -701,16 +695,12 @@ impl Transaction {
         saved
     }
 
-    /// restore_snapshot -- ends [`Transaction::use_latest_snapshot`].
-    pub fn restore_snapshot(
-        &mut self,
-        (snapshot, crosscheck): (Option<Snapshot>, Option<Snapshot>),
-    ) {
-        self.snapshot = snapshot;
-        self.crosscheck = crosscheck;
+    /// Ends [`Transaction::use_latest_snapshot`].
+    pub fn restore_snapshot(&mut self, saved: (Option<Snapshot>, Option<Snapshot>)) {
+        (self.snapshot, self.crosscheck) = saved;
     }
 
-    /// The crosscheck snapshot in force (see [`Transaction::use_latest_snapshot`]).
+    /// The crosscheck in force (see [`Transaction::use_latest_snapshot`]).
     pub fn crosscheck(&self) -> Option<Snapshot> {
         self.crosscheck.map(|s| Snapshot { own_xid: self.xid, curcid: self.cid, ..s })
     }

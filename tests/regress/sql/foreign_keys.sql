@@ -105,6 +105,10 @@ INSERT INTO tree VALUES (1, NULL), (2, 1), (3, 2), (4, 1);
 INSERT INTO tree VALUES (5, 6);
 DELETE FROM tree WHERE id = 2;
 SELECT * FROM tree ORDER BY id;
+-- truncating a referenced table
+TRUNCATE pk;
+TRUNCATE pk CASCADE;
+SELECT count(*) FROM fk;
 -- dropping a referenced table
 DROP TABLE pk2;
 DROP TABLE pk2 CASCADE;

@@ -18,7 +18,7 @@ DROP TABLE idn_src;
 CREATE TABLE comp (a text COMPRESSION pglz);
 CREATE TABLE stor (a text STORAGE EXTERNAL);
 CREATE TABLE chk (a int CHECK (a > 0) NO INHERIT);
-CREATE TABLE fk (a int REFERENCES base (a));
+CREATE TABLE fk (a int, b int, FOREIGN KEY (a, b) REFERENCES base ON DELETE SET NULL (a));
 -- PRIMARY KEY and UNIQUE
 CREATE TABLE inc (a int, b int, UNIQUE (a) INCLUDE (b));
 CREATE TABLE nnd (a int, UNIQUE NULLS NOT DISTINCT (a));

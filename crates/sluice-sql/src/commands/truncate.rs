@@ -51,10 +51,14 @@
 //! keeps an INSERT queued behind a TRUNCATE from writing into the old file:
 //! once the TRUNCATE commits, the INSERT finds the new one.
 //!
+//! A table that other tables' foreign keys reference can be truncated only
+//! together with them: RESTRICT (the default) fails with PostgreSQL's 0A000
+//! unless they are named too, CASCADE adds them (heap_truncate_find_FKs,
+//! heap_truncate_check_FKs).
+//!
 //! # Not yet
-//! sluice has no foreign keys, inheritance, partitions or triggers, so
-//! CASCADE and RESTRICT behave alike, `ONLY` changes nothing, and there are no
-//! TRUNCATE triggers to fire.
+//! sluice has no inheritance, partitions or triggers, so `ONLY` changes
+//! nothing and there are no TRUNCATE triggers to fire.
 
 use super::sequence::owned_sequences;
 use super::tablecmds::lock_relation;
@@ -91,7 +95,7 @@ pub fn truncate(
     stmt: &TruncateStmt,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
-    let tables = open_tables(cx, stmt)?;
+    let tables = open_tables(cx, stmt, sink)?;
     let sequences = if stmt.restart_seqs { lock_owned_sequences(cx, &tables)? } else { vec![] };
     for table in &tables {
         set_new_relfilenode(cx, table, |engine, locator| {
@@ -111,7 +115,11 @@ pub fn truncate(
 /// open_tables -- the tables `stmt` names, each checked (PostgreSQL's
 /// truncate_check_rel) and locked ACCESS EXCLUSIVE in the order given; a
 /// table named twice comes once.
-fn open_tables(cx: &mut dyn BackendContext, stmt: &TruncateStmt) -> Result<Vec<RelationId>> {
+fn open_tables(
+    cx: &mut dyn BackendContext,
+    stmt: &TruncateStmt,
+    sink: &mut dyn QuerySink,
+) -> Result<Vec<RelationId>> {
     let mut tables: Vec<RelationId> = Vec::new();
     for node in &stmt.relations {
         let Some(NodeEnum::RangeVar(rv)) = node.node.as_ref() else { continue };
@@ -120,7 +128,55 @@ fn open_tables(cx: &mut dyn BackendContext, stmt: &TruncateStmt) -> Result<Vec<R
             tables.push(table);
         }
     }
+    let cascade = stmt.behavior == pg_query::protobuf::DropBehavior::DropCascade as i32;
+    add_referencing_tables(cx, &mut tables, cascade, sink)?;
     Ok(tables)
+}
+
+/// add_referencing_tables -- the tables whose foreign keys reference one
+/// of `tables`: with CASCADE they are locked and added (each with
+/// PostgreSQL's NOTICE, and in turn their referencing tables); without,
+/// 0A000 unless they are in the list already.
+fn add_referencing_tables(
+    cx: &mut dyn BackendContext,
+    tables: &mut Vec<RelationId>,
+    cascade: bool,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    let mut i = 0;
+    while i < tables.len() {
+        let desc = crate::commands::tablecmds::describe(cx, tables[i].oid)?;
+        for key in &desc.foreign_keys.incoming {
+            if tables.iter().any(|t| t.oid == key.table) {
+                continue;
+            }
+            let engine = cx.engine().clone();
+            let db = cx.database();
+            let Some(referencing) = relation::find_by_oid(&engine, db, cx.txn()?, key.table)?
+            else {
+                continue;
+            };
+            if !cascade {
+                return Err(SqlError::unsupported(
+                    "cannot truncate a table referenced in a foreign key constraint",
+                )
+                .with_detail(format!(
+                    "Table \"{}\" references \"{}\".",
+                    referencing.name, desc.name
+                ))
+                .with_hint(format!(
+                    "Truncate table \"{}\" at the same time, or use TRUNCATE ... CASCADE.",
+                    referencing.name
+                )));
+            }
+            lock_relation(cx, referencing.oid, LockMode::AccessExclusive)?;
+            let notice = format!("truncate cascades to table \"{}\"", referencing.name);
+            sink.notice(&SqlError::new("00000", notice))?;
+            tables.push(referencing);
+        }
+        i += 1;
+    }
+    Ok(())
 }
 
 /// lock_table -- finds, checks and locks the table `rv` names. The name is

@@ -26,10 +26,11 @@
 //! `owners.len() == txn.savepoint_depth() + 1` at every return, and the
 //! settings' nest level of subtransaction `d` is `owners[d].nest_level`.
 
+pub mod after_trigger;
 mod resowner;
 
-use crate::commands::trigger::AfterTriggers;
 use crate::error::{Result, SqlError};
+use after_trigger::AfterTriggers;
 use resowner::{end_of_transaction, PendingDelete, ResourceOwner};
 use sluice_access::pgstat::PendingStats;
 use sluice_access::Engine;
@@ -56,7 +57,7 @@ pub struct TransactionState {
     /// One per level, the top level first.
     owners: Vec<ResourceOwner>,
     /// Foreign-key events waiting for their query's end or for commit
-    /// (`commands/trigger.rs`); its levels follow the owners'.
+    /// (`after_trigger.rs`); its levels follow the owners'.
     pub after_triggers: AfterTriggers,
 }
 

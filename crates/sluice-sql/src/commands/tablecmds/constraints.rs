@@ -265,7 +265,7 @@ pub(crate) fn drop_constraint(
             lock_relation(cx, index, sluice_txn::lmgr::LockMode::AccessExclusive)?;
             crate::commands::indexcmds::remove_index(cx, index)?;
         }
-        Some("f") => remove_foreign_key(cx, tid, oid_of(&row[0]))?,
+        Some("f") => remove_constraint_row(cx, tid, oid_of(&row[0]))?,
         _ => remove_check(cx, table, tid, oid_of(&row[0]))?,
     }
     cx.txn()?.increment_command();
@@ -288,9 +288,10 @@ pub(crate) fn remove_check_by_oid(
     }
 }
 
-/// remove_foreign_key -- deletes foreign key `oid`'s row (at `tid`), its
-/// comment and its dependencies; both tables' descriptors stop loading it.
-pub(crate) fn remove_foreign_key(
+/// remove_constraint_row -- deletes constraint `oid`'s row (at `tid`), its
+/// comment and its dependencies: all a foreign key is (both tables'
+/// descriptors stop loading it), and all of a CHECK but its count.
+pub(crate) fn remove_constraint_row(
     cx: &mut dyn BackendContext,
     tid: ItemPointer,
     oid: Oid,
@@ -314,16 +315,10 @@ fn remove_check(
     tid: ItemPointer,
     oid: Oid,
 ) -> Result<()> {
+    remove_constraint_row(cx, tid, oid)?;
     let engine = cx.engine().clone();
     let db = cx.database();
-    let txn = cx.txn()?;
-    delete(&engine, db, &PG_CONSTRAINT, txn, tid)?;
-    crate::catalog::comment::remove_comments(&engine, db, txn, PG_CONSTRAINT.oid, oid, None)?;
-    depend::remove(&engine, db, txn, |d| {
-        d.object.classid == CONSTRAINT_CLASS && d.object.objid == oid
-    })?;
-    txn.increment_command();
-    set_relchecks(&engine, db, txn, table.oid)
+    set_relchecks(&engine, db, cx.txn()?, table.oid)
 }
 
 /// rename_constraint -- ALTER TABLE ... RENAME CONSTRAINT old TO new (an

@@ -451,7 +451,7 @@ pub(crate) fn drop_referencing_keys(
         if let Some((tid, _)) =
             rows.iter().find(|(_, r)| crate::catalog::relation::oid_of(&r[0]) == key.oid)
         {
-            super::constraints::remove_foreign_key(cx, *tid, key.oid)?;
+            super::constraints::remove_constraint_row(cx, *tid, key.oid)?;
         }
         super::touch_class_row(cx, key.table)?;
     }

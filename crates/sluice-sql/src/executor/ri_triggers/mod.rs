@@ -2,7 +2,7 @@
 //! (PostgreSQL's `utils/adt/ri_triggers.c`).
 //!
 //! PostgreSQL enforces a foreign key with AFTER ROW triggers that run SQL
-//! through SPI; sluice queues the same events (`commands/trigger.rs`) and
+//! through SPI; sluice queues the same events (`xact/after_trigger.rs`) and
 //! runs the same queries (`query.rs`, through `executor/spi.rs`), so the
 //! rows they lock, the snapshots they read under and the errors they raise
 //! are PostgreSQL's:
@@ -37,9 +37,9 @@ use super::context::ExecParts;
 use super::spi;
 use crate::catalog::foreign_key::{FkAction, ForeignKey};
 use crate::catalog::relation::{by_oid, RelationDesc};
-use crate::commands::trigger::{Event, RiEvent};
 use crate::error::{Result, SqlError};
 use crate::expr::session_context;
+use crate::xact::after_trigger::{Event, RiEvent};
 use crate::xact::TransactionState;
 use query::KeyQuery;
 use sluice_access::heap::heapam::heap_version_is_live;
