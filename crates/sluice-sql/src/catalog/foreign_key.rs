@@ -17,8 +17,12 @@
 //! in `pg_constraint` (by `conrelid` and by `confrelid`, two keyed
 //! catalog-cache probes) only for a flagged table, so others pay nothing.
 
-use super::constraint::{CON_FKEY, CON_FRELID, CON_KEY, CON_NAME, CON_RELID, CON_TYPE};
+use super::constraint::{
+    CON_DEFERRABLE, CON_DEFERRED, CON_FKEY, CON_FRELID, CON_INDID, CON_KEY, CON_NAME, CON_RELID,
+    CON_TYPE, CON_VALIDATED,
+};
 use super::relation::oid_of;
+use super::rows::int2_list;
 use super::scan_eq_as;
 use super::schema::PG_CONSTRAINT;
 use crate::error::Result;
@@ -32,10 +36,6 @@ use std::sync::Arc;
 pub const CLASS_RELHASTRIGGERS: usize = 21;
 
 /// `pg_constraint` columns read only here.
-const CON_DEFERRABLE: usize = 4;
-const CON_DEFERRED: usize = 5;
-const CON_VALIDATED: usize = 6;
-const CON_INDID: usize = 9;
 const CON_UPDTYPE: usize = 12;
 const CON_DELTYPE: usize = 13;
 const CON_MATCHTYPE: usize = 14;
@@ -175,11 +175,4 @@ pub fn foreign_keys_of(
 /// Whether a `pg_class` row has `relhastriggers` set.
 pub fn has_triggers(class: &[Datum]) -> bool {
     matches!(class.get(CLASS_RELHASTRIGGERS), Some(Datum::Bool(true)))
-}
-
-/// The values of an `int2[]` catalog column.
-pub fn int2_list(d: &Datum) -> Vec<i16> {
-    d.as_array()
-        .map(|a| a.elements().iter().filter_map(|e| e.as_i64().map(|v| v as i16)).collect())
-        .unwrap_or_default()
 }

@@ -11,7 +11,7 @@
 //! statement.
 
 use super::relation::{oid_of, RelationDesc};
-use super::rows::tuple_desc;
+use super::rows::{int2_list, tuple_desc};
 use super::scan_eq_as;
 use super::schema::*;
 use crate::error::Result;
@@ -108,20 +108,6 @@ pub fn indoption(order: ColumnOrder) -> i16 {
         bits |= INDOPTION_NULLS_FIRST;
     }
     bits
-}
-
-fn int2_list(d: &Datum) -> Vec<i16> {
-    match d {
-        Datum::Array(a) => a
-            .elements()
-            .iter()
-            .filter_map(|e| match e {
-                Datum::Int2(n) => Some(*n),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
 }
 
 /// indexes_of -- the live indexes of table `table`, in creation (OID) order,

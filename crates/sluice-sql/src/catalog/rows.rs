@@ -71,3 +71,10 @@ pub fn int2_array(values: impl IntoIterator<Item = i16>) -> Datum {
     let elem = ElemType::new(SqlType::Int2).expect("int2[] exists");
     Datum::array(elem, values.into_iter().map(Datum::Int2).collect())
 }
+
+/// The values of an `int2[]` catalog value (NULL or empty: none).
+pub fn int2_list(d: &Datum) -> Vec<i16> {
+    d.as_array()
+        .map(|a| a.elements().iter().filter_map(|e| e.as_i64().map(|v| v as i16)).collect())
+        .unwrap_or_default()
+}

@@ -2,7 +2,7 @@
 //! `commands/trigger.c`): which deferrable constraints wait for commit. The
 //! event queue it changes is the transaction's (`xact/after_trigger.rs`).
 
-use crate::catalog::constraint::{CON_NAME, CON_NAMESPACE};
+use crate::catalog::constraint::{CON_DEFERRABLE, CON_NAME, CON_NAMESPACE};
 use crate::catalog::namespace::SEARCH_PATH;
 use crate::catalog::relation::oid_of;
 use crate::catalog::schema::PG_CONSTRAINT;
@@ -15,9 +15,6 @@ use pg_query::protobuf::ConstraintsSetStmt;
 use pg_query::NodeEnum;
 use sluice_common::Oid;
 use sluice_types::Datum;
-
-/// `pg_constraint.condeferrable`'s position.
-const CON_DEFERRABLE: usize = 4;
 
 /// SET CONSTRAINTS { ALL | name [, ...] } { DEFERRED | IMMEDIATE }
 /// (AfterTriggerSetState): outside a transaction block it warns and has no

@@ -32,6 +32,9 @@ use crate::catalog::relation::RelationDesc;
 use crate::catalog::schema::RelKind;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
+use crate::executor::context::ExecParts;
+use crate::executor::ri_triggers::query::{qualified_name, schema_names};
+use crate::executor::ri_triggers::{key_detail, violation_on_referencing, MATCH_FULL_MIXED};
 use crate::executor::spi;
 use crate::expr::{make_op, Expr};
 use crate::parser::node_str;
@@ -73,8 +76,8 @@ pub(crate) fn add_foreign_key(
         referenced: referenced.oid,
         ref_columns,
         index,
-        on_update: action(&c.fk_upd_action),
-        on_delete: action(&c.fk_del_action),
+        on_update: FkAction::from_letter(&c.fk_upd_action),
+        on_delete: FkAction::from_letter(&c.fk_del_action),
         match_full: c.fk_matchtype == "f",
         deferrable: c.deferrable || c.initdeferred,
         initially_deferred: c.initdeferred,
@@ -116,11 +119,6 @@ fn refuse_clauses(c: &Constraint) -> Result<()> {
     )?;
     refuse(!c.is_enforced, "NOT ENFORCED constraints are not supported yet")?;
     refuse(c.is_no_inherit, "NO INHERIT constraints are not supported yet")
-}
-
-/// The action a parsed `fk_upd_action`/`fk_del_action` letter names.
-fn action(letter: &str) -> FkAction {
-    FkAction::from_letter(letter)
 }
 
 /// The referenced table, locked ShareRowExclusive (42P01 if missing, 42809
@@ -280,45 +278,27 @@ fn initial_check(
     referenced: &RelationDesc,
     key: &ForeignKey,
 ) -> Result<()> {
-    let sql = initial_check_query(cx, table, referenced, key)?;
     let mut parts = cx.parts()?;
+    let sql = initial_check_query(&mut parts, table, referenced, key)?;
     let found = spi::execute(&mut parts, &sql, Vec::new(), &[], Some(1))?;
     let Some(row) = found.rows.into_iter().next() else { return Ok(()) };
-    let error = SqlError::new(
-        "23503",
-        format!(
-            "insert or update on table \"{}\" violates foreign key constraint \"{}\"",
-            table.name, key.name
-        ),
-    );
+    let error = violation_on_referencing(key, table);
     if key.match_full && row.iter().any(Datum::is_null) {
-        return Err(
-            error.with_detail("MATCH FULL does not allow mixing of null and nonnull key values.")
-        );
+        return Err(error.with_detail(MATCH_FULL_MIXED));
     }
-    let context = crate::expr::session_context(&*parts.env.settings, parts.env.txn_start);
-    let names: Vec<&str> =
-        key.columns.iter().map(|&a| table.columns[a as usize - 1].name.as_str()).collect();
-    let shown: Vec<String> = row
-        .iter()
-        .map(|v| sluice_types::io::output(v, &context).unwrap_or_else(|| "null".into()))
-        .collect();
-    Err(error.with_detail(format!(
-        "Key ({})=({}) is not present in table \"{}\".",
-        names.join(", "),
-        shown.join(", "),
-        referenced.name
-    )))
+    let detail = key_detail(&parts, table, &key.columns, &row);
+    Err(error.with_detail(format!("Key {detail} is not present in table \"{}\".", referenced.name)))
 }
 
 /// `SELECT fk.k1, ... FROM ONLY t fk LEFT JOIN ONLY r pk ON pk.p1 = fk.k1
 /// AND ... WHERE pk.p1 IS NULL AND <key not exempt>`.
 fn initial_check_query(
-    cx: &mut dyn BackendContext,
+    parts: &mut ExecParts,
     table: &RelationDesc,
     referenced: &RelationDesc,
     key: &ForeignKey,
 ) -> Result<String> {
+    let schemas = schema_names(parts)?;
     let column = |rel: &RelationDesc, a: i16| quote_identifier(&rel.columns[a as usize - 1].name);
     let fk_cols: Vec<String> =
         key.columns.iter().map(|&a| format!("fk.{}", column(table, a))).collect();
@@ -334,20 +314,10 @@ fn initial_check_query(
     Ok(format!(
         "SELECT {} FROM ONLY {} fk LEFT JOIN ONLY {} pk ON {} WHERE pk.{first_pk} IS NULL AND ({exempt})",
         fk_cols.join(", "),
-        qualified(cx, table)?,
-        qualified(cx, referenced)?,
+        qualified_name(&schemas, table)?,
+        qualified_name(&schemas, referenced)?,
         join.join(" AND "),
     ))
-}
-
-/// `schema.table`, quoted.
-fn qualified(cx: &mut dyn BackendContext, rel: &RelationDesc) -> Result<String> {
-    let engine = cx.engine().clone();
-    let db = cx.database();
-    let ctx = VisibilityContext::for_transaction(cx.txn()?, engine.txns());
-    let names = crate::catalog::statistic::namespace_names(&engine, db, &ctx)?;
-    let schema = names.get(&rel.namespace).cloned().unwrap_or_default();
-    Ok(format!("{}.{}", quote_identifier(&schema), quote_identifier(&rel.name)))
 }
 
 /// The constraint's row, its dependencies and `relhastriggers` on both

@@ -18,9 +18,11 @@
 use super::regproc::{qualified_if_hidden, qualified_name, relation};
 use super::ExecHost;
 use crate::catalog::constraint::{
-    CON_BIN, CON_FKEY, CON_FRELID, CON_INDID, CON_KEY, CON_RELID, CON_TYPE, CON_VALIDATED,
+    CON_BIN, CON_DEFERRABLE, CON_DEFERRED, CON_FKEY, CON_FRELID, CON_INDID, CON_KEY, CON_RELID,
+    CON_TYPE, CON_VALIDATED,
 };
 use crate::catalog::relation::{by_oid, oid_of};
+use crate::catalog::rows::int2_list;
 use crate::catalog::schema::{PG_AM, PG_CLASS, PG_CONSTRAINT, PG_INDEX};
 use crate::catalog::{index::INDOPTION_DESC, index::INDOPTION_NULLS_FIRST, scan_as};
 use crate::error::{Result, SqlError};
@@ -36,10 +38,6 @@ const IND_NULLS_NOT_DISTINCT: usize = 5;
 const IND_KEY: usize = 15;
 const IND_OPTION: usize = 18;
 const IND_PRED: usize = 20;
-
-/// `pg_constraint` columns read here (the rest are in `catalog/constraint.rs`).
-const CON_DEFERRABLE: usize = 4;
-const CON_DEFERRED: usize = 5;
 
 /// `pg_get_indexdef(index [, column, pretty])`: the whole CREATE INDEX
 /// statement, or with a column number > 0 just that column's definition.
@@ -326,11 +324,6 @@ fn table_columns(host: &mut ExecHost, oid: Oid) -> Result<Option<TableColumns>> 
         qualified: qualified_name(host, &id)?,
         names: desc.columns.into_iter().map(|c| c.name).collect(),
     }))
-}
-
-/// An `int2[]` catalog column's values.
-fn int2_list(d: &Datum) -> Vec<i16> {
-    crate::catalog::foreign_key::int2_list(d)
 }
 
 #[cfg(test)]

@@ -31,7 +31,7 @@
 //! PostgreSQL; its FOR KEY SHARE lock fails with 40001 if the referenced
 //! row was deleted concurrently.
 
-mod query;
+pub(crate) mod query;
 
 use super::context::ExecParts;
 use super::spi;
@@ -164,21 +164,33 @@ pub fn fire(parts: &mut ExecParts, events: Vec<Event>) -> Result<()> {
     Ok(())
 }
 
-/// The tables events name, described once per firing.
+/// The tables events name, described once per firing, and the schema
+/// names their queries are qualified with, read once per firing.
 #[derive(Default)]
-struct Tables(HashMap<Oid, Arc<RelationDesc>>);
+struct Tables {
+    described: HashMap<Oid, Arc<RelationDesc>>,
+    schemas: Option<HashMap<Oid, String>>,
+}
 
 impl Tables {
     fn get(&mut self, parts: &mut ExecParts, oid: Oid) -> Result<Arc<RelationDesc>> {
-        if let Some(rel) = self.0.get(&oid) {
+        if let Some(rel) = self.described.get(&oid) {
             return Ok(rel.clone());
         }
         let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
         let rel = by_oid(parts.engine, parts.env.database, &ctx, oid)?
             .ok_or_else(|| SqlError::internal(format!("cache lookup failed for relation {oid}")))?;
         let rel = Arc::new(rel);
-        self.0.insert(oid, rel.clone());
+        self.described.insert(oid, rel.clone());
         Ok(rel)
+    }
+
+    /// `rel`'s schema-qualified name.
+    fn qualified(&mut self, parts: &mut ExecParts, rel: &RelationDesc) -> Result<String> {
+        if self.schemas.is_none() {
+            self.schemas = Some(query::schema_names(parts)?);
+        }
+        query::qualified_name(self.schemas.as_ref().expect("just read"), rel)
     }
 
     /// The referencing and the referenced table of `key`.
@@ -206,12 +218,11 @@ fn check_referencing(
     }
     if has_null(values) {
         if key.match_full && !values.iter().all(Datum::is_null) {
-            return Err(violation_on_referencing(key, &fk)
-                .with_detail("MATCH FULL does not allow mixing of null and nonnull key values."));
+            return Err(violation_on_referencing(key, &fk).with_detail(MATCH_FULL_MIXED));
         }
         return Ok(());
     }
-    let query = KeyQuery::lock_rows(parts, &pk, &key.ref_columns)?;
+    let query = KeyQuery::lock_rows(&tables.qualified(parts, &pk)?, &pk, &key.ref_columns);
     let types = key.columns.iter().map(|&a| fk.columns[a as usize - 1].ty).collect::<Vec<_>>();
     let found = spi::execute(parts, &query.0, values.to_vec(), &types, Some(1))?;
     if found.rows.is_empty() {
@@ -233,14 +244,15 @@ fn on_referenced(
 ) -> Result<()> {
     let (fk, pk) = tables.both(parts, key)?;
     let action = if new.is_some() { key.on_update } else { key.on_delete };
+    let (fk_name, pk_name) = (tables.qualified(parts, &fk)?, tables.qualified(parts, &pk)?);
     match action {
-        FkAction::NoAction => restrict(parts, key, (&fk, &pk), old, true),
-        FkAction::Restrict => restrict(parts, key, (&fk, &pk), old, false),
+        FkAction::NoAction => restrict(parts, key, [(&fk, &fk_name), (&pk, &pk_name)], old, true),
+        FkAction::Restrict => restrict(parts, key, [(&fk, &fk_name), (&pk, &pk_name)], old, false),
         FkAction::Cascade => {
             let (sql, params) = match new {
-                None => (KeyQuery::delete(parts, &fk, &key.columns)?, old.to_vec()),
+                None => (KeyQuery::delete(&fk_name, &fk, &key.columns), old.to_vec()),
                 Some(new) => {
-                    let sql = KeyQuery::update(parts, &fk, &key.columns, query::SetTo::Params)?;
+                    let sql = KeyQuery::update(&fk_name, &fk, &key.columns, query::SetTo::Params);
                     (sql, new.iter().chain(old).cloned().collect())
                 }
             };
@@ -255,34 +267,35 @@ fn on_referenced(
                 FkAction::SetNull => query::SetTo::Null,
                 _ => query::SetTo::Default,
             };
-            let sql = KeyQuery::update(parts, &fk, &key.columns, to)?;
+            let sql = KeyQuery::update(&fk_name, &fk, &key.columns, to);
             referenced_side_query(parts, &sql.0, old.to_vec(), &pk_types(&pk, key), None)?;
             if action == FkAction::SetDefault {
-                return restrict(parts, key, (&fk, &pk), old, true);
+                return restrict(parts, key, [(&fk, &fk_name), (&pk, &pk_name)], old, true);
             }
             Ok(())
         }
     }
 }
 
-/// ri_restrict: fails if a referencing row still has key `old`. For NO
+/// ri_restrict: fails if a referencing row still has key `old` (each
+/// table given with its qualified name). For NO
 /// ACTION (`no_action`), another referenced row with that key, present by
 /// now, satisfies the key (ri_Check_Pk_Match).
 fn restrict(
     parts: &mut ExecParts,
     key: &ForeignKey,
-    (fk, pk): (&RelationDesc, &RelationDesc),
+    [(fk, fk_name), (pk, pk_name)]: [(&RelationDesc, &String); 2],
     old: &[Datum],
     no_action: bool,
 ) -> Result<()> {
     let types = pk_types(pk, key);
     if no_action {
-        let same = KeyQuery::lock_rows(parts, pk, &key.ref_columns)?;
+        let same = KeyQuery::lock_rows(pk_name, pk, &key.ref_columns);
         if !referenced_side_query(parts, &same.0, old.to_vec(), &types, Some(1))?.rows.is_empty() {
             return Ok(());
         }
     }
-    let referencing = KeyQuery::lock_rows(parts, fk, &key.columns)?;
+    let referencing = KeyQuery::lock_rows(fk_name, fk, &key.columns);
     let found = referenced_side_query(parts, &referencing.0, old.to_vec(), &types, Some(1))?;
     if found.rows.is_empty() {
         return Ok(());
@@ -311,7 +324,6 @@ fn referenced_side_query(
     if parts.txn.isolation() == IsolationLevel::ReadCommitted {
         return spi::execute(parts, sql, params, types, limit);
     }
-    parts.txn.increment_command();
     let saved = parts.txn.use_latest_snapshot();
     let result = spi::execute(parts, sql, params, types, limit);
     parts.txn.restore_snapshot(saved);
@@ -325,7 +337,12 @@ fn pk_types(pk: &RelationDesc, key: &ForeignKey) -> Vec<sluice_types::SqlType> {
 
 /// `(a, b)=(1, 2)`: the key's columns of `rel` and the values, as
 /// PostgreSQL's DETAIL prints them.
-fn key_detail(parts: &ExecParts, rel: &RelationDesc, columns: &[i16], values: &[Datum]) -> String {
+pub(crate) fn key_detail(
+    parts: &ExecParts,
+    rel: &RelationDesc,
+    columns: &[i16],
+    values: &[Datum],
+) -> String {
     let context = session_context(&*parts.env.settings, parts.env.txn_start);
     let names: Vec<&str> =
         columns.iter().map(|&a| rel.columns[a as usize - 1].name.as_str()).collect();
@@ -336,8 +353,12 @@ fn key_detail(parts: &ExecParts, rel: &RelationDesc, columns: &[i16], values: &[
     format!("({})=({})", names.join(", "), shown.join(", "))
 }
 
+/// The DETAIL of a MATCH FULL key with some but not all columns NULL.
+pub(crate) const MATCH_FULL_MIXED: &str =
+    "MATCH FULL does not allow mixing of null and nonnull key values.";
+
 /// The error of a referencing row whose key has no referenced row.
-fn violation_on_referencing(key: &ForeignKey, fk: &RelationDesc) -> SqlError {
+pub(crate) fn violation_on_referencing(key: &ForeignKey, fk: &RelationDesc) -> SqlError {
     SqlError::new(
         "23503",
         format!(

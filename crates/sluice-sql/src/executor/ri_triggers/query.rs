@@ -10,6 +10,8 @@ use crate::catalog::statistic::namespace_names;
 use crate::error::{Result, SqlError};
 use crate::parser::quote_identifier;
 use sluice_access::heap::visibility::VisibilityContext;
+use sluice_common::Oid;
+use std::collections::HashMap;
 
 /// One query's text.
 pub struct KeyQuery(pub String);
@@ -27,27 +29,19 @@ impl KeyQuery {
     /// `SELECT 1 FROM ONLY t x WHERE k1 = $1 AND ... FOR KEY SHARE OF x`:
     /// the rows of `rel` whose `columns` hold the key, locked so that they
     /// keep it until this transaction ends.
-    pub fn lock_rows(parts: &mut ExecParts, rel: &RelationDesc, columns: &[i16]) -> Result<Self> {
-        let table = qualified_name(parts, rel)?;
+    pub fn lock_rows(table: &str, rel: &RelationDesc, columns: &[i16]) -> Self {
         let qual = key_qual(rel, columns, 1);
-        Ok(KeyQuery(format!("SELECT 1 FROM ONLY {table} x WHERE {qual} FOR KEY SHARE OF x")))
+        KeyQuery(format!("SELECT 1 FROM ONLY {table} x WHERE {qual} FOR KEY SHARE OF x"))
     }
 
     /// `DELETE FROM ONLY t WHERE k1 = $1 AND ...` (ON DELETE CASCADE).
-    pub fn delete(parts: &mut ExecParts, rel: &RelationDesc, columns: &[i16]) -> Result<Self> {
-        let table = qualified_name(parts, rel)?;
-        Ok(KeyQuery(format!("DELETE FROM ONLY {table} WHERE {}", key_qual(rel, columns, 1))))
+    pub fn delete(table: &str, rel: &RelationDesc, columns: &[i16]) -> Self {
+        KeyQuery(format!("DELETE FROM ONLY {table} WHERE {}", key_qual(rel, columns, 1)))
     }
 
     /// `UPDATE ONLY t SET k1 = ... WHERE k1 = $m AND ...`: the referencing
     /// rows of an old key get the new one, NULL or their defaults.
-    pub fn update(
-        parts: &mut ExecParts,
-        rel: &RelationDesc,
-        columns: &[i16],
-        to: SetTo,
-    ) -> Result<Self> {
-        let table = qualified_name(parts, rel)?;
+    pub fn update(table: &str, rel: &RelationDesc, columns: &[i16], to: SetTo) -> Self {
         let sets: Vec<String> = columns
             .iter()
             .enumerate()
@@ -62,7 +56,7 @@ impl KeyQuery {
             .collect();
         let first = if to == SetTo::Params { columns.len() + 1 } else { 1 };
         let qual = key_qual(rel, columns, first);
-        Ok(KeyQuery(format!("UPDATE ONLY {table} SET {} WHERE {qual}", sets.join(", "))))
+        KeyQuery(format!("UPDATE ONLY {table} SET {} WHERE {qual}", sets.join(", ")))
     }
 }
 
@@ -80,11 +74,15 @@ fn column_name(rel: &RelationDesc, attnum: i16) -> String {
     quote_identifier(&rel.columns[attnum as usize - 1].name)
 }
 
-/// `schema.table`, both quoted as needed.
-fn qualified_name(parts: &mut ExecParts, rel: &RelationDesc) -> Result<String> {
+/// Every schema's name by OID, for [`qualified_name`].
+pub(crate) fn schema_names(parts: &mut ExecParts) -> Result<HashMap<Oid, String>> {
     let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
-    let names = namespace_names(parts.engine, parts.env.database, &ctx)?;
-    let schema = names.get(&rel.namespace).ok_or_else(|| {
+    namespace_names(parts.engine, parts.env.database, &ctx)
+}
+
+/// `schema.table`, both quoted as needed.
+pub(crate) fn qualified_name(schemas: &HashMap<Oid, String>, rel: &RelationDesc) -> Result<String> {
+    let schema = schemas.get(&rel.namespace).ok_or_else(|| {
         SqlError::internal(format!("cache lookup failed for namespace {}", rel.namespace))
     })?;
     Ok(format!("{}.{}", quote_identifier(schema), quote_identifier(&rel.name)))
