@@ -344,3 +344,76 @@ fn pgbench_tpcb_balances_equal_the_history_with_four_clients() {
         assert_eq!((a, t, b), (h, h, h), "-M {mode}: balances equal the history");
     }
 }
+
+#[test]
+fn referencing_rows_never_outlive_their_referenced_row() {
+    // Four clients insert and delete parents while inserting children that
+    // reference them, both through ON DELETE CASCADE and through NO ACTION,
+    // and deleting the latter. A child's check locks its parent FOR KEY
+    // SHARE, a parent's delete waits for that lock and then finds (NO
+    // ACTION: fails on) or removes (CASCADE) the child; any interleaving
+    // that let a child commit beside its parent's delete leaves an orphan.
+    let server = common::Server::start();
+    let mut setup = Client::connect(&server.conninfo(), NoTls).expect("connect");
+    setup
+        .batch_execute(
+            "CREATE TABLE parent (id int PRIMARY KEY, v int DEFAULT 0);
+             CREATE TABLE cascading (id serial, pid int REFERENCES parent ON DELETE CASCADE);
+             CREATE TABLE restricting (id serial, pid int REFERENCES parent);",
+        )
+        .expect("schema");
+    let steps = [
+        "INSERT INTO parent VALUES ($1) ON CONFLICT DO NOTHING",
+        "INSERT INTO cascading (pid) VALUES ($1)",
+        "INSERT INTO restricting (pid) VALUES ($1)",
+        "UPDATE parent SET v = v + 1 WHERE id = $1",
+        "DELETE FROM parent WHERE id = $1",
+        "DELETE FROM restricting WHERE pid = $1",
+    ];
+    let done = AtomicU64::new(0);
+    let refused = AtomicU64::new(0);
+    std::thread::scope(|scope| {
+        for client_no in 0..CLIENTS {
+            let (server, done, refused) = (&server, &done, &refused);
+            scope.spawn(move || {
+                let mut client = Client::connect(&server.conninfo(), NoTls).expect("connect");
+                let started = Instant::now();
+                let mut n = client_no as u64 * 7;
+                while started.elapsed() < RUN_FOR {
+                    n += 1;
+                    let id = (n % ROWS as u64) as i32 + 1;
+                    let step = steps[(n / ROWS as u64 % steps.len() as u64) as usize];
+                    match client.execute(step, &[&id]) {
+                        Ok(_) => done.fetch_add(1, Ordering::Relaxed),
+                        // A missing parent, a parent still referenced, or
+                        // two clients locking each other's rows.
+                        Err(e)
+                            if e.code().is_some_and(|c| ["23503", "40P01"].contains(&c.code())) =>
+                        {
+                            refused.fetch_add(1, Ordering::Relaxed)
+                        }
+                        Err(e) => panic!("{step} ({id}): {e}"),
+                    };
+                }
+            });
+        }
+    });
+    eprintln!(
+        "foreign keys under contention: {} statements done, {} refused",
+        done.load(Ordering::Relaxed),
+        refused.load(Ordering::Relaxed)
+    );
+    for table in ["cascading", "restricting"] {
+        let orphans: i64 = setup
+            .query_one(
+                &format!(
+                    "SELECT count(*) FROM {table} c
+                      WHERE NOT EXISTS (SELECT 1 FROM parent p WHERE p.id = c.pid)"
+                ),
+                &[],
+            )
+            .expect("orphans")
+            .get(0);
+        assert_eq!(orphans, 0, "{table}: rows whose parent is gone");
+    }
+}
