@@ -73,7 +73,7 @@ fn text(value: &Value) -> &str {
 /// elements separated by commas and optional spaces, each a double-quoted
 /// identifier (`""` for a quote, case kept) or an unquoted word (downcased).
 /// None if the syntax is invalid; an empty or all-space string is no elements.
-pub(crate) fn split_identifier_list(list: &str) -> Option<Vec<String>> {
+pub fn split_identifier_list(list: &str) -> Option<Vec<String>> {
     let is_space = |c: char| matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c');
     let mut rest = list.trim_start_matches(is_space);
     let mut names = Vec::new();
@@ -105,7 +105,9 @@ pub(crate) fn split_identifier_list(list: &str) -> Option<Vec<String>> {
 }
 
 /// The body of a double-quoted identifier (opening quote already consumed)
-/// and the text after the closing quote.
+/// and the text after the closing quote. An empty one (`""`) is a name,
+/// as in PostgreSQL's SplitIdentifierString (`SET search_path = ''`
+/// stores it, and no schema has it).
 fn take_quoted(s: &str) -> Option<(String, &str)> {
     let mut out = String::new();
     let mut chars = s.char_indices();
@@ -116,7 +118,7 @@ fn take_quoted(s: &str) -> Option<(String, &str)> {
             out.push('"');
             chars.next();
         } else {
-            return (!out.is_empty()).then(|| (out, &s[i + 1..]));
+            return Some((out, &s[i + 1..]));
         }
     }
     None

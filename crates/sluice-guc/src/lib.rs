@@ -79,8 +79,8 @@ pub use conffile::ConfigItem;
 pub use error::{FileOutcome, GucError, InvalidValue, Result};
 pub use global::{ConfigOptions, GlobalConfig, ReloadReport, ServerIdentity};
 pub use hooks::{
-    canonical_encoding, CheckHook, HookContext, HookError, ShowHook, ENCODINGS, SERVER_ENCODING,
-    SERVER_ENCODING_COUNT,
+    canonical_encoding, split_identifier_list, CheckHook, HookContext, HookError, ShowHook,
+    ENCODINGS, SERVER_ENCODING, SERVER_ENCODING_COUNT,
 };
 pub use session::{Action, NestLevel, SessionSettings};
 pub use settings::Settings;

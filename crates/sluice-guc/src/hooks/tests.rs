@@ -15,7 +15,7 @@ fn identifier_lists() {
         (",a", None),
         ("a b", None),
         ("\"open", None),
-        ("\"\"", None),
+        ("\"\"", Some(&[""])),
     ];
     for &(text, expected) in cases {
         let got = split_identifier_list(text);

@@ -176,7 +176,7 @@ fn bootstrap_database(engine: &Engine, txn: &mut Transaction, db: Oid) -> Result
         (PG_CATALOG_NAMESPACE, "pg_catalog", BOOTSTRAP_SUPERUSER),
         (PUBLIC_NAMESPACE, "public", DATABASE_OWNER_ROLE),
     ] {
-        let values = [Datum::Oid(oid), Datum::Text(name.into()), Datum::Oid(owner)];
+        let values = [Datum::Oid(oid), Datum::Text(name.into()), Datum::Oid(owner), Datum::Null];
         insert(engine, db, &PG_NAMESPACE, txn, &values)?;
     }
     for ty in ALL_TYPES {

@@ -458,16 +458,24 @@ fn identity_defaults(
         let Some(seq) = find_by_oid_as(engine, db, ctx, dep.object.objid)? else { continue };
         let index = usize::try_from(dep.referenced.objsubid - 1).ok();
         if let Some(column) = index.and_then(|i| columns.get_mut(i)) {
-            column.default = Some(serial_default(&seq.name));
+            let schema = super::namespace::namespace_name(engine, db, ctx, seq.namespace)?;
+            column.default = Some(serial_default(&schema.unwrap_or_default(), &seq.name));
         }
     }
     Ok(())
 }
 
-/// `nextval('name'::regclass)`, the name quoted as an identifier if needed:
-/// the default of a serial column, and the value of an identity column.
-pub fn serial_default(sequence_name: &str) -> String {
-    let ident = crate::parser::quote_identifier(sequence_name);
+/// `nextval('schema.name'::regclass)`, each part quoted as an identifier
+/// if needed: the default of a serial column, and the value of an identity
+/// column. The name is qualified so that the default means the same
+/// sequence whatever the search path (PostgreSQL stores the sequence's
+/// OID); `pg_get_expr` prints it as regclass output would.
+pub fn serial_default(schema: &str, sequence_name: &str) -> String {
+    let ident = format!(
+        "{}.{}",
+        crate::parser::quote_identifier(schema),
+        crate::parser::quote_identifier(sequence_name)
+    );
     format!("nextval('{}'::regclass)", ident.replace('\'', "''"))
 }
 

@@ -183,7 +183,7 @@ pub const PG_NAMESPACE: CatalogDef = CatalogDef {
     oid: 2615,
     name: "pg_namespace",
     shared: false,
-    columns: &[("oid", Oid), ("nspname", Name), ("nspowner", Oid)],
+    columns: &[("oid", Oid), ("nspname", Name), ("nspowner", Oid), ("nspacl", SqlType::TEXT_ARRAY)],
 };
 
 /// `pg_sequence`: a sequence's parameters (its counter lives in its own page).

@@ -1,11 +1,11 @@
 //! COMMENT ON (PostgreSQL's `commands/comment.c`): a description for a
 //! table, index, sequence, column or table constraint, kept in
-//! `pg_description` (`catalog/comment.rs`).
+//! `pg_description` (`catalog/comment.rs`); and for a schema.
 //!
 //! The object is looked up and its relation locked ShareUpdateExclusive,
 //! as PostgreSQL's get_object_address does for COMMENT: concurrent reads and
 //! writes go on, other DDL on the relation waits. Other kinds of object
-//! (databases, schemas, functions, ...) are refused with 0A000 until they
+//! (databases, functions, ...) are refused with 0A000 until they
 //! exist in sluice's catalogs.
 
 use crate::catalog::comment::set_comment;
@@ -13,11 +13,12 @@ use crate::catalog::constraint::{constraints_of, CON_NAME};
 use crate::catalog::depend::ObjectAddress;
 use crate::catalog::namespace::missing_relation;
 use crate::catalog::relation::{oid_of, RelationId};
-use crate::catalog::schema::{RelKind, PG_CONSTRAINT};
+use crate::catalog::schema::{RelKind, PG_CONSTRAINT, PG_NAMESPACE};
 use crate::commands::sequence::range_var;
 use crate::commands::tablecmds::lock_relation;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
+use crate::executor::lmgr::lock_object;
 use crate::parser::node_str;
 use crate::sink::QuerySink;
 use pg_query::protobuf::{CommentStmt, ObjectType};
@@ -39,6 +40,7 @@ pub fn comment(
         }
         Ok(ObjectType::ObjectColumn) => column_object(cx, &names)?,
         Ok(ObjectType::ObjectTabconstraint) => constraint_object(cx, &names)?,
+        Ok(ObjectType::ObjectSchema) => schema_object(cx, stmt)?,
         Ok(other) => {
             let kind = format!("{other:?}").trim_start_matches("Object").to_uppercase();
             return Err(SqlError::unsupported(format!("COMMENT ON {kind} is not supported yet")));
@@ -49,6 +51,14 @@ pub fn comment(
     let db = cx.database();
     set_comment(&engine, db, cx.txn()?, &object, &stmt.comment)?;
     sink.complete("COMMENT")
+}
+
+/// A schema, locked as DROP SCHEMA would lock it for its description.
+fn schema_object(cx: &mut dyn BackendContext, stmt: &CommentStmt) -> Result<ObjectAddress> {
+    let name = stmt.object.as_deref().and_then(node_str).unwrap_or_default();
+    let oid = cx.schema_oid(&name)?;
+    lock_object(&mut cx.parts()?, PG_NAMESPACE.oid, oid, LockMode::ShareUpdateExclusive)?;
+    Ok(ObjectAddress { classid: PG_NAMESPACE.oid, objid: oid, objsubid: 0 })
 }
 
 /// The dotted name the statement gives.

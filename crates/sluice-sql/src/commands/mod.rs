@@ -7,6 +7,7 @@ pub mod dbcommands;
 pub mod explain;
 pub mod extension;
 pub mod indexcmds;
+pub mod schemacmds;
 pub mod sequence;
 pub mod tablecmds;
 pub mod trigger;

@@ -27,6 +27,7 @@ mod like;
 mod lookup;
 mod reloptions;
 mod rename;
+mod set_schema;
 
 pub use alter::alter_table;
 pub(super) use elements::check_column_name;
@@ -34,13 +35,12 @@ pub(crate) use elements::constraint_index;
 use elements::{new_column, new_columns, set_identity, NewColumn, NewElements, SYSTEM_COLUMNS};
 pub(crate) use lookup::{describe, lock_for_ddl, touch_class_row, update_class_row};
 pub use rename::rename;
+pub use set_schema::set_schema;
 
 use super::indexcmds::define_index;
 use super::sequence;
 use crate::catalog::bootstrap::ClassRow;
 use crate::catalog::depend::{self, DepType, Dependency, ObjectAddress, ATTRDEF_CLASS};
-use crate::catalog::namespace::missing_relation;
-use crate::catalog::namespace::target_namespace;
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::relation::{self, oid_of, RelationId};
 use crate::catalog::schema::*;
@@ -66,7 +66,7 @@ pub fn create_table(
     let rv =
         stmt.relation.as_ref().ok_or_else(|| SqlError::internal("CREATE TABLE without a name"))?;
     refuse_create_clauses(stmt, rv)?;
-    let namespace = target_namespace(rv)?;
+    let namespace = cx.creation_namespace(rv)?;
     let likes = like_clauses(cx, stmt)?;
     let NewElements { mut columns, indexes: constraints, checks, foreign_keys } =
         new_columns(stmt, &rv.relname, likes)?;
@@ -157,7 +157,8 @@ fn create_serial_sequences(
         };
         let seq = sequence::create_sequence_relation(cx, &name, namespace, &state)?;
         if column.serial {
-            column.default = Some(sequence::serial_default(&name));
+            let schema = cx.namespace_name(namespace)?;
+            column.default = Some(sequence::serial_default(&schema, &name));
         }
         created.push((i, seq.oid));
     }
@@ -346,16 +347,8 @@ pub fn lock_table(
         .ok_or_else(|| SqlError::internal(format!("unknown lock mode {}", stmt.mode)))?;
     for relation in &stmt.relations {
         let Some(NodeEnum::RangeVar(rv)) = relation.node.as_ref() else { continue };
-        let mut parts = cx.parts()?;
-        let rel = crate::catalog::relation::lookup(
-            parts.engine,
-            parts.env.database,
-            parts.txn,
-            &[PG_CATALOG_NAMESPACE, PUBLIC_NAMESPACE],
-            &rv.relname,
-        )?
-        .ok_or_else(|| missing_relation(&rv.relname))?;
-        lock_relation_with(&mut parts, rel.oid, mode, stmt.nowait, Some(&rel.name))?;
+        let rel = cx.find_named(rv)?;
+        lock_relation_with(&mut cx.parts()?, rel.oid, mode, stmt.nowait, Some(&rel.name))?;
     }
     sink.complete("LOCK TABLE")
 }
@@ -367,6 +360,7 @@ pub fn drop(cx: &mut dyn BackendContext, stmt: &DropStmt, sink: &mut dyn QuerySi
         Some(ObjectType::ObjectSequence) => sequence::drop_sequences(cx, stmt, sink),
         Some(ObjectType::ObjectIndex) => super::indexcmds::drop_indexes(cx, stmt, sink),
         Some(ObjectType::ObjectExtension) => super::extension::drop_extensions(cx, stmt, sink),
+        Some(ObjectType::ObjectSchema) => super::schemacmds::drop_schemas(cx, stmt, sink),
         _ => Err(SqlError::unsupported("only DROP TABLE and DROP SEQUENCE are supported yet")),
     }
 }
@@ -398,18 +392,30 @@ fn drop_tables(
             return Err(SqlError::new("42809", format!("\"{name}\" is not a table"))
                 .with_hint("Use DROP SEQUENCE to remove a sequence."));
         }
-        lock_relation(cx, rel.oid, LockMode::AccessExclusive)?;
         let cascade = stmt.behavior == pg_query::protobuf::DropBehavior::DropCascade as i32;
-        let desc = describe(cx, rel.oid)?;
-        foreign_key::drop_referencing_keys(cx, &desc, cascade, sink)?;
-        super::indexcmds::drop_table_indexes(cx, rel.oid)?;
-        for seq in sequence::owned_sequences(cx, rel.oid)? {
-            lock_relation(cx, seq.oid, LockMode::AccessExclusive)?;
-            remove_relation(cx, &seq)?;
-        }
-        remove_relation(cx, &rel)?;
+        drop_table(cx, &rel, cascade, sink)?;
     }
     sink.complete("DROP TABLE")
+}
+
+/// drop_table -- drops table `rel` with its indexes and owned sequences;
+/// foreign keys of other tables referencing it need `cascade` (they go,
+/// with a NOTICE) or make it fail (2BP01).
+pub(crate) fn drop_table(
+    cx: &mut dyn BackendContext,
+    rel: &RelationId,
+    cascade: bool,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    lock_relation(cx, rel.oid, LockMode::AccessExclusive)?;
+    let desc = describe(cx, rel.oid)?;
+    foreign_key::drop_referencing_keys(cx, &desc, cascade, sink)?;
+    super::indexcmds::drop_table_indexes(cx, rel.oid)?;
+    for seq in sequence::owned_sequences(cx, rel.oid)? {
+        lock_relation(cx, seq.oid, LockMode::AccessExclusive)?;
+        remove_relation(cx, &seq)?;
+    }
+    remove_relation(cx, rel)
 }
 
 /// remove_relation -- deletes a relation's catalog rows (class, columns,

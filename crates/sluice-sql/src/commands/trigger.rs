@@ -3,10 +3,9 @@
 //! event queue it changes is the transaction's (`xact/after_trigger.rs`).
 
 use crate::catalog::constraint::{CON_DEFERRABLE, CON_NAME, CON_NAMESPACE};
-use crate::catalog::namespace::SEARCH_PATH;
 use crate::catalog::relation::oid_of;
+use crate::catalog::scan;
 use crate::catalog::schema::PG_CONSTRAINT;
-use crate::catalog::{scan, schema::PG_NAMESPACE};
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
 use crate::executor::ri_triggers;
@@ -52,8 +51,8 @@ fn named_constraints(cx: &mut dyn BackendContext, stmt: &ConstraintsSetStmt) -> 
     for node in &stmt.constraints {
         let Some(NodeEnum::RangeVar(rv)) = node.node.as_ref() else { continue };
         let schemas = match rv.schemaname.as_str() {
-            "" => SEARCH_PATH.to_vec(),
-            schema => vec![schema_oid(cx, schema)?],
+            "" => cx.search_path()?.schemas().to_vec(),
+            schema => vec![cx.schema_oid(schema)?],
         };
         let rows = scan(&engine, db, &PG_CONSTRAINT, cx.txn()?, |r| {
             r[CON_NAME].as_str() == Some(rv.relname.as_str())
@@ -81,14 +80,4 @@ fn named_constraints(cx: &mut dyn BackendContext, stmt: &ConstraintsSetStmt) -> 
         }
     }
     Ok(oids)
-}
-
-/// The OID of schema `name` (3F000 if there is none).
-fn schema_oid(cx: &mut dyn BackendContext, name: &str) -> Result<Oid> {
-    let engine = cx.engine().clone();
-    let db = cx.database();
-    let rows = scan(&engine, db, &PG_NAMESPACE, cx.txn()?, |r| r[1].as_str() == Some(name))?;
-    rows.first()
-        .map(|(_, r)| oid_of(&r[0]))
-        .ok_or_else(|| SqlError::new("3F000", format!("schema \"{name}\" does not exist")))
 }

@@ -26,7 +26,7 @@ use super::maintenance::Maintenance;
 use super::plancache::PlanCache;
 use super::{backend_status, sysviews};
 use crate::activity::{ActivityTable, InterruptCheck};
-use crate::catalog::namespace;
+use crate::catalog::namespace::{self, SearchPath};
 use crate::catalog::relation::{RelationDesc, RelationId};
 use crate::catalog::schema::PG_DATABASE;
 use crate::error::{Result, SqlError};
@@ -34,10 +34,11 @@ use crate::expr::{now_timestamptz, Expr, StatField};
 use crate::optimizer::context::{PlannerContext, PlannerParts, ViewRows};
 use crate::xact::{TransactionState, XactEnv};
 use pg_query::protobuf::RangeVar;
+use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::pgstat::PendingStats;
 use sluice_access::Engine;
 use sluice_common::Oid;
-use sluice_guc::{GlobalConfig, SessionSettings};
+use sluice_guc::{GlobalConfig, SessionSettings, Settings};
 use sluice_txn::lmgr::LockMode;
 use sluice_txn::{Backend, IsolationLevel, Transaction};
 use sluice_types::Datum;
@@ -103,6 +104,14 @@ pub struct BackendEnv<'a> {
     /// Where functions put warnings for the client; sent when the statement
     /// ends, before the client reads the result.
     pub notices: &'a mut Vec<SqlError>,
+}
+
+impl BackendEnv<'_> {
+    /// search_path -- the session's `search_path`, resolved under `ctx`.
+    pub fn search_path(&self, ctx: &VisibilityContext) -> Result<SearchPath> {
+        let setting = self.settings.get_str("search_path");
+        SearchPath::resolve(self.engine, self.database, ctx, &setting, self.user)
+    }
 }
 
 /// What every backend of one server shares (PostgreSQL's shared memory).
@@ -335,29 +344,65 @@ pub trait BackendContext {
         &self.state().interrupts
     }
 
-    /// Namespaces searched for unqualified names (pg_catalog first, then public).
-    fn search_path(&self) -> [Oid; 2] {
-        namespace::SEARCH_PATH
+    /// search_path -- the session's `search_path`, resolved under the
+    /// running transaction's snapshot.
+    fn search_path(&mut self) -> Result<SearchPath> {
+        let (engine, db) = (self.engine().clone(), self.database());
+        let setting = self.state().settings.get_str("search_path");
+        let user = self.user().to_string();
+        let ctx = VisibilityContext::for_transaction(self.txn()?, engine.txns());
+        SearchPath::resolve(&engine, db, &ctx, &setting, &user)
+    }
+
+    /// creation_namespace -- the schema a new relation named `rv` goes to
+    /// (RangeVarGetCreationNamespace).
+    /// The schema is locked AccessShare, so that it cannot be dropped
+    /// before the new relation commits.
+    fn creation_namespace(&mut self, rv: &RangeVar) -> Result<Oid> {
+        let (engine, db, path) = (self.engine().clone(), self.database(), self.search_path()?);
+        let ctx = VisibilityContext::for_transaction(self.txn()?, engine.txns());
+        let oid = namespace::creation_namespace(&engine, db, &ctx, &path, rv)?;
+        if !super::lmgr::lock_namespace(&mut self.parts()?, oid, LockMode::AccessShare)? {
+            let name = namespace::namespace_name(&engine, db, &ctx, oid)?.unwrap_or_default();
+            return Err(namespace::missing_schema(&name));
+        }
+        Ok(oid)
+    }
+
+    /// schema_oid -- the schema named `name`; 3F000 if there is none.
+    fn schema_oid(&mut self, name: &str) -> Result<Oid> {
+        let (engine, db) = (self.engine().clone(), self.database());
+        let ctx = VisibilityContext::for_transaction(self.txn()?, engine.txns());
+        namespace::schema_oid(&engine, db, &ctx, name)
+    }
+
+    /// namespace_name -- the name of schema `oid` (which must exist).
+    fn namespace_name(&mut self, oid: Oid) -> Result<String> {
+        let (engine, db) = (self.engine().clone(), self.database());
+        let ctx = VisibilityContext::for_transaction(self.txn()?, engine.txns());
+        namespace::namespace_name(&engine, db, &ctx, oid)?
+            .ok_or_else(|| SqlError::internal(format!("cache lookup failed for namespace {oid}")))
     }
 
     /// find_named -- the relation `rv` names, as the running transaction
     /// sees the catalogs: 42P01 if there is none
     /// (PostgreSQL's RangeVarGetRelid).
     fn find_named(&mut self, rv: &RangeVar) -> Result<RelationId> {
-        self.find_relation(rv)?.ok_or_else(|| namespace::missing_relation(&rv.relname))
+        self.find_relation(rv)?
+            .ok_or_else(|| namespace::missing_relation(&namespace::written_name(rv)))
     }
 
     /// find_relation -- [`BackendContext::find_named`] for callers with
     /// their own answer to a missing relation (IF EXISTS).
     fn find_relation(&mut self, rv: &RangeVar) -> Result<Option<RelationId>> {
-        let (engine, db, path) = (self.engine().clone(), self.database(), self.search_path());
+        let (engine, db, path) = (self.engine().clone(), self.database(), self.search_path()?);
         namespace::find(&engine, db, self.txn()?, &path, rv)
     }
 
     /// lookup_relation -- [`BackendContext::find_relation`] with the
     /// relation's description.
     fn lookup_relation(&mut self, rv: &RangeVar) -> Result<Option<RelationDesc>> {
-        let (engine, db, path) = (self.engine().clone(), self.database(), self.search_path());
+        let (engine, db, path) = (self.engine().clone(), self.database(), self.search_path()?);
         namespace::lookup(&engine, db, self.txn()?, &path, rv)
     }
 }
@@ -407,6 +452,7 @@ impl PlannerContext for ExecParts<'_> {
             txn: self.txn,
             database: self.env.database,
             settings: self.env.settings,
+            user: self.env.user,
         }
     }
 

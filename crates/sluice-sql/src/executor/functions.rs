@@ -15,7 +15,7 @@ pub mod sequence;
 
 use super::host::ExecHost;
 use crate::activity::Signal;
-use crate::catalog::namespace::missing_relation;
+use crate::catalog::namespace;
 use crate::catalog::relation::lookup_as;
 use crate::error::{Result, SqlError};
 use crate::expr::now_timestamptz;
@@ -44,8 +44,8 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
         SetConfig => set_config(host, args)?,
         CurrentDatabase => Datum::Text(host.env().database_name.to_string()),
         CurrentUser | SessionUser => Datum::Text(host.env().user.to_string()),
-        CurrentSchema => Datum::Text("public".into()),
-        CurrentSchemas => current_schemas(args),
+        CurrentSchema => current_schema(host)?,
+        CurrentSchemas => current_schemas(host, args)?,
         PgSleep => sleep(host, args)?,
         TxidCurrent => Datum::Int8(host.assign_xid()?.0 as i64),
         CurrentXactId => Datum::Xid8(host.assign_xid()?.0),
@@ -68,7 +68,7 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
         Setval => sequence::setval(host, args)?,
         Lastval => sequence::lastval(host)?,
         // Catalogs store expressions as the SQL text PostgreSQL would print.
-        GetExpr => ruleutils::get_expr(args),
+        GetExpr => ruleutils::get_expr(host, args)?,
         SerialSequence => sequence::serial_sequence(host, args)?,
         GetUserById => regproc::user_by_id(host, args)?,
         TableIsVisible => regproc::table_is_visible(host, args)?,
@@ -137,16 +137,29 @@ fn xid_age(host: &mut ExecHost, args: &[Datum]) -> Datum {
     Datum::Int4(sluice_types::xid::age(*xid, now))
 }
 
+/// `current_schema()`: the schema new objects go to, NULL if the search
+/// path names none that exists.
+fn current_schema(host: &mut ExecHost) -> Result<Datum> {
+    let path = regproc::search_path(host)?;
+    match path.creation_namespace() {
+        Some(oid) => Ok(regproc::namespace_name(host, oid)?.map_or(Datum::Null, Datum::Text)),
+        None => Ok(Datum::Null),
+    }
+}
+
 /// `current_schemas(include_implicit)`: the search path's schemas, with
-/// `pg_catalog` (searched first implicitly) only if asked for. sluice's
-/// path is PostgreSQL's default (`"$user", public` with no `$user` schema).
-fn current_schemas(args: &[Datum]) -> Datum {
+/// `pg_catalog` (searched first implicitly) only if asked for.
+fn current_schemas(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
     let implicit = matches!(args.first(), Some(Datum::Bool(true)));
-    let names = if implicit { &["pg_catalog", "public"][..] } else { &["public"][..] };
-    let elems = names.iter().map(|n| Datum::Text((*n).into())).collect();
+    let path = regproc::search_path(host)?;
+    let oids = if implicit { path.schemas() } else { path.explicit() };
+    let mut elems = Vec::new();
+    for oid in oids {
+        elems.extend(regproc::namespace_name(host, *oid)?.map(Datum::Text));
+    }
     let name =
         sluice_types::types::ElemType::new(sluice_types::SqlType::Name).expect("name[] exists");
-    Datum::array(name, elems)
+    Ok(Datum::array(name, elems))
 }
 
 fn text_arg(args: &[Datum], i: usize) -> Option<&str> {
@@ -192,28 +205,35 @@ fn resolve(
     let engine = host.env().engine.clone();
     let db = host.env().database;
     let ctx = host.visibility().clone();
-    resolve_in(&engine, db, &ctx, args.first().unwrap_or(&Datum::Null))
+    let path = host.env().search_path(&ctx)?;
+    resolve_in(&engine, db, &ctx, &path, args.first().unwrap_or(&Datum::Null))
 }
 
-/// resolve_in -- the relation `arg` names (an OID or a name) in database
-/// `db` as `ctx` sees the catalogs; `None` for NULL or an unknown OID.
+/// resolve_in -- the relation `arg` names (an OID, or a possibly qualified
+/// name looked up along `path`) in database `db` as `ctx` sees the
+/// catalogs; `None` for NULL or an unknown OID.
 pub(crate) fn resolve_in(
     engine: &sluice_access::Engine,
     db: sluice_common::Oid,
     ctx: &sluice_access::heap::visibility::VisibilityContext,
+    path: &crate::catalog::namespace::SearchPath,
     arg: &Datum,
 ) -> Result<Option<crate::catalog::relation::RelationDesc>> {
     match arg {
         Datum::Oid(oid) => crate::catalog::relation::by_oid(engine, db, ctx, *oid),
-        Datum::Text(name) => {
-            let search = [
-                crate::catalog::schema::PG_CATALOG_NAMESPACE,
-                crate::catalog::schema::PUBLIC_NAMESPACE,
-            ];
-            let name = name.rsplit('.').next().unwrap_or(name);
-            lookup_as(engine, db, ctx, &search, name)?
+        Datum::Text(text) => {
+            let names = sequence::parse_name_list(text)?;
+            let (schema, name) = match names.as_slice() {
+                [name] => (None, name),
+                [schema, name] => (Some(schema.as_str()), name),
+                _ => {
+                    return Err(SqlError::new("42602", format!("invalid name syntax: \"{text}\"")))
+                }
+            };
+            let namespaces = namespace::lookup_namespaces(engine, db, ctx, path, schema)?;
+            lookup_as(engine, db, ctx, &namespaces, name)?
                 .map(Some)
-                .ok_or_else(|| missing_relation(name))
+                .ok_or_else(|| namespace::missing_relation(text))
         }
         _ => Ok(None),
     }

@@ -5,10 +5,14 @@
 //! the statement's plan log, so a kept plan takes them again.
 
 use super::context::{BackendEnv, ExecParts};
+use crate::catalog::namespace;
+use crate::catalog::schema::PG_NAMESPACE;
 use crate::error::{Result, SqlError};
+use sluice_access::heap::visibility::VisibilityContext;
 use sluice_common::Oid;
 use sluice_guc::Settings;
 use sluice_txn::lmgr::{LockError, LockMode, LockTag, LockWaitParams};
+use sluice_txn::Csn;
 
 /// Takes a table lock under the statement's transaction; waits are interrupted
 /// by cancel and timeouts.
@@ -30,6 +34,30 @@ pub fn lock_relation_with(
     acquire_with_settings(&parts.env, nowait, name, |params| txn.lock(tag, mode, params))?;
     parts.plan_log.locks.push((oid, mode));
     Ok(())
+}
+
+/// lock_object -- takes a lock on a database object other than a relation
+/// (a schema: LOCKTAG_OBJECT on catalog `classid`), as PostgreSQL's
+/// LockDatabaseObject does for DDL.
+pub(crate) fn lock_object(
+    parts: &mut ExecParts,
+    classid: Oid,
+    objid: Oid,
+    mode: LockMode,
+) -> Result<()> {
+    let tag = LockTag::Object { database: parts.env.database, classid, objid, objsubid: 0 };
+    let txn = &*parts.txn;
+    acquire_with_settings(&parts.env, false, None, |params| txn.lock(tag, mode, params))
+}
+
+/// lock_namespace -- locks schema `oid` in `mode`; then whether it still
+/// exists in the latest committed catalogs (a DROP SCHEMA may have
+/// committed while this waited).
+pub(crate) fn lock_namespace(parts: &mut ExecParts, oid: Oid, mode: LockMode) -> Result<bool> {
+    lock_object(parts, PG_NAMESPACE.oid, oid, mode)?;
+    let mut ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
+    ctx.snapshot.csn = Csn::LATEST;
+    Ok(namespace::namespace_name(parts.engine, parts.env.database, &ctx, oid)?.is_some())
 }
 
 /// acquire_with_settings -- runs `acquire` with wait parameters from the

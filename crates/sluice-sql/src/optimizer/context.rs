@@ -17,12 +17,14 @@
 //! * Asking for live rows marks the plan as showing one moment: it is not
 //!   kept (the implementation notes that itself).
 
+use crate::catalog::namespace::SearchPath;
 use crate::error::Result;
 use crate::expr::{Expr, ScopeColumn, StatField};
 use crate::xact::TransactionState;
+use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::Engine;
 use sluice_common::Oid;
-use sluice_guc::SessionSettings;
+use sluice_guc::{SessionSettings, Settings};
 use sluice_txn::lmgr::LockMode;
 use sluice_types::Datum;
 use std::sync::Arc;
@@ -36,8 +38,20 @@ pub struct PlannerParts<'p> {
     pub txn: &'p mut TransactionState,
     /// The database planned in.
     pub database: Oid,
-    /// The session's settings (the cost settings).
+    /// The session's settings (the cost settings, `search_path`).
     pub settings: &'p SessionSettings,
+    /// The session user (`$user` in `search_path`).
+    pub user: &'p str,
+}
+
+impl PlannerParts<'_> {
+    /// search_path -- the session's `search_path`, resolved under the
+    /// statement's snapshot.
+    pub fn search_path(&mut self) -> Result<SearchPath> {
+        let ctx = VisibilityContext::for_transaction(self.txn, self.engine.txns());
+        let setting = self.settings.get_str("search_path");
+        SearchPath::resolve(self.engine, self.database, &ctx, &setting, self.user)
+    }
 }
 
 /// A system view's or row function's columns and current rows.

@@ -313,6 +313,13 @@ impl Session {
             NodeEnum::AlterTableStmt(stmt) => commands::tablecmds::alter_table(self, stmt, sink),
             NodeEnum::RenameStmt(stmt) => commands::tablecmds::rename(self, stmt, sink),
             NodeEnum::CommentStmt(stmt) => commands::comment::comment(self, stmt, sink),
+            NodeEnum::CreateSchemaStmt(stmt) => {
+                commands::schemacmds::create_schema(self, stmt, sink)
+            }
+            NodeEnum::AlterOwnerStmt(stmt) => commands::schemacmds::alter_owner(self, stmt, sink),
+            NodeEnum::AlterObjectSchemaStmt(stmt) => {
+                commands::tablecmds::set_schema(self, stmt, sink)
+            }
             NodeEnum::ConstraintsSetStmt(stmt) => {
                 commands::trigger::set_constraints(self, stmt, sink)
             }

@@ -31,7 +31,6 @@ use super::tablecmds::{lock_relation, remove_relation};
 use crate::catalog::bootstrap::{attribute_row, ClassRow};
 use crate::catalog::depend::{self, DepType, Dependency, ObjectAddress, ATTRDEF_CLASS};
 use crate::catalog::namespace::missing_relation;
-use crate::catalog::namespace::target_namespace;
 use crate::catalog::relation::{self, oid_of, RelationId};
 use crate::catalog::schema::*;
 use crate::catalog::{delete, insert, replace, scan};
@@ -61,7 +60,7 @@ pub fn create_sequence(
     if rv.relpersistence != "p" {
         return Err(SqlError::unsupported("temporary and unlogged sequences are not supported"));
     }
-    let namespace = target_namespace(rv)?;
+    let namespace = cx.creation_namespace(rv)?;
     let exists = relation_exists(cx, namespace, &rv.relname)?;
     if exists && stmt.if_not_exists {
         sink.notice(&SqlError::new(
@@ -383,7 +382,7 @@ pub(crate) fn range_var(names: &[String]) -> Result<RangeVar> {
 /// drop_dependent_defaults -- the column defaults using `seq`: without
 /// `cascade` their existence is an error (2BP01), with it they are dropped
 /// (PostgreSQL's dependency.c, for the one kind of dependent sluice has).
-fn drop_dependent_defaults(
+pub(crate) fn drop_dependent_defaults(
     cx: &mut dyn BackendContext,
     seq: &RelationId,
     cascade: bool,

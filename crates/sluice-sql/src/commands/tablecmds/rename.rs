@@ -17,6 +17,7 @@ use super::describe;
 use crate::catalog::constraint::{constraints_of, CON_BIN, CON_TYPE};
 use crate::catalog::depend::{self, ObjectAddress, ATTRDEF_CLASS};
 use crate::catalog::index::indexes_of;
+use crate::catalog::namespace;
 use crate::catalog::relation::{oid_of, RelationId};
 use crate::catalog::schema::{RelKind, PG_ATTRDEF, PG_ATTRIBUTE, PG_CONSTRAINT, PG_INDEX};
 use crate::catalog::{replace, scan};
@@ -42,6 +43,9 @@ pub fn rename(
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
     let rename_type = ObjectType::try_from(stmt.rename_type).ok();
+    if rename_type == Some(ObjectType::ObjectSchema) {
+        return crate::commands::schemacmds::rename_schema(cx, &stmt.subname, &stmt.newname, sink);
+    }
     let target_type = match rename_type {
         Some(ObjectType::ObjectColumn) => ObjectType::try_from(stmt.relation_type).ok(),
         Some(ObjectType::ObjectTabconstraint) => Some(ObjectType::ObjectTable),
@@ -60,7 +64,7 @@ pub fn rename(
             sink.notice(&SqlError::new("00000", message))?;
             return sink.complete(tag);
         }
-        return Err(crate::catalog::namespace::missing_relation(&rv.relname));
+        return Err(crate::catalog::namespace::missing_relation(&namespace::written_name(rv)));
     };
     check_kind(&rel, target_type)?;
     let mode = match rel.kind {
@@ -101,7 +105,7 @@ fn rename_relation(cx: &mut dyn BackendContext, rel: &RelationId, new: &str) -> 
         return Err(SqlError::new("42P07", format!("relation \"{new}\" already exists")));
     }
     if rel.kind == RelKind::Sequence {
-        rename_in_defaults(cx, rel, new)?;
+        rename_in_defaults(cx, rel, rel.namespace, new)?;
     }
     rename_relation_row(cx, rel.oid, new)
 }
@@ -112,7 +116,14 @@ fn rename_relation(cx: &mut dyn BackendContext, rel: &RelationId, new: &str) -> 
 /// spelling `nextval('name'::regclass)`, which is rewritten. Any other
 /// default using the sequence is refused (0A000) rather than left naming a
 /// sequence that no longer exists.
-fn rename_in_defaults(cx: &mut dyn BackendContext, rel: &RelationId, new: &str) -> Result<()> {
+pub(super) fn rename_in_defaults(
+    cx: &mut dyn BackendContext,
+    rel: &RelationId,
+    new_namespace: Oid,
+    new: &str,
+) -> Result<()> {
+    let (old_schema, new_schema) =
+        (cx.namespace_name(rel.namespace)?, cx.namespace_name(new_namespace)?);
     let engine = cx.engine().clone();
     let db = cx.database();
     let txn = cx.txn()?;
@@ -123,7 +134,8 @@ fn rename_in_defaults(cx: &mut dyn BackendContext, rel: &RelationId, new: &str) 
     .into_iter()
     .map(|(_, d)| d.object.objid)
     .collect();
-    let (old_text, new_text) = (serial_default(&rel.name), serial_default(new));
+    let old_text = serial_default(&old_schema, &rel.name);
+    let new_text = serial_default(&new_schema, new);
     for (tid, mut row) in scan(&engine, db, &PG_ATTRDEF, txn, |r| users.contains(&oid_of(&r[0])))? {
         if row[3].as_str() != Some(old_text.as_str()) {
             return Err(SqlError::unsupported(format!(

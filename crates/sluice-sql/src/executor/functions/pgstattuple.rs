@@ -214,7 +214,8 @@ pub fn rows_for(
 ) -> Result<Vec<Vec<Datum>>> {
     parts.plan_log.reads_live_state = true;
     let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
-    let Some(rel) = super::resolve_in(parts.engine, parts.env.database, &ctx, value)? else {
+    let path = parts.env.search_path(&ctx)?;
+    let Some(rel) = super::resolve_in(parts.engine, parts.env.database, &ctx, &path, value)? else {
         return Ok(Vec::new());
     };
     lock_relation_in(parts, rel.oid, LockMode::AccessShare)?;

@@ -23,7 +23,7 @@ use sluice_common::Oid;
 use sluice_types::{Datum, SqlType};
 
 /// The namespaces searched for unqualified names, in order.
-use crate::catalog::namespace::SEARCH_PATH;
+use crate::catalog::namespace::{self, SearchPath};
 
 /// reg_in -- the OID a `reg*` value stands for: an OID as given, a name
 /// looked up (42P01/42704/3F000 if there is no such object).
@@ -214,24 +214,26 @@ pub(super) fn qualified_name(host: &mut ExecHost, rel: &RelationId) -> Result<St
 
 /// Whether `rel` is what its bare name finds along the search path.
 fn is_visible(host: &mut ExecHost, rel: &RelationId) -> Result<bool> {
-    if !SEARCH_PATH.contains(&rel.namespace) {
-        return Ok(false);
-    }
+    let path = search_path(host)?;
     let (engine, db) = (host.env().engine.clone(), host.env().database);
-    let first = find_as(&engine, db, host.visibility(), &SEARCH_PATH, &rel.name)?;
-    Ok(first.is_some_and(|f| f.oid == rel.oid))
+    namespace::is_visible(&engine, db, host.visibility(), &path, rel)
+}
+
+/// The session's search path, resolved under the statement's snapshot.
+pub(super) fn search_path(host: &mut ExecHost) -> Result<SearchPath> {
+    let ctx = host.visibility().clone();
+    host.env().search_path(&ctx)
 }
 
 /// The OID of the relation a possibly qualified, possibly quoted name
 /// (`t`, `public.t`, `"My Table"`) names.
-fn relation_oid(host: &mut ExecHost, name: &str) -> Result<Oid> {
+pub(super) fn relation_oid(host: &mut ExecHost, name: &str) -> Result<Oid> {
     let parts = split_qualified(name);
     let (namespaces, relname) = match parts.as_slice() {
-        [rel] => (SEARCH_PATH.to_vec(), rel.clone()),
+        [rel] => (search_path(host)?.schemas().to_vec(), rel.clone()),
         [schema, rel] => {
-            let ns = namespace_oid(host, schema)?.ok_or_else(|| {
-                SqlError::new("3F000", format!("schema \"{schema}\" does not exist"))
-            })?;
+            let ns =
+                namespace_oid(host, schema)?.ok_or_else(|| namespace::missing_schema(schema))?;
             (vec![ns], rel.clone())
         }
         _ => return Err(SqlError::new("42602", format!("invalid name syntax: \"{name}\""))),

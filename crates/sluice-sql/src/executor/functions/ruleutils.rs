@@ -170,12 +170,67 @@ fn check_def(row: &[Datum], pretty: bool) -> String {
 }
 
 /// `pg_get_expr(expr, relation [, pretty])`: the stored SQL text, without
-/// its outer parentheses in pretty mode.
-pub(super) fn get_expr(args: &[Datum]) -> Datum {
+/// its outer parentheses in pretty mode, its `'name'::regclass` constants
+/// named as regclass output names them.
+pub(super) fn get_expr(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
     let pretty = matches!(args.get(2), Some(Datum::Bool(true)));
     match args.first() {
-        Some(Datum::Text(text)) => Datum::Text(expression(text, pretty)),
-        _ => Datum::Null,
+        Some(Datum::Text(text)) => {
+            Ok(Datum::Text(expression(&regclass_constants(host, text)?, pretty)))
+        }
+        _ => Ok(Datum::Null),
+    }
+}
+
+/// regclass_constants -- `text` with each `'name'::regclass` constant
+/// spelled as PostgreSQL prints the OID it stands for: qualified only when
+/// the search path does not find it (stored defaults qualify their
+/// sequences so that they mean the same one under any search path). A name
+/// that finds nothing is left as written.
+fn regclass_constants(host: &mut ExecHost, text: &str) -> Result<String> {
+    const CAST: &str = "::regclass";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find('\'') {
+        out.push_str(&rest[..start]);
+        let literal = &rest[start..];
+        let end = literal_end(literal);
+        let (quoted, after) = literal.split_at(end);
+        let name = quoted[1..quoted.len().saturating_sub(1).max(1)].replace("''", "'");
+        match after.starts_with(CAST).then(|| regclass_name(host, &name)).transpose()? {
+            Some(Some(shown)) => out.push_str(&format!("'{}'", shown.replace('\'', "''"))),
+            _ => out.push_str(quoted),
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// The length of the string literal `text` starts with, quotes included
+/// (`''` inside is a quote); all of `text` if it is not closed.
+fn literal_end(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let mut i = 1;
+    while i < bytes.len() {
+        if bytes[i] == b'\'' {
+            if bytes.get(i + 1) == Some(&b'\'') {
+                i += 2;
+                continue;
+            }
+            return i + 1;
+        }
+        i += 1;
+    }
+    text.len()
+}
+
+/// The relation `name` finds as regclass input, printed as regclass output;
+/// None if it finds nothing.
+fn regclass_name(host: &mut ExecHost, name: &str) -> Result<Option<String>> {
+    match super::regproc::relation_oid(host, name) {
+        Ok(oid) => relation(host, oid)?.map(|r| qualified_if_hidden(host, &r)).transpose(),
+        Err(_) => Ok(None),
     }
 }
 

@@ -35,9 +35,9 @@
 //! xid flush it with their commit record, as in PostgreSQL.
 
 use crate::catalog::depend::{self, DepType, ObjectAddress};
-use crate::catalog::namespace::missing_relation;
+use crate::catalog::namespace::{self, missing_relation};
 use crate::catalog::relation::{attnum_as, find_as, find_by_oid_as, RelationId};
-use crate::catalog::schema::{RelKind, PG_CATALOG_NAMESPACE, PUBLIC_NAMESPACE};
+use crate::catalog::schema::RelKind;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendEnv;
 use crate::executor::host::ExecHost;
@@ -50,6 +50,7 @@ use sluice_txn::lmgr::{LockMode, LockTag};
 use sluice_txn::{Csn, Snapshot};
 use sluice_types::Datum;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// PostgreSQL's identifier length limit (NAMEDATALEN - 1), in bytes.
 const MAX_IDENTIFIER_LEN: usize = 63;
@@ -70,14 +71,19 @@ struct SeqEntry {
     increment: i64,
 }
 
+/// Sequences found by name: (`search_path` setting, name) → sequence.
+type ResolvedNames = HashMap<(Arc<str>, String), RelationId>;
+
 /// A session's sequence state (see the module doc).
 #[derive(Debug, Default)]
 pub struct SeqTable {
     entries: HashMap<Oid, SeqEntry>,
     /// The sequence of the last nextval (lastval's).
     last_used: Option<Oid>,
-    /// Names resolved under one snapshot, and that snapshot.
-    resolved: Option<(Snapshot, HashMap<String, RelationId>)>,
+    /// Names resolved under one snapshot, and that snapshot; keyed by the
+    /// `search_path` setting and the name, as the setting can change
+    /// under one snapshot (REPEATABLE READ).
+    resolved: Option<(Snapshot, ResolvedNames)>,
 }
 
 impl SeqTable {
@@ -236,9 +242,10 @@ pub(crate) fn serial_sequence(host: &mut ExecHost, args: &[Datum]) -> Result<Dat
     })?;
     for (_, dep) in owned {
         if let Some(seq) = find_by_oid_as(env.engine, env.database, &ctx, dep.object.objid)? {
-            let schema =
-                if seq.namespace == PG_CATALOG_NAMESPACE { "pg_catalog" } else { "public" };
-            return Ok(Datum::Text(format!("{schema}.{}", quote_identifier(&seq.name))));
+            let schema = namespace::namespace_name(env.engine, env.database, &ctx, seq.namespace)?
+                .unwrap_or_default();
+            let (schema, name) = (quote_identifier(&schema), quote_identifier(&seq.name));
+            return Ok(Datum::Text(format!("{schema}.{name}")));
         }
     }
     Ok(Datum::Null)
@@ -307,18 +314,21 @@ fn by_oid(host: &mut ExecHost, oid: Oid) -> Result<RelationId> {
 fn by_name(host: &mut ExecHost, text: &str) -> Result<RelationId> {
     let ctx = host.visibility().clone();
     let env = host.env();
+    let key = (env.settings.get_str("search_path"), text.to_string());
     if let Some((snapshot, names)) = &env.sequences.resolved {
         if *snapshot == ctx.snapshot {
-            if let Some(rel) = names.get(text) {
+            if let Some(rel) = names.get(&key) {
                 return Ok(rel.clone());
             }
         }
     }
+    let path = env.search_path(&ctx)?;
     let names = parse_name_list(text)?;
+    let in_schema = |schema: &str| namespace::schema_oid(env.engine, env.database, &ctx, schema);
     let (namespaces, relname) = match names.as_slice() {
-        [rel] => (vec![PG_CATALOG_NAMESPACE, PUBLIC_NAMESPACE], rel),
-        [schema, rel] => (vec![namespace_of(schema)?], rel),
-        [db, schema, rel] if db == env.database_name => (vec![namespace_of(schema)?], rel),
+        [rel] => (path.schemas().to_vec(), rel),
+        [schema, rel] => (vec![in_schema(schema)?], rel),
+        [db, schema, rel] if db == env.database_name => (vec![in_schema(schema)?], rel),
         [_, _, _] => {
             return Err(SqlError::unsupported(format!(
                 "cross-database references are not implemented: {}",
@@ -342,17 +352,9 @@ fn by_name(host: &mut ExecHost, text: &str) -> Result<RelationId> {
         *cache = Some((ctx.snapshot, HashMap::new()));
     }
     if let Some((_, names)) = cache {
-        names.insert(text.to_string(), rel.clone());
+        names.insert(key, rel.clone());
     }
     Ok(rel)
-}
-
-fn namespace_of(schema: &str) -> Result<Oid> {
-    match schema {
-        "public" => Ok(PUBLIC_NAMESPACE),
-        "pg_catalog" => Ok(PG_CATALOG_NAMESPACE),
-        other => Err(SqlError::new("3F000", format!("schema \"{other}\" does not exist"))),
-    }
 }
 
 /// parse_name_list -- splits `a."B".c` into identifiers as PostgreSQL's
@@ -449,6 +451,7 @@ pub(crate) fn not_a_sequence(name: &str) -> SqlError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::schema::PUBLIC_NAMESPACE;
 
     #[test]
     fn names_parse_like_regclass_input() {

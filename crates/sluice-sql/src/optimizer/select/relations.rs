@@ -64,7 +64,8 @@ fn lookup_relation(
     parts: &mut dyn PlannerContext,
     rv: &protobuf::RangeVar,
 ) -> Result<RelationDesc> {
-    let parts = parts.planner_parts();
-    namespace::lookup(parts.engine, parts.database, parts.txn, &namespace::SEARCH_PATH, rv)?
-        .ok_or_else(|| missing_relation(&rv.relname).at(position(rv.location)))
+    let mut parts = parts.planner_parts();
+    let path = parts.search_path()?;
+    namespace::lookup(parts.engine, parts.database, parts.txn, &path, rv)?
+        .ok_or_else(|| missing_relation(&namespace::written_name(rv)).at(position(rv.location)))
 }
