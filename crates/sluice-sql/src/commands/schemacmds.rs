@@ -18,9 +18,11 @@
 //! A schema is locked as a database object (LOCKTAG_OBJECT on
 //! `pg_namespace`): DROP and ALTER SCHEMA take AccessExclusive, creating a
 //! relation in a schema takes AccessShare (`BackendContext::
-//! creation_namespace`'s callers through `lock_namespace`), so a table
-//! cannot be created in a schema whose drop is committing; after the lock,
-//! the schema is looked up again under the latest catalogs.
+//! creation_namespace`), so a table cannot be created in a schema whose
+//! drop or rename is committing, and a drop sees every table created
+//! before it got its lock. After the lock, the schema is looked up by name
+//! again under a renewed snapshot (READ COMMITTED), as PostgreSQL does after
+//! accepting invalidation messages.
 
 use super::sequence;
 use super::tablecmds::{self, lock_relation, remove_relation};
@@ -204,17 +206,22 @@ fn find(cx: &mut dyn BackendContext, name: &str) -> Result<Option<(ItemPointer, 
     Ok(rows.into_iter().next())
 }
 
-/// The schema `name`, locked AccessExclusive for ALTER or DROP SCHEMA.
+/// The schema `name`, locked AccessExclusive for ALTER or DROP SCHEMA
+/// (looked up again after the lock until the answer stays the same).
 fn lock_for_change(
     cx: &mut dyn BackendContext,
     name: &str,
 ) -> Result<Option<(ItemPointer, Vec<Datum>)>> {
-    let Some((_, row)) = find(cx, name)? else { return Ok(None) };
-    if !lock_namespace(&mut cx.parts()?, oid_of(&row[0]), LockMode::AccessExclusive)? {
-        return Err(missing_schema(name));
+    let mut locked = None;
+    loop {
+        let Some((tid, row)) = find(cx, name)? else { return Ok(None) };
+        let oid = oid_of(&row[0]);
+        if locked == Some(oid) {
+            return Ok(Some((tid, row)));
+        }
+        lock_namespace(&mut cx.parts()?, oid, LockMode::AccessExclusive)?;
+        locked = Some(oid);
     }
-    cx.txn()?.increment_command();
-    find(cx, name)
 }
 
 /// ALTER SCHEMA name RENAME TO new_name.

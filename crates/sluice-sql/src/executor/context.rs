@@ -355,18 +355,21 @@ pub trait BackendContext {
     }
 
     /// creation_namespace -- the schema a new relation named `rv` goes to
-    /// (RangeVarGetCreationNamespace).
-    /// The schema is locked AccessShare, so that it cannot be dropped
-    /// before the new relation commits.
+    /// (RangeVarGetAndCheckCreationNamespace), locked AccessShare so that
+    /// it cannot be dropped or renamed before the new relation commits;
+    /// looked up again after the lock until the answer stays the same.
     fn creation_namespace(&mut self, rv: &RangeVar) -> Result<Oid> {
-        let (engine, db, path) = (self.engine().clone(), self.database(), self.search_path()?);
-        let ctx = VisibilityContext::for_transaction(self.txn()?, engine.txns());
-        let oid = namespace::creation_namespace(&engine, db, &ctx, &path, rv)?;
-        if !super::lmgr::lock_namespace(&mut self.parts()?, oid, LockMode::AccessShare)? {
-            let name = namespace::namespace_name(&engine, db, &ctx, oid)?.unwrap_or_default();
-            return Err(namespace::missing_schema(&name));
+        let mut locked = None;
+        loop {
+            let (engine, db, path) = (self.engine().clone(), self.database(), self.search_path()?);
+            let ctx = VisibilityContext::for_transaction(self.txn()?, engine.txns());
+            let oid = namespace::creation_namespace(&engine, db, &ctx, &path, rv)?;
+            if locked == Some(oid) {
+                return Ok(oid);
+            }
+            super::lmgr::lock_namespace(&mut self.parts()?, oid, LockMode::AccessShare)?;
+            locked = Some(oid);
         }
-        Ok(oid)
     }
 
     /// schema_oid -- the schema named `name`; 3F000 if there is none.

@@ -5,14 +5,11 @@
 //! the statement's plan log, so a kept plan takes them again.
 
 use super::context::{BackendEnv, ExecParts};
-use crate::catalog::namespace;
 use crate::catalog::schema::PG_NAMESPACE;
 use crate::error::{Result, SqlError};
-use sluice_access::heap::visibility::VisibilityContext;
 use sluice_common::Oid;
 use sluice_guc::Settings;
 use sluice_txn::lmgr::{LockError, LockMode, LockTag, LockWaitParams};
-use sluice_txn::Csn;
 
 /// Takes a table lock under the statement's transaction; waits are interrupted
 /// by cancel and timeouts.
@@ -50,14 +47,17 @@ pub(crate) fn lock_object(
     acquire_with_settings(&parts.env, false, None, |params| txn.lock(tag, mode, params))
 }
 
-/// lock_namespace -- locks schema `oid` in `mode`; then whether it still
-/// exists in the latest committed catalogs (a DROP SCHEMA may have
-/// committed while this waited).
-pub(crate) fn lock_namespace(parts: &mut ExecParts, oid: Oid, mode: LockMode) -> Result<bool> {
+/// lock_namespace -- locks schema `oid` in `mode`. A schema change that
+/// committed while this waited is not in the statement's snapshot: under
+/// READ COMMITTED the snapshot is renewed, so that looking the schema up
+/// again by name sees it (PostgreSQL accepts invalidation messages after
+/// locking and its callers look the name up again, as these do).
+pub(crate) fn lock_namespace(parts: &mut ExecParts, oid: Oid, mode: LockMode) -> Result<()> {
     lock_object(parts, PG_NAMESPACE.oid, oid, mode)?;
-    let mut ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
-    ctx.snapshot.csn = Csn::LATEST;
-    Ok(namespace::namespace_name(parts.engine, parts.env.database, &ctx, oid)?.is_some())
+    if parts.engine.txns().catalog_changes().changed_since(&parts.txn.snapshot()) {
+        parts.txn.end_statement();
+    }
+    Ok(())
 }
 
 /// acquire_with_settings -- runs `acquire` with wait parameters from the

@@ -60,7 +60,8 @@ pub fn set_schema(
     }
     refuse_owned_sequence(cx, &rel)?;
     let target = cx.schema_oid(&stmt.newschema)?;
-    if !lock_namespace(&mut cx.parts()?, target, LockMode::AccessShare)? {
+    lock_namespace(&mut cx.parts()?, target, LockMode::AccessShare)?;
+    if cx.schema_oid(&stmt.newschema)? != target {
         return Err(namespace::missing_schema(&stmt.newschema));
     }
     if target != rel.namespace {
