@@ -127,3 +127,53 @@ pub trait QuerySink {
         Err(no_client())
     }
 }
+
+/// A sink for statements a command runs on its own behalf (CREATE SCHEMA's
+/// elements, CREATE TABLE AS's insert, the members DROP SCHEMA takes
+/// along): their rows and command tags do not reach the client — the
+/// command answers with its own tag — but the last tag is kept for the
+/// caller; notices pass on unless muted.
+pub struct NestedSink<'s> {
+    outer: &'s mut dyn QuerySink,
+    notices: bool,
+    tag: Option<String>,
+}
+
+impl<'s> NestedSink<'s> {
+    /// A nested sink that passes notices on.
+    pub fn new(outer: &'s mut dyn QuerySink) -> NestedSink<'s> {
+        NestedSink { outer, notices: true, tag: None }
+    }
+
+    /// A nested sink that drops notices too (the caller reports for all).
+    pub fn muted(outer: &'s mut dyn QuerySink) -> NestedSink<'s> {
+        NestedSink { outer, notices: false, tag: None }
+    }
+
+    /// The command tag the nested statement completed with, if any.
+    pub fn last_tag(&self) -> Option<&str> {
+        self.tag.as_deref()
+    }
+}
+
+impl QuerySink for NestedSink<'_> {
+    fn columns(&mut self, _: &[OutputColumn]) -> Result<()> {
+        Ok(())
+    }
+
+    fn row(&mut self, _: &[Datum]) -> Result<()> {
+        Ok(())
+    }
+
+    fn complete(&mut self, tag: &str) -> Result<()> {
+        self.tag = Some(tag.to_string());
+        Ok(())
+    }
+
+    fn notice(&mut self, notice: &SqlError) -> Result<()> {
+        if self.notices {
+            self.outer.notice(notice)?;
+        }
+        Ok(())
+    }
+}

@@ -3,6 +3,7 @@
 
 pub mod comment;
 pub mod copy;
+pub mod createas;
 pub mod dbcommands;
 pub mod explain;
 pub mod extension;

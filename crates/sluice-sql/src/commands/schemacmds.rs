@@ -37,7 +37,7 @@ use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
 use crate::executor::lmgr::lock_namespace;
 use crate::parser::{node_str, quote_identifier};
-use crate::sink::{OutputColumn, QuerySink};
+use crate::sink::{NestedSink, QuerySink};
 use pg_query::protobuf::{
     AlterOwnerStmt, CreateSchemaStmt, DropBehavior, DropStmt, RangeVar, RoleSpec, RoleSpecType,
 };
@@ -162,40 +162,12 @@ fn run_element(
     node: &NodeEnum,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
-    let mut sink = NestedSink { outer: sink, notices: true };
+    let mut sink = NestedSink::new(sink);
     match node {
         NodeEnum::CreateSeqStmt(s) => sequence::create_sequence(cx, s, &mut sink),
         NodeEnum::CreateStmt(s) => tablecmds::create_table(cx, s, &mut sink),
         NodeEnum::IndexStmt(s) => super::indexcmds::create_index(cx, s, &mut sink),
         _ => Err(SqlError::internal("unexpected schema element")),
-    }
-}
-
-/// A sink for statements run on behalf of another: no rows or command tag
-/// of their own, notices passed on or not.
-struct NestedSink<'s> {
-    outer: &'s mut dyn QuerySink,
-    notices: bool,
-}
-
-impl QuerySink for NestedSink<'_> {
-    fn columns(&mut self, _: &[OutputColumn]) -> Result<()> {
-        Ok(())
-    }
-
-    fn row(&mut self, _: &[Datum]) -> Result<()> {
-        Ok(())
-    }
-
-    fn complete(&mut self, _: &str) -> Result<()> {
-        Ok(())
-    }
-
-    fn notice(&mut self, notice: &SqlError) -> Result<()> {
-        if self.notices {
-            self.outer.notice(notice)?;
-        }
-        Ok(())
     }
 }
 
@@ -413,12 +385,12 @@ fn drop_member(
 ) -> Result<()> {
     match member {
         Member::Relation(rel) if rel.kind == RelKind::Table => {
-            let mut quiet = NestedSink { outer: sink, notices: false };
+            let mut quiet = NestedSink::muted(sink);
             tablecmds::drop_table(cx, rel, true, &mut quiet)
         }
         Member::Relation(rel) => {
             lock_relation(cx, rel.oid, LockMode::AccessExclusive)?;
-            let mut quiet = NestedSink { outer: sink, notices: false };
+            let mut quiet = NestedSink::muted(sink);
             sequence::drop_dependent_defaults(cx, rel, true, &mut quiet)?;
             remove_relation(cx, rel)
         }

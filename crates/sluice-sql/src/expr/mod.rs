@@ -128,7 +128,7 @@ pub use naming::column_name;
 pub use oper::make_op;
 pub use regtypes::{function_named, function_signature, function_with_args, FunctionNamed};
 pub use tree::{BoolOp, BoolTestKind, CaseWhen, Expr};
-pub use typename::{parse_type_string, type_from_name};
+pub use typename::{parse_type_name, parse_type_string, type_from_name};
 
 use crate::Result;
 

@@ -106,22 +106,29 @@ pub fn type_from_name(tn: &TypeName) -> Result<(SqlType, i32)> {
 /// `SELECT NULL::name` the same way). Anything but a lone type name is
 /// 42601 `invalid type name`.
 pub fn parse_type_string(text: &str) -> Result<(SqlType, i32)> {
+    let type_name = parse_type_name(text)?;
+    // The positions would point into the made-up statement, not the string.
+    type_from_name(&type_name).map_err(|mut e| {
+        e.position = None;
+        e
+    })
+}
+
+/// parse_type_name -- the grammar's TypeName of a type as a cast spells it
+/// (what `format_type` prints parses back to the same type).
+pub fn parse_type_name(text: &str) -> Result<TypeName> {
     let invalid = || SqlError::syntax(format!("invalid type name \"{text}\""));
     let sql = format!("SELECT NULL::{text}");
     let parsed =
         pg_query::parse(&sql, pg_query::ParserOptions::default()).map_err(|_| invalid())?;
     let [statement] = parsed.protobuf.stmts.as_slice() else { return Err(invalid()) };
-    let type_name = statement
+    statement
         .stmt
         .as_ref()
         .and_then(|s| s.node.as_ref())
         .and_then(lone_cast_target)
-        .ok_or_else(invalid)?;
-    // The positions would point into the made-up statement, not the string.
-    type_from_name(type_name).map_err(|mut e| {
-        e.position = None;
-        e
-    })
+        .cloned()
+        .ok_or_else(invalid)
 }
 
 /// The type name of `SELECT NULL::name`, if the statement is nothing more.

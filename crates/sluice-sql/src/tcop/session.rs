@@ -313,6 +313,12 @@ impl Session {
             NodeEnum::AlterTableStmt(stmt) => commands::tablecmds::alter_table(self, stmt, sink),
             NodeEnum::RenameStmt(stmt) => commands::tablecmds::rename(self, stmt, sink),
             NodeEnum::CommentStmt(stmt) => commands::comment::comment(self, stmt, sink),
+            NodeEnum::CreateTableAsStmt(stmt) => {
+                commands::createas::create_table_as(self, stmt, &statement.text, sink)
+            }
+            NodeEnum::SelectStmt(select) if select.into_clause.is_some() => {
+                commands::createas::select_into(self, select, &statement.text, sink)
+            }
             NodeEnum::CreateSchemaStmt(stmt) => {
                 commands::schemacmds::create_schema(self, stmt, sink)
             }
