@@ -61,3 +61,13 @@ DROP TABLE vol;
 -- CREATE TABLE AS of what CREATE TABLE refuses, and materialized views.
 CREATE UNLOGGED TABLE ctas_unlogged AS SELECT 1;
 CREATE MATERIALIZED VIEW mv AS SELECT 1;
+-- Writing through a view (PostgreSQL's automatically updatable views).
+CREATE VIEW tview AS SELECT a, b FROM t;
+INSERT INTO tview VALUES (1, 2);
+UPDATE tview SET b = 3;
+DELETE FROM tview;
+DROP VIEW tview;
+-- View options and WITH CHECK OPTION.
+CREATE VIEW tview WITH (security_barrier) AS SELECT a FROM t;
+CREATE VIEW tview AS SELECT a FROM t WITH CHECK OPTION;
+CREATE TEMP VIEW tview AS SELECT a FROM t;

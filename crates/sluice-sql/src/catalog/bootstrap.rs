@@ -195,6 +195,7 @@ fn bootstrap_database(engine: &Engine, txn: &mut Transaction, db: Oid) -> Result
         insert(engine, db, &PG_AM, txn, &row)?;
     }
     insert_collations(engine, txn, db)?;
+    super::system_views::insert_sql_views(engine, txn, db)?;
     for def in ALL_CATALOGS {
         insert(engine, db, &PG_CLASS, txn, &catalog_class_row(def))?;
         for (i, (name, ty)) in def.columns.iter().enumerate() {
@@ -342,7 +343,7 @@ impl ClassRow<'_> {
         let am = match self.kind {
             RelKind::Table => HEAP_AM_OID,
             RelKind::Index => BTREE_AM_OID,
-            RelKind::Sequence => 0,
+            RelKind::Sequence | RelKind::View => 0,
         };
         let tablespace = if self.tablespace == sluice_common::DEFAULTTABLESPACE_OID {
             0
@@ -370,7 +371,8 @@ impl ClassRow<'_> {
             Datum::Oid(0),
             Datum::Oid(0),
             Datum::Int2(0),
-            Datum::Bool(false),
+            // relhasrules: a view's `_RETURN` rule.
+            Datum::Bool(self.kind == RelKind::View),
             Datum::Bool(false),
             Datum::Bool(false),
             Datum::Bool(false),

@@ -25,6 +25,7 @@ pub mod foreign_key;
 pub mod index;
 pub mod namespace;
 pub mod relation;
+pub mod rewrite;
 pub mod rows;
 pub mod schema;
 pub mod statistic;

@@ -544,8 +544,27 @@ pub const PG_DESCRIPTION: CatalogDef = CatalogDef {
     columns: &[("objoid", Oid), ("classoid", Oid), ("objsubid", Int4), ("description", Text)],
 };
 
+/// `pg_rewrite`: a view's `_RETURN` rule. `ev_action` holds the view's
+/// query as SQL text with every relation schema-qualified, where
+/// PostgreSQL keeps the analyzed query tree (see `commands/view.rs`).
+pub const PG_REWRITE: CatalogDef = CatalogDef {
+    oid: 2618,
+    name: "pg_rewrite",
+    shared: false,
+    columns: &[
+        ("oid", Oid),
+        ("rulename", Name),
+        ("ev_class", Oid),
+        ("ev_type", Text),
+        ("ev_enabled", Text),
+        ("is_instead", Bool),
+        ("ev_qual", Text),
+        ("ev_action", Text),
+    ],
+};
+
 /// Every catalog, shared ones first.
-pub const ALL_CATALOGS: [&CatalogDef; 25] = [
+pub const ALL_CATALOGS: [&CatalogDef; 26] = [
     &PG_AUTHID,
     &PG_DATABASE,
     &PG_AUTH_MEMBERS,
@@ -571,6 +590,7 @@ pub const ALL_CATALOGS: [&CatalogDef; 25] = [
     &PG_PUBLICATION_REL,
     &PG_EXTENSION,
     &PG_DESCRIPTION,
+    &PG_REWRITE,
 ];
 
 /// The catalog with this OID, if it is one.
@@ -610,6 +630,8 @@ pub enum RelKind {
     Sequence,
     /// An index ('i').
     Index,
+    /// A view ('v'): no storage, a `pg_rewrite` row holds its query.
+    View,
 }
 
 impl RelKind {
@@ -619,6 +641,7 @@ impl RelKind {
             RelKind::Table => "r",
             RelKind::Sequence => "S",
             RelKind::Index => "i",
+            RelKind::View => "v",
         }
     }
 
@@ -628,6 +651,7 @@ impl RelKind {
             "r" => Some(RelKind::Table),
             "S" => Some(RelKind::Sequence),
             "i" => Some(RelKind::Index),
+            "v" => Some(RelKind::View),
             _ => None,
         }
     }

@@ -7,6 +7,75 @@
 //! `executor/pgstat_views.rs`, `executor/backend_status.rs`). The planner
 //! needs only to tell these names apart from tables, which is what this
 //! module answers; a name listed here must be computable there.
+//!
+//! The views that are plain queries over the catalogs ([`SQL_VIEWS`],
+//! PostgreSQL's definitions) are real views instead: `initdb` stores them
+//! in `pg_catalog` like any view (`pg_class` kind `v`, a `_RETURN` rule),
+//! with PostgreSQL 15's OIDs, and the planner reads them as it reads a
+//! user's.
+
+use super::bootstrap::{attribute_row, ClassRow};
+use super::insert;
+use super::rewrite::rule_row;
+use super::schema::{RelKind, PG_ATTRIBUTE, PG_CATALOG_NAMESPACE, PG_CLASS, PG_REWRITE};
+use crate::error::Result;
+use sluice_access::Engine;
+use sluice_common::Oid;
+use sluice_txn::Transaction;
+use sluice_types::SqlType;
+
+/// A system view defined by SQL: its OID and its rule's, its name, its
+/// columns and its query.
+pub struct SqlView {
+    oid: Oid,
+    rule: Oid,
+    name: &'static str,
+    columns: &'static [(&'static str, SqlType)],
+    query: &'static str,
+}
+
+/// The system views that are queries over the catalogs.
+pub const SQL_VIEWS: [SqlView; 1] = [SqlView {
+    oid: 12028,
+    rule: 12031,
+    name: "pg_views",
+    columns: &[
+        ("schemaname", SqlType::Name),
+        ("viewname", SqlType::Name),
+        ("viewowner", SqlType::Name),
+        ("definition", SqlType::Text),
+    ],
+    query: "SELECT n.nspname AS schemaname, c.relname AS viewname, \
+            pg_catalog.pg_get_userbyid(c.relowner) AS viewowner, \
+            pg_catalog.pg_get_viewdef(c.oid) AS definition \
+            FROM pg_catalog.pg_class c \
+            LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+            WHERE c.relkind = 'v'",
+}];
+
+/// insert_sql_views -- stores [`SQL_VIEWS`] in database `db` (initdb).
+pub fn insert_sql_views(engine: &Engine, txn: &mut Transaction, db: Oid) -> Result<()> {
+    for view in &SQL_VIEWS {
+        let class = ClassRow {
+            oid: view.oid,
+            name: view.name,
+            namespace: PG_CATALOG_NAMESPACE,
+            relfilenode: 0,
+            tablespace: sluice_common::DEFAULTTABLESPACE_OID,
+            shared: false,
+            kind: RelKind::View,
+            natts: view.columns.len() as i16,
+            options: None,
+        };
+        insert(engine, db, &PG_CLASS, txn, &class.values())?;
+        for (i, (name, ty)) in view.columns.iter().enumerate() {
+            let row = attribute_row(view.oid, name, *ty, -1, i as i16 + 1, false, false);
+            insert(engine, db, &PG_ATTRIBUTE, txn, &row)?;
+        }
+        insert(engine, db, &PG_REWRITE, txn, &rule_row(view.rule, view.oid, view.query))?;
+    }
+    Ok(())
+}
 
 /// Views over the backends' and the server's live state.
 const LIVE_VIEWS: [&str; 10] = [

@@ -54,6 +54,7 @@ mod text;
 mod to;
 
 use crate::catalog::relation::{self, RelationDesc};
+use crate::catalog::schema::RelKind;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
 use crate::executor::context::ExecParts;
@@ -94,10 +95,21 @@ pub fn copy(cx: &mut dyn BackendContext, stmt: &CopyStmt, sink: &mut dyn QuerySi
 /// Opens the COPY's table, locked in `mode`. COPY names no position in
 /// errors about its table, unlike queries.
 fn open_table(parts: &mut ExecParts, rv: &RangeVar, mode: LockMode) -> Result<RelationDesc> {
-    open_relation(parts, rv, mode).map_err(|mut e| {
+    let rel = open_relation(parts, rv, mode).map_err(|mut e| {
         e.position = None;
         e
-    })
+    })?;
+    if rel.kind == RelKind::View {
+        // COPY FROM writes (RowExclusive); COPY TO reads.
+        return Err(if mode == LockMode::RowExclusive {
+            SqlError::new("42809", format!("cannot copy to view \"{}\"", rel.name))
+                .with_hint("To enable copying to a view, provide an INSTEAD OF INSERT trigger.")
+        } else {
+            SqlError::new("42809", format!("cannot copy from view \"{}\"", rel.name))
+                .with_hint("Try the COPY (SELECT ...) TO variant.")
+        });
+    }
+    Ok(rel)
 }
 
 /// The names in a list of `String` nodes (a column list).

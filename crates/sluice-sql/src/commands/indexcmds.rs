@@ -177,6 +177,7 @@ pub(crate) fn kind_plural(kind: RelKind) -> &'static str {
         RelKind::Table => "tables",
         RelKind::Sequence => "sequences",
         RelKind::Index => "indexes",
+        RelKind::View => "views",
     }
 }
 

@@ -14,5 +14,6 @@ pub mod tablecmds;
 pub mod trigger;
 pub mod truncate;
 pub mod variable;
+pub mod view;
 
 pub use crate::executor::maintenance::Maintenance;

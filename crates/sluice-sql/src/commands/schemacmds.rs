@@ -331,7 +331,7 @@ fn members_of(cx: &mut dyn BackendContext, schema: Oid) -> Result<Vec<Dependent>
     let mut relations = Vec::new();
     for (_, row) in &classes {
         if let Some(rel) = find_by_oid(&engine, db, cx.txn()?, oid_of(&row[0]))? {
-            if matches!(rel.kind, RelKind::Table | RelKind::Sequence) {
+            if matches!(rel.kind, RelKind::Table | RelKind::Sequence | RelKind::View) {
                 relations.push(rel);
             }
         }
@@ -349,7 +349,11 @@ fn members_of(cx: &mut dyn BackendContext, schema: Oid) -> Result<Vec<Dependent>
     let path = cx.search_path()?;
     let mut members = Vec::new();
     for rel in relations {
-        let kind = if rel.kind == RelKind::Table { "table" } else { "sequence" };
+        let kind = match rel.kind {
+            RelKind::Table => "table",
+            RelKind::View => "view",
+            _ => "sequence",
+        };
         let ctx = sluice_access::heap::visibility::VisibilityContext::for_transaction(
             cx.txn()?,
             engine.txns(),
@@ -387,6 +391,13 @@ fn drop_member(
         Member::Relation(rel) if rel.kind == RelKind::Table => {
             let mut quiet = NestedSink::muted(sink);
             tablecmds::drop_table(cx, rel, true, &mut quiet)
+        }
+        Member::Relation(rel) if rel.kind == RelKind::View => {
+            let mut quiet = NestedSink::muted(sink);
+            lock_relation(cx, rel.oid, LockMode::AccessExclusive)?;
+            super::view::drop_dependent_views(cx, rel, "view", true, &mut quiet)?;
+            super::view::drop_rule(cx, rel.oid)?;
+            remove_relation(cx, rel)
         }
         Member::Relation(rel) => {
             lock_relation(cx, rel.oid, LockMode::AccessExclusive)?;

@@ -361,6 +361,7 @@ pub fn drop(cx: &mut dyn BackendContext, stmt: &DropStmt, sink: &mut dyn QuerySi
         Some(ObjectType::ObjectIndex) => super::indexcmds::drop_indexes(cx, stmt, sink),
         Some(ObjectType::ObjectExtension) => super::extension::drop_extensions(cx, stmt, sink),
         Some(ObjectType::ObjectSchema) => super::schemacmds::drop_schemas(cx, stmt, sink),
+        Some(ObjectType::ObjectView) => super::view::drop_views(cx, stmt, sink),
         _ => Err(SqlError::unsupported("only DROP TABLE and DROP SEQUENCE are supported yet")),
     }
 }
@@ -389,8 +390,14 @@ fn drop_tables(
         };
         refuse_system_catalog(&rel)?;
         if rel.kind != RelKind::Table {
-            return Err(SqlError::new("42809", format!("\"{name}\" is not a table"))
-                .with_hint("Use DROP SEQUENCE to remove a sequence."));
+            let hint = match rel.kind {
+                RelKind::View => "Use DROP VIEW to remove a view.",
+                RelKind::Index => "Use DROP INDEX to remove an index.",
+                _ => "Use DROP SEQUENCE to remove a sequence.",
+            };
+            return Err(
+                SqlError::new("42809", format!("\"{name}\" is not a table")).with_hint(hint)
+            );
         }
         let cascade = stmt.behavior == pg_query::protobuf::DropBehavior::DropCascade as i32;
         drop_table(cx, &rel, cascade, sink)?;
@@ -408,6 +415,7 @@ pub(crate) fn drop_table(
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
     lock_relation(cx, rel.oid, LockMode::AccessExclusive)?;
+    super::view::drop_dependent_views(cx, rel, "table", cascade, sink)?;
     let desc = describe(cx, rel.oid)?;
     foreign_key::drop_referencing_keys(cx, &desc, cascade, sink)?;
     super::indexcmds::drop_table_indexes(cx, rel.oid)?;
@@ -456,6 +464,9 @@ pub(crate) fn remove_relation(cx: &mut dyn BackendContext, rel: &RelationId) -> 
     // Later steps of the same statement must see these rows gone
     // (PostgreSQL's CommandCounterIncrement).
     txn.increment_command();
+    if rel.kind == RelKind::View {
+        return Ok(());
+    }
     cx.xact()?.delete_on_commit(rel.locator);
     // Its cumulative statistics go with it (pgstat_drop_relation).
     cx.xact()?.at_transaction_end(true, move |engine| engine.stats().drop_relation(db, oid));

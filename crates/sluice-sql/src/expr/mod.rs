@@ -272,6 +272,8 @@ pub enum SessionFunction {
     GetIndexDef,
     /// `pg_get_constraintdef(constraint oid [, pretty boolean])`: `text`.
     GetConstraintDef,
+    /// `pg_get_viewdef(view oid | name [, pretty boolean])`: `text`.
+    GetViewDef,
     /// `obj_description(object oid [, catalog name])`: `text`.
     ObjDescription,
     /// `col_description(table oid, column integer)`: `text`.

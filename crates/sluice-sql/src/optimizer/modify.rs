@@ -264,12 +264,25 @@ fn dml_qual(clause: Option<&Node>, scope: &Scope, host: &mut PlanHost) -> Result
 fn open_target(
     parts: &mut dyn PlannerContext,
     rv: Option<&RangeVar>,
+    verb: &str,
 ) -> Result<(RelationDesc, Scope)> {
     let rv = rv.ok_or_else(|| SqlError::internal("UPDATE/DELETE without a table"))?;
     let rel = open_relation(parts, rv, LockMode::RowExclusive)?;
+    refuse_view_target(&rel, verb)?;
     let alias = rv.alias.as_ref().map_or_else(|| rel.name.clone(), |a| a.aliasname.clone());
     let scope = relation_scope(&rel, &alias);
     Ok((rel, scope))
+}
+
+/// refuse_view_target -- 0A000 for a view as the table of `verb` (`insert
+/// into`, `update`, `delete from`): PostgreSQL writes through simple views
+/// (automatically updatable views), which sluice does not do yet.
+pub(crate) fn refuse_view_target(rel: &RelationDesc, verb: &str) -> Result<()> {
+    if rel.kind != crate::catalog::schema::RelKind::View {
+        return Ok(());
+    }
+    Err(SqlError::unsupported(format!("cannot {verb} view \"{}\"", rel.name))
+        .with_detail("Automatically updatable views are not supported yet."))
 }
 
 /// The WHERE clause and RETURNING list of an UPDATE/DELETE.
@@ -308,7 +321,7 @@ fn plan_update(
         return Err(SqlError::unsupported("UPDATE ... FROM is not supported yet"));
     }
     refuse(stmt.with_clause.is_some(), "WITH in UPDATE is not supported yet")?;
-    let (rel, scope) = open_target(parts, stmt.relation.as_ref())?;
+    let (rel, scope) = open_target(parts, stmt.relation.as_ref(), "update")?;
     let mut planner = Planner::new(parts);
     let mut plan_host = PlanHost::with_planner(param_types, &mut planner, &scope);
     let targets = update_targets(&rel, &stmt.target_list, &scope, &mut plan_host)?;
@@ -334,7 +347,7 @@ fn plan_delete(
         return Err(SqlError::unsupported("DELETE ... USING is not supported yet"));
     }
     refuse(stmt.with_clause.is_some(), "WITH in DELETE is not supported yet")?;
-    let (rel, scope) = open_target(parts, stmt.relation.as_ref())?;
+    let (rel, scope) = open_target(parts, stmt.relation.as_ref(), "delete from")?;
     let mut planner = Planner::new(parts);
     let mut plan_host = PlanHost::with_planner(param_types, &mut planner, &scope);
     let (qual, returning) = where_and_returning(

@@ -17,6 +17,7 @@ mod relations;
 mod rowmarks;
 mod setop;
 mod targets;
+mod view;
 
 pub use crate::expr::relation_scope;
 use crate::optimizer::{
@@ -38,6 +39,7 @@ use super::planhost::PlanHost;
 use super::plannodes::{JoinKind, LockRowsSpec, Plan, RowMark, ScanMethod, SortKey};
 use crate::catalog::namespace::{self, missing_relation};
 use crate::catalog::relation::{self, RelationDesc};
+use crate::catalog::schema::RelKind;
 use crate::error::position;
 use crate::error::{Result, SqlError};
 use crate::expr::{
@@ -519,9 +521,7 @@ fn plan_from_item(
     lateral: &Scope,
 ) -> Result<FromItem> {
     match item.node.as_ref() {
-        Some(NodeEnum::RangeVar(rv)) => {
-            plan_range_var(pl, rv, params).map(|(plan, scope)| FromItem::plain(plan, scope))
-        }
+        Some(NodeEnum::RangeVar(rv)) => plan_range_var(pl, rv, params),
         Some(NodeEnum::RangeFunction(rf)) => from_functions::plan_function(pl, rf, params, lateral),
         Some(NodeEnum::JoinExpr(join)) => plan_join(pl, join, params, lateral),
         Some(NodeEnum::RangeSubselect(sub)) => plan_subselect(pl, sub, params, lateral),
@@ -534,14 +534,14 @@ fn plan_range_var(
     pl: &mut Planner,
     rv: &protobuf::RangeVar,
     params: &mut Vec<Option<SqlType>>,
-) -> Result<(Plan, Scope)> {
+) -> Result<FromItem> {
     let mut hidden_cte = false;
     if rv.schemaname.is_empty() {
         match cte::lookup(pl, params, &rv.relname, position(rv.location))? {
             cte::Lookup::Found(plan, columns) => {
                 let scope = alias_scope(columns, rv.alias.as_ref(), &rv.relname)?;
                 pl.row_mark_for(refname(rv), FromKind::Cte);
-                return Ok((*plan, scope));
+                return Ok(FromItem::plain(*plan, scope));
             }
             cte::Lookup::Hidden => hidden_cte = true,
             cte::Lookup::Missing => {}
@@ -550,14 +550,18 @@ fn plan_range_var(
     if is_system_view(rv) {
         let view = pl.parts().system_view_rows(&rv.relname)?;
         let scope = alias_scope(view.columns, rv.alias.as_ref(), &rv.relname)?;
-        return Ok((Plan::Rows(view.rows), scope));
+        return Ok(FromItem::plain(Plan::Rows(view.rows), scope));
     }
-    let mark = pl.row_mark_for(refname(rv), FromKind::Relation);
-    let mode = if mark.is_some() { LockMode::RowShare } else { LockMode::AccessShare };
+    let marked = pl.marks_table(refname(rv));
+    let mode = if marked { LockMode::RowShare } else { LockMode::AccessShare };
     let rel = match open_relation(pl.parts(), rv, mode) {
         Err(e) if hidden_cte && e.code == "42P01" => return Err(cte::hidden_error(e, &rv.relname)),
         other => other?,
     };
+    if rel.kind == RelKind::View {
+        return view::plan_view(pl, rv, &rel, params);
+    }
+    let mark = pl.row_mark_for(refname(rv), FromKind::Relation);
     let mut scope =
         alias_scope(relation_scope(&rel, &rel.name).columns, rv.alias.as_ref(), &rel.name)?;
     if let Some(spec) = mark {
@@ -565,7 +569,8 @@ fn plan_range_var(
         pl.note_marked(&rel, spec);
     }
     let alias = rv.alias.as_ref().map(|a| a.aliasname.clone()).filter(|a| *a != rel.name);
-    Ok((Plan::SeqScan { rel: Box::new(rel), needed: None, alias, ctid: mark.is_some() }, scope))
+    let scan = Plan::SeqScan { rel: Box::new(rel), needed: None, alias, ctid: mark.is_some() };
+    Ok(FromItem::plain(scan, scope))
 }
 
 /// The name a FROM table goes by: its alias, else its name.

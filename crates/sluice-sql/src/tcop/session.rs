@@ -319,6 +319,9 @@ impl Session {
             NodeEnum::SelectStmt(select) if select.into_clause.is_some() => {
                 commands::createas::select_into(self, select, &statement.text, sink)
             }
+            NodeEnum::ViewStmt(stmt) => {
+                commands::view::create_view(self, stmt, &statement.text, sink)
+            }
             NodeEnum::CreateSchemaStmt(stmt) => {
                 commands::schemacmds::create_schema(self, stmt, sink)
             }

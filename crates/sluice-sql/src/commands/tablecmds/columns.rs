@@ -301,6 +301,7 @@ pub(crate) fn drop_column(
         }
         return Err(SqlError::new("42703", message));
     };
+    crate::commands::view::refuse_if_viewed(cx, table.oid, "dropping a column")?;
     let attnum = index as i16 + 1;
     drop_dependent_indexes(cx, table, index)?;
     drop_dependent_checks(cx, table, attnum)?;

@@ -55,6 +55,7 @@ pub fn rename(
         Some(ObjectType::ObjectTable) => "ALTER TABLE",
         Some(ObjectType::ObjectIndex) => "ALTER INDEX",
         Some(ObjectType::ObjectSequence) => "ALTER SEQUENCE",
+        Some(ObjectType::ObjectView) => "ALTER VIEW",
         _ => return Err(SqlError::unsupported("this RENAME form is not supported yet")),
     };
     let rv = stmt.relation.as_ref().ok_or_else(|| SqlError::internal("RENAME without relation"))?;
@@ -75,6 +76,7 @@ pub fn rename(
         .ok_or_else(|| crate::catalog::namespace::missing_relation(&rv.relname))?;
     match rename_type {
         Some(ObjectType::ObjectColumn) => {
+            crate::commands::view::refuse_if_viewed(cx, rel.oid, "renaming a column")?;
             rename_column(cx, &rel, &stmt.subname, &stmt.newname)?;
             super::touch_class_row(cx, rel.oid)?;
         }
@@ -83,7 +85,10 @@ pub fn rename(
             rename_constraint(cx, &table, &stmt.subname, &stmt.newname)?;
             super::touch_class_row(cx, rel.oid)?;
         }
-        _ => rename_relation(cx, &rel, &stmt.newname)?,
+        _ => {
+            crate::commands::view::refuse_if_viewed(cx, rel.oid, "renaming")?;
+            rename_relation(cx, &rel, &stmt.newname)?
+        }
     }
     sink.complete(tag)
 }
@@ -94,6 +99,9 @@ fn check_kind(rel: &RelationId, target: Option<ObjectType>) -> Result<()> {
     match target {
         Some(ObjectType::ObjectSequence) if rel.kind != RelKind::Sequence => {
             Err(SqlError::new("42809", format!("\"{}\" is not a sequence", rel.name)))
+        }
+        Some(ObjectType::ObjectView) if rel.kind != RelKind::View => {
+            Err(SqlError::new("42809", format!("\"{}\" is not a view", rel.name)))
         }
         _ => Ok(()),
     }

@@ -39,6 +39,7 @@ pub fn set_schema(
         Some(ObjectType::ObjectTable) => "ALTER TABLE",
         Some(ObjectType::ObjectSequence) => "ALTER SEQUENCE",
         Some(ObjectType::ObjectIndex) => "ALTER INDEX",
+        Some(ObjectType::ObjectView) => "ALTER VIEW",
         _ => {
             return Err(SqlError::unsupported(
                 "this ALTER ... SET SCHEMA form is not supported yet",
@@ -59,6 +60,7 @@ pub fn set_schema(
         return Err(SqlError::new("42809", format!("\"{}\" is not a sequence", rel.name)));
     }
     refuse_owned_sequence(cx, &rel)?;
+    crate::commands::view::refuse_if_viewed(cx, rel.oid, "moving")?;
     let target = cx.schema_oid(&stmt.newschema)?;
     lock_namespace(&mut cx.parts()?, target, LockMode::AccessShare)?;
     if cx.schema_oid(&stmt.newschema)? != target {

@@ -169,6 +169,27 @@ fn check_def(row: &[Datum], pretty: bool) -> String {
     def
 }
 
+/// `pg_get_viewdef(view [, pretty])`: the view's stored query (every
+/// relation schema-qualified, `*` spelled out; see `commands/view.rs`) as
+/// PostgreSQL starts and ends it, with a space and a semicolon. PostgreSQL
+/// prints its query tree with its own layout and qualified column names,
+/// which sluice's stored text does not reproduce. NULL for a relation that
+/// is not a view; 42P01 for a name that finds nothing.
+pub(super) fn view_def(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
+    let oid = match args.first() {
+        Some(Datum::Oid(oid)) => *oid,
+        Some(Datum::Text(name)) => super::regproc::relation_oid(host, name)?,
+        _ => return Ok(Datum::Null),
+    };
+    let Some(rel) = relation(host, oid)? else { return Ok(Datum::Null) };
+    if rel.kind != crate::catalog::schema::RelKind::View {
+        return Ok(Datum::Null);
+    }
+    let (engine, db) = (host.env().engine.clone(), host.env().database);
+    let text = crate::catalog::rewrite::view_query(&engine, db, host.visibility(), oid)?;
+    Ok(Datum::Text(format!(" {text};")))
+}
+
 /// `pg_get_expr(expr, relation [, pretty])`: the stored SQL text, without
 /// its outer parentheses in pretty mode, its `'name'::regclass` constants
 /// named as regclass output names them.

@@ -17,6 +17,7 @@ pub(super) fn plan_insert(
     let overriding = Overriding::of(stmt);
     let rv = stmt.relation.as_ref().ok_or_else(|| SqlError::internal("INSERT without a table"))?;
     let rel = open_relation(parts, rv, LockMode::RowExclusive)?;
+    super::refuse_view_target(&rel, "insert into")?;
     let alias = rv.alias.as_ref().map_or_else(|| rel.name.clone(), |a| a.aliasname.clone());
     let targets = insert_columns(&rel, &stmt.cols)?;
     let defaults = column_defaults(&rel, param_types)?;

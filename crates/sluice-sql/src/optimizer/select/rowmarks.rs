@@ -200,6 +200,12 @@ impl Planner<'_, '_> {
         request.spec_for(name)
     }
 
+    /// marks_table -- whether a locking clause covers the FROM item `name`
+    /// (nothing recorded: the item's kind is not known yet).
+    pub(crate) fn marks_table(&self, name: &str) -> bool {
+        self.locking.as_ref().is_some_and(|r| r.spec_for(name).is_some())
+    }
+
     /// note_marked -- records that table `rel` of the query being planned
     /// has its rows locked as `spec` (its scan returns row addresses).
     pub(crate) fn note_marked(&mut self, rel: &RelationDesc, spec: RowLockSpec) {

@@ -22,6 +22,7 @@ pub(super) fn writing_command(node: &NodeEnum) -> Option<String> {
         NodeEnum::RenameStmt(_) => "ALTER TABLE",
         NodeEnum::CommentStmt(_) => "COMMENT",
         NodeEnum::CreateSchemaStmt(_) => "CREATE SCHEMA",
+        NodeEnum::ViewStmt(_) => "CREATE VIEW",
         NodeEnum::CreateTableAsStmt(_) => "CREATE TABLE AS",
         NodeEnum::AlterOwnerStmt(_) | NodeEnum::AlterObjectSchemaStmt(_) => "ALTER",
         NodeEnum::TruncateStmt(_) => "TRUNCATE TABLE",

@@ -1,0 +1,90 @@
+//! A view in FROM (PostgreSQL's rewriter, `rewrite/rewriteHandler.c`,
+//! which replaces a view's range table entry by its `_RETURN` rule's query).
+//!
+//! The view's stored query (`catalog/rewrite.rs`: SQL text with every
+//! relation schema-qualified) is parsed and planned as a subquery in FROM,
+//! named as the view is named in the query and with the view's column
+//! names (the alias's column list, where given, renames them further). Its
+//! relations are locked as any subquery's. FOR UPDATE of a view locks the
+//! rows of its tables, as a subquery's does. The plan's columns must be the
+//! view's: a `*` over a subquery that a later change widened makes the view
+//! unreadable rather than shift its columns (see `commands/view.rs`).
+
+use super::*;
+use crate::catalog::rewrite::view_query;
+use pg_query::protobuf::{Alias, RangeSubselect};
+
+/// plan_view -- view `rel`, named by `rv`, as a subquery.
+pub(super) fn plan_view(
+    pl: &mut Planner,
+    rv: &protobuf::RangeVar,
+    rel: &RelationDesc,
+    params: &mut Vec<Option<SqlType>>,
+) -> Result<FromItem> {
+    let query = stored_select(pl, rel)?;
+    let names: Vec<&str> = rel.live_columns().map(|i| rel.columns[i].name.as_str()).collect();
+    let given: Vec<String> = rv
+        .alias
+        .as_ref()
+        .map(|a| a.colnames.iter().filter_map(crate::parser::node_str).collect())
+        .unwrap_or_default();
+    if given.len() > names.len() {
+        return Err(SqlError::new(
+            "42P10",
+            format!(
+                "table \"{}\" has {} columns available but {} columns specified",
+                refname(rv),
+                names.len(),
+                given.len()
+            ),
+        ));
+    }
+    let colnames = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| given.get(i).cloned().unwrap_or_else(|| name.to_string()))
+        .map(|name| Node { node: Some(NodeEnum::String(protobuf::String { sval: name })) })
+        .collect();
+    let alias = Alias { aliasname: refname(rv).to_string(), colnames };
+    let sub = RangeSubselect {
+        lateral: false,
+        subquery: Some(Box::new(Node { node: Some(NodeEnum::SelectStmt(Box::new(query))) })),
+        alias: Some(alias),
+    };
+    let item = plan_subselect(pl, &sub, params, &Scope::default())?;
+    check_columns(rel, &item.scope)?;
+    Ok(item)
+}
+
+/// The view's stored query, parsed.
+fn stored_select(pl: &mut Planner, rel: &RelationDesc) -> Result<SelectStmt> {
+    let text = {
+        let parts = pl.parts().planner_parts();
+        let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
+        view_query(parts.engine, parts.database, &ctx, rel.oid)?
+    };
+    let statement = crate::parser::parse(&text)?.into_iter().next();
+    match statement.map(|s| s.node) {
+        Some(NodeEnum::SelectStmt(select)) => Ok(*select),
+        _ => Err(SqlError::internal(format!("view \"{}\" has no query", rel.name))),
+    }
+}
+
+/// 55000 when the planned query no longer returns the view's columns.
+fn check_columns(rel: &RelationDesc, scope: &Scope) -> Result<()> {
+    let planned: Vec<_> = scope.columns.iter().filter(|c| !c.name.starts_with('\0')).collect();
+    let expected: Vec<_> = rel.live_columns().map(|i| &rel.columns[i]).collect();
+    let same =
+        planned.len() == expected.len() && planned.iter().zip(&expected).all(|(p, e)| p.ty == e.ty);
+    if same {
+        return Ok(());
+    }
+    Err(SqlError::new(
+        "55000",
+        format!("the query of view \"{}\" no longer returns the view's columns", rel.name),
+    )
+    .with_detail(
+        "A \"*\" in the view's query stands for other columns than when the view was created.",
+    )
+    .with_hint("Recreate the view."))
+}
