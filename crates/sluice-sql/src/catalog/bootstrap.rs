@@ -199,12 +199,13 @@ fn bootstrap_database(engine: &Engine, txn: &mut Transaction, db: Oid) -> Result
     for def in ALL_CATALOGS {
         insert(engine, db, &PG_CLASS, txn, &catalog_class_row(def))?;
         for (i, (name, ty)) in def.columns.iter().enumerate() {
+            let not_null = !super::schema::nullable_column(name, *ty);
             insert(
                 engine,
                 db,
                 &PG_ATTRIBUTE,
                 txn,
-                &attribute_row(def.oid, name, *ty, -1, i as i16 + 1, true, false),
+                &attribute_row(def.oid, name, *ty, -1, i as i16 + 1, not_null, false),
             )?;
         }
     }

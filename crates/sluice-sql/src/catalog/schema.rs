@@ -598,6 +598,35 @@ pub fn catalog_by_oid(oid: Oid) -> Option<&'static CatalogDef> {
     ALL_CATALOGS.iter().copied().find(|c| c.oid == oid)
 }
 
+/// Catalog columns whose text stands for what PostgreSQL keeps as a
+/// nullable variable-length value (`pg_node_tree`, a locale, options).
+const NULLABLE_TEXT: [&str; 17] = [
+    "reloptions",
+    "relpartbound",
+    "daticulocale",
+    "indexprs",
+    "indpred",
+    "conbin",
+    "tgqual",
+    "partexprs",
+    "colliculocale",
+    "collversion",
+    "collcollate",
+    "collctype",
+    "polqual",
+    "polwithcheck",
+    "stxexprs",
+    "prqual",
+    "ev_qual",
+];
+
+/// nullable_column -- whether catalog column `name` of type `ty` may be
+/// NULL: as in PostgreSQL (genbki marks the rest NOT NULL), arrays, the
+/// stored values of `bytea` and the nullable text columns above.
+pub fn nullable_column(name: &str, ty: SqlType) -> bool {
+    matches!(ty, SqlType::Array(_)) || ty == Bytea || (ty == Text && NULLABLE_TEXT.contains(&name))
+}
+
 /// `pg_catalog`'s OID.
 pub const PG_CATALOG_NAMESPACE: Oid = 11;
 /// `public`'s OID.
