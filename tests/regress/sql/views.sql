@@ -68,3 +68,31 @@ CREATE VIEW tv AS SELECT a FROM t;
 ALTER VIEW tv RENAME TO tv2;
 SELECT * FROM tv2;
 DROP VIEW tv2;
+-- Renaming and moving what a view reads; dropping a column it needs.
+CREATE TABLE base (a int, b text, c int);
+INSERT INTO base VALUES (1, 'one', 10);
+CREATE VIEW bv AS SELECT a, b AS label, base.c FROM base WHERE a > 0;
+CREATE VIEW bv2 AS SELECT * FROM bv;
+ALTER TABLE base RENAME TO base2;
+SELECT * FROM bv2;
+ALTER TABLE base2 RENAME COLUMN a TO a2;
+ALTER TABLE base2 RENAME COLUMN c TO c2;
+SELECT * FROM bv;
+\d bv
+CREATE SCHEMA moved;
+ALTER TABLE base2 SET SCHEMA moved;
+SELECT * FROM bv;
+ALTER TABLE moved.base2 ADD COLUMN d int;
+ALTER TABLE moved.base2 DROP COLUMN d;
+ALTER TABLE moved.base2 DROP COLUMN b;
+ALTER TABLE moved.base2 DROP COLUMN b CASCADE;
+SELECT relname FROM pg_class WHERE relname IN ('bv', 'bv2');
+SELECT * FROM moved.base2;
+DROP SCHEMA moved CASCADE;
+-- Views that read each other.
+CREATE TABLE r (x int);
+CREATE VIEW r1 AS SELECT x FROM r;
+CREATE VIEW r2 AS SELECT x FROM r1;
+CREATE OR REPLACE VIEW r1 AS SELECT x FROM r2;
+SELECT * FROM r2;
+DROP TABLE r CASCADE;

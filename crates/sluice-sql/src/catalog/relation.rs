@@ -108,6 +108,17 @@ pub struct RelationDesc {
 }
 
 impl RelationDesc {
+    /// The relation's identity, without its columns.
+    pub fn id(&self) -> RelationId {
+        RelationId {
+            oid: self.oid,
+            name: self.name.clone(),
+            namespace: self.namespace,
+            locator: self.locator,
+            kind: self.kind,
+        }
+    }
+
     /// The column types, in order.
     pub fn types(&self) -> Vec<SqlType> {
         self.columns.iter().map(|c| c.ty).collect()

@@ -24,7 +24,7 @@ use sluice_types::Datum;
 /// `pg_rewrite.ev_class`'s position.
 const EV_CLASS: usize = 2;
 /// `pg_rewrite.ev_action`'s position.
-const EV_ACTION: usize = 7;
+pub const EV_ACTION: usize = 7;
 
 /// The class of rules (`pg_rewrite`'s OID), for `pg_depend`.
 pub const REWRITE_CLASS: Oid = PG_REWRITE.oid;

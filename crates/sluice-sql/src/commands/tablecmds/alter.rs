@@ -174,7 +174,10 @@ fn run_subcommand(
         Ok(AtSetNotNull) => columns::set_not_null(cx, table, &cmd.name),
         Ok(AtDropNotNull) => columns::drop_not_null(cx, table, &cmd.name),
         Ok(AtAddColumn) => add_column(cx, table, cmd, checks_named, sink),
-        Ok(AtDropColumn) => columns::drop_column(cx, table, &cmd.name, cmd.missing_ok, sink),
+        Ok(AtDropColumn) => {
+            let cascade = cmd.behavior == pg_query::protobuf::DropBehavior::DropCascade as i32;
+            columns::drop_column(cx, table, &cmd.name, cmd.missing_ok, cascade, sink)
+        }
         Ok(AtChangeOwner) => change_owner(cx, table, cmd),
         Ok(AtAddIdentity) => columns::add_identity(cx, table, &cmd.name, def),
         Ok(AtDropIdentity) => columns::drop_identity(cx, table, &cmd.name, cmd.missing_ok, sink),

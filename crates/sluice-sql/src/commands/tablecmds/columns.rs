@@ -292,6 +292,7 @@ pub(crate) fn drop_column(
     table: &RelationDesc,
     name: &str,
     missing_ok: bool,
+    cascade: bool,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
     let Some(index) = table.column_index(name) else {
@@ -301,7 +302,6 @@ pub(crate) fn drop_column(
         }
         return Err(SqlError::new("42703", message));
     };
-    crate::commands::view::refuse_if_viewed(cx, table.oid, "dropping a column")?;
     let attnum = index as i16 + 1;
     drop_dependent_indexes(cx, table, index)?;
     drop_dependent_checks(cx, table, attnum)?;
@@ -323,7 +323,9 @@ pub(crate) fn drop_column(
         row[ATT_NOTNULL] = Datum::Bool(false);
         row[ATT_HASDEF] = Datum::Bool(false);
         row[ATT_ISDROPPED] = Datum::Bool(true);
-    })
+    })?;
+    cx.txn()?.increment_command();
+    crate::commands::view::views_without_column(cx, table, name, cascade, sink)
 }
 
 /// Drops the indexes whose keys or predicate use column `index`.

@@ -76,9 +76,10 @@ pub fn rename(
         .ok_or_else(|| crate::catalog::namespace::missing_relation(&rv.relname))?;
     match rename_type {
         Some(ObjectType::ObjectColumn) => {
-            crate::commands::view::refuse_if_viewed(cx, rel.oid, "renaming a column")?;
             rename_column(cx, &rel, &stmt.subname, &stmt.newname)?;
             super::touch_class_row(cx, rel.oid)?;
+            cx.txn()?.increment_command();
+            crate::commands::view::rename_column_in_views(cx, &rel, &stmt.subname, &stmt.newname)?;
         }
         Some(ObjectType::ObjectTabconstraint) => {
             let table = describe(cx, rel.oid)?;
@@ -86,8 +87,10 @@ pub fn rename(
             super::touch_class_row(cx, rel.oid)?;
         }
         _ => {
-            crate::commands::view::refuse_if_viewed(cx, rel.oid, "renaming")?;
-            rename_relation(cx, &rel, &stmt.newname)?
+            rename_relation(cx, &rel, &stmt.newname)?;
+            cx.txn()?.increment_command();
+            let schema = cx.namespace_name(rel.namespace)?;
+            crate::commands::view::rename_in_views(cx, &rel, &schema, &stmt.newname)?;
         }
     }
     sink.complete(tag)

@@ -60,7 +60,6 @@ pub fn set_schema(
         return Err(SqlError::new("42809", format!("\"{}\" is not a sequence", rel.name)));
     }
     refuse_owned_sequence(cx, &rel)?;
-    crate::commands::view::refuse_if_viewed(cx, rel.oid, "moving")?;
     let target = cx.schema_oid(&stmt.newschema)?;
     lock_namespace(&mut cx.parts()?, target, LockMode::AccessShare)?;
     if cx.schema_oid(&stmt.newschema)? != target {
@@ -68,6 +67,7 @@ pub fn set_schema(
     }
     if target != rel.namespace {
         move_relation(cx, &rel, target, &stmt.newschema)?;
+        crate::commands::view::rename_in_views(cx, &rel, &stmt.newschema, &rel.name)?;
     }
     sink.complete(tag)
 }

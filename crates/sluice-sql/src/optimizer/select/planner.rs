@@ -79,6 +79,9 @@ pub(crate) struct Planner<'p, 'a> {
     /// The clause an enclosing query's FOR UPDATE passes to the FROM
     /// subquery about to be planned.
     pub(super) inherited_lock: Option<super::rowmarks::RowLockSpec>,
+    /// The views being expanded, outermost first (a view met again inside
+    /// itself is infinite recursion; see `view.rs`).
+    pub(super) views: Vec<sluice_common::Oid>,
 }
 
 impl<'p, 'a> Planner<'p, 'a> {
@@ -91,6 +94,7 @@ impl<'p, 'a> Planner<'p, 'a> {
             ctes: Vec::new(),
             locking: None,
             inherited_lock: None,
+            views: Vec::new(),
         }
     }
 

@@ -6,7 +6,9 @@
 //! named as the view is named in the query and with the view's column
 //! names (the alias's column list, where given, renames them further). Its
 //! relations are locked as any subquery's. FOR UPDATE of a view locks the
-//! rows of its tables, as a subquery's does. The plan's columns must be the
+//! rows of its tables, as a subquery's does. A view met again while its own
+//! query is expanded (views made to read each other by CREATE OR REPLACE)
+//! is PostgreSQL's 42P17 "infinite recursion detected in rules". The plan's columns must be the
 //! view's: a `*` over a subquery that a later change widened makes the view
 //! unreadable rather than shift its columns (see `commands/view.rs`).
 
@@ -51,7 +53,16 @@ pub(super) fn plan_view(
         subquery: Some(Box::new(Node { node: Some(NodeEnum::SelectStmt(Box::new(query))) })),
         alias: Some(alias),
     };
-    let item = plan_subselect(pl, &sub, params, &Scope::default())?;
+    if pl.views.contains(&rel.oid) {
+        return Err(SqlError::new(
+            "42P17",
+            format!("infinite recursion detected in rules for relation \"{}\"", rel.name),
+        ));
+    }
+    pl.views.push(rel.oid);
+    let item = plan_subselect(pl, &sub, params, &Scope::default());
+    pl.views.pop();
+    let item = item?;
     check_columns(rel, &item.scope)?;
     Ok(item)
 }
