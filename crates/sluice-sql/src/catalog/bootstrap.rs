@@ -175,11 +175,16 @@ fn bootstrap_database(engine: &Engine, txn: &mut Transaction, db: Oid) -> Result
     for (oid, name, owner) in [
         (PG_CATALOG_NAMESPACE, "pg_catalog", BOOTSTRAP_SUPERUSER),
         (PUBLIC_NAMESPACE, "public", DATABASE_OWNER_ROLE),
+        (
+            super::information_schema::INFORMATION_SCHEMA_NAMESPACE,
+            "information_schema",
+            BOOTSTRAP_SUPERUSER,
+        ),
     ] {
         let values = [Datum::Oid(oid), Datum::Text(name.into()), Datum::Oid(owner), Datum::Null];
         insert(engine, db, &PG_NAMESPACE, txn, &values)?;
     }
-    for ty in ALL_TYPES {
+    for ty in ALL_TYPES.into_iter().chain(SqlType::array_types()) {
         insert(engine, db, &PG_TYPE, txn, &type_row(ty))?;
     }
     for (oid, name, handler, kind) in [
@@ -247,6 +252,8 @@ fn type_row(ty: SqlType) -> Vec<Datum> {
         Datum::Oid(0),
         Datum::Text(align_letter(ty).into()),
         Datum::Oid(type_collation(ty)),
+        Datum::Oid(ty.element().map_or(0, SqlType::oid)),
+        Datum::Oid(ty.array_oid().unwrap_or(0)),
     ]
 }
 
@@ -256,6 +263,7 @@ pub fn type_collation(ty: SqlType) -> Oid {
     match ty {
         SqlType::Name => C_COLLATION_OID,
         SqlType::Text | SqlType::Varchar | SqlType::Bpchar => DEFAULT_COLLATION_OID,
+        SqlType::Array(_) => ty.element().map_or(0, type_collation),
         _ => 0,
     }
 }

@@ -23,6 +23,7 @@ pub mod depend;
 pub mod extension;
 pub mod foreign_key;
 pub mod index;
+pub mod information_schema;
 pub mod namespace;
 pub mod relation;
 pub mod rewrite;

@@ -49,9 +49,11 @@ pub const PG_TYPE: CatalogDef = CatalogDef {
         ("typcategory", Text),
         ("typrelid", Oid),
         ("typalign", Text),
-        // Out of PostgreSQL's order (it sits near the end there): appended so
+        // Out of PostgreSQL's order (they sit elsewhere there): appended so
         // that code reading rows by position stays valid.
         ("typcollation", Oid),
+        ("typelem", Oid),
+        ("typarray", Oid),
     ],
 };
 

@@ -24,20 +24,22 @@ use sluice_common::Oid;
 use sluice_txn::Transaction;
 use sluice_types::SqlType;
 
-/// A system view defined by SQL: its OID and its rule's, its name, its
-/// columns and its query.
+/// A system view defined by SQL: its OID and its rule's, its schema and
+/// name, its columns and its query.
 pub struct SqlView {
-    oid: Oid,
-    rule: Oid,
-    name: &'static str,
-    columns: &'static [(&'static str, SqlType)],
-    query: &'static str,
+    pub(super) oid: Oid,
+    pub(super) rule: Oid,
+    pub(super) namespace: Oid,
+    pub(super) name: &'static str,
+    pub(super) columns: &'static [(&'static str, SqlType)],
+    pub(super) query: &'static str,
 }
 
 /// The system views that are queries over the catalogs.
 pub const SQL_VIEWS: [SqlView; 1] = [SqlView {
     oid: 12028,
     rule: 12031,
+    namespace: PG_CATALOG_NAMESPACE,
     name: "pg_views",
     columns: &[
         ("schemaname", SqlType::Name),
@@ -53,13 +55,14 @@ pub const SQL_VIEWS: [SqlView; 1] = [SqlView {
             WHERE c.relkind = 'v'",
 }];
 
-/// insert_sql_views -- stores [`SQL_VIEWS`] in database `db` (initdb).
+/// insert_sql_views -- stores [`SQL_VIEWS`] and the `information_schema`
+/// views in database `db` (initdb).
 pub fn insert_sql_views(engine: &Engine, txn: &mut Transaction, db: Oid) -> Result<()> {
-    for view in &SQL_VIEWS {
+    for view in SQL_VIEWS.iter().chain(super::information_schema::VIEWS.iter()) {
         let class = ClassRow {
             oid: view.oid,
             name: view.name,
-            namespace: PG_CATALOG_NAMESPACE,
+            namespace: view.namespace,
             relfilenode: 0,
             tablespace: sluice_common::DEFAULTTABLESPACE_OID,
             shared: false,
