@@ -21,3 +21,11 @@ DROP TABLE t;
 DROP TABLE t;
 DROP TABLE IF EXISTS t;
 SELECT * FROM t;
+-- INSERT ... DEFAULT VALUES fills every column with its default.
+CREATE TABLE dv (id serial, v text DEFAULT 'x', n int);
+INSERT INTO dv DEFAULT VALUES;
+INSERT INTO dv DEFAULT VALUES RETURNING *;
+SELECT * FROM dv ORDER BY id;
+CREATE TABLE nocols ();
+INSERT INTO nocols DEFAULT VALUES;
+SELECT count(*) FROM nocols;

@@ -4,10 +4,13 @@
 
 use super::*;
 use crate::catalog::relation::{ColumnDesc, Identity};
-use pg_query::protobuf::InsertStmt;
+use pg_query::protobuf::{InsertStmt, SelectStmt};
 
 /// plan_insert -- INSERT: the target, its columns and defaults, and the
 /// plan of the rows to insert.
+///
+/// `INSERT ... DEFAULT VALUES` is planned as `VALUES (DEFAULT, ...)` over
+/// every column (a table without columns gets one empty row).
 pub(super) fn plan_insert(
     parts: &mut dyn PlannerContext,
     stmt: &InsertStmt,
@@ -21,9 +24,14 @@ pub(super) fn plan_insert(
     let alias = rv.alias.as_ref().map_or_else(|| rel.name.clone(), |a| a.aliasname.clone());
     let targets = insert_columns(&rel, &stmt.cols)?;
     let defaults = column_defaults(&rel, param_types)?;
-    let source = stmt.select_stmt.as_deref().and_then(|n| n.node.as_ref());
-    let Some(NodeEnum::SelectStmt(select)) = source else {
-        return Err(SqlError::unsupported("INSERT ... DEFAULT VALUES is not supported yet"));
+    let default_values;
+    let select = match stmt.select_stmt.as_deref().and_then(|n| n.node.as_ref()) {
+        Some(NodeEnum::SelectStmt(select)) => select,
+        Some(_) => return Err(SqlError::internal("INSERT source is not a query")),
+        None => {
+            default_values = default_values_row(targets.len())?;
+            &default_values
+        }
     };
     let (source, conversions) = if select.values_lists.is_empty() {
         let planned = plan_insert_source(parts, select, param_types)?;
@@ -213,4 +221,17 @@ pub(super) fn source_conversions(
             coerce_to_column(host, value, column.ty, column.typmod, &column.name)
         })
         .collect()
+}
+
+/// The query `DEFAULT VALUES` stands for with `columns` target columns.
+fn default_values_row(columns: usize) -> Result<Box<SelectStmt>> {
+    let text = if columns == 0 {
+        "SELECT".to_string()
+    } else {
+        format!("VALUES ({})", vec!["DEFAULT"; columns].join(", "))
+    };
+    match crate::parser::parse(&text)?.into_iter().next().map(|s| s.node) {
+        Some(NodeEnum::SelectStmt(select)) => Ok(select),
+        _ => Err(SqlError::internal("DEFAULT VALUES did not parse")),
+    }
 }
