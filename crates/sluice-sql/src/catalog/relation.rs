@@ -43,6 +43,10 @@ pub struct ColumnDesc {
     /// `default` is the nextval call on its sequence, which PostgreSQL
     /// computes from the dependency rather than storing in `pg_attrdef`.
     pub identity: Option<Identity>,
+    /// `GENERATED ALWAYS AS (expr) STORED` (`attgenerated` `s`): the
+    /// expression over the row's other columns, as `pg_attrdef` keeps it
+    /// (the column has no `default` then).
+    pub generated: Option<String>,
     /// Dropped (`attisdropped`): the attribute still has its place in stored
     /// tuples, but no name a query can use and NULL in every new row.
     pub dropped: bool,
@@ -494,6 +498,8 @@ pub fn serial_default(schema: &str, sequence_name: &str) -> String {
 pub const ATT_ISDROPPED: usize = 8;
 /// `pg_attribute.attidentity`'s position.
 pub const ATT_IDENTITY: usize = 9;
+/// `pg_attribute.attgenerated`'s position.
+pub const ATT_GENERATED: usize = 10;
 /// `pg_attribute.atthasmissing` and `attmissingval`'s positions.
 pub const ATT_HASMISSING: usize = 14;
 pub const ATT_MISSINGVAL: usize = 15;
@@ -506,6 +512,8 @@ fn column_of(
         SqlError::internal(format!("cache lookup failed for type {}", oid_of(&attr[2])))
     })?;
     let attnum = attr[4].clone();
+    let stored = defaults.iter().find(|(_, d)| d[2] == attnum).and_then(|(_, d)| text_of(&d[3]));
+    let is_generated = attr[ATT_GENERATED].as_str() == Some("s");
     Ok(ColumnDesc {
         name: text_of(&attr[1]).unwrap_or_default(),
         ty,
@@ -514,7 +522,8 @@ fn column_of(
             _ => -1,
         },
         not_null: matches!(attr[6], Datum::Bool(true)),
-        default: defaults.iter().find(|(_, d)| d[2] == attnum).and_then(|(_, d)| text_of(&d[3])),
+        default: if is_generated { None } else { stored.clone() },
+        generated: if is_generated { stored } else { None },
         missing: match (&attr[ATT_HASMISSING], &attr[ATT_MISSINGVAL]) {
             (Datum::Bool(true), Datum::Bytea(bytes)) => Some(bytes.clone()),
             _ => None,

@@ -121,7 +121,8 @@ fn names(list: &[Node]) -> Vec<String> {
 /// (PostgreSQL's CopyGetAttnums).
 fn copied_columns(rel: &RelationDesc, list: &[Node]) -> Result<Vec<usize>> {
     if list.is_empty() {
-        return Ok(rel.live_columns().collect());
+        // Generated columns are computed, never copied (PostgreSQL 15).
+        return Ok(rel.live_columns().filter(|&i| rel.columns[i].generated.is_none()).collect());
     }
     let mut columns = Vec::new();
     for name in names(list) {
@@ -136,6 +137,10 @@ fn copied_columns(rel: &RelationDesc, list: &[Node]) -> Result<Vec<usize>> {
                 "42701",
                 format!("column \"{name}\" specified more than once"),
             ));
+        }
+        if rel.columns[index].generated.is_some() {
+            return Err(SqlError::new("42P10", format!("column \"{name}\" is a generated column"))
+                .with_detail("Generated columns cannot be used in COPY."));
         }
         columns.push(index);
     }

@@ -103,7 +103,7 @@ pub fn create_table(
     for (i, c) in columns.iter().enumerate() {
         let attnum = i as i16 + 1;
         insert(&engine, db, &PG_ATTRIBUTE, cx.txn()?, &c.attribute_row(oid, attnum))?;
-        if let Some(default) = &c.default {
+        if let Some(default) = c.default.as_ref().or(c.generated.as_ref()) {
             attrdefs.push((i, insert_attrdef(cx, oid, attnum, default)?));
         }
     }
@@ -114,6 +114,10 @@ pub fn create_table(
     }
     engine.create_relation_fork(locator, ForkNumber::Main)?;
     cx.xact()?.delete_on_abort(locator);
+    if columns.iter().any(|c| c.generated.is_some()) {
+        cx.txn()?.increment_command();
+        cook_generated(cx, oid)?;
+    }
     if !constraints.is_empty() || !checks.is_empty() || !foreign_keys.is_empty() {
         cx.txn()?.increment_command();
         let table = describe(cx, oid)?;
@@ -130,6 +134,31 @@ pub fn create_table(
         }
     }
     sink.complete("CREATE TABLE")
+}
+
+/// cook_generated -- checks the generation expressions of new table `oid`
+/// and stores each in the analysed, deparsed form (PostgreSQL's cooked
+/// expression: `(b)::numeric * 1.5` for `b * 1.5` into a numeric column),
+/// as CHECK constraints are stored.
+fn cook_generated(cx: &mut dyn BackendContext, oid: Oid) -> Result<()> {
+    let table = describe(cx, oid)?;
+    let names: Vec<String> = table.columns.iter().map(|c| c.name.clone()).collect();
+    let (engine, db) = (cx.engine().clone(), cx.database());
+    let txn = cx.txn()?;
+    for (i, column) in table.columns.iter().enumerate() {
+        let Some(text) = &column.generated else { continue };
+        let expr = crate::optimizer::constraint::stored_generation(&table, text)?;
+        let cooked = crate::expr::deparse::expr(&expr, &names);
+        let attnum = Datum::Int2(i as i16 + 1);
+        let rows = scan(&engine, db, &PG_ATTRDEF, txn, |r| oid_of(&r[1]) == oid && r[2] == attnum)?;
+        for (tid, mut row) in rows {
+            row[3] = Datum::Text(cooked.clone());
+            crate::catalog::replace(&engine, db, &PG_ATTRDEF, txn, tid, &row)?;
+        }
+    }
+    crate::optimizer::constraint::table_generated(&table)?;
+    txn.increment_command();
+    Ok(())
 }
 
 /// create_serial_sequences -- creates `<table>_<column>_seq` for each serial

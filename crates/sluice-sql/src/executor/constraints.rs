@@ -1,4 +1,6 @@
-//! The constraints every new row version must meet before it is stored
+//! What every new row version goes through before it is stored: its
+//! generated columns are computed from the rest of the row (PostgreSQL's
+//! ExecComputeStoredGenerated), then the constraints are checked
 //! (PostgreSQL's ExecConstraints in `execMain.c`): NOT NULL columns first,
 //! then the table's CHECK constraints in name order. A CHECK passes unless
 //! its expression is false — NULL passes, as SQL says — and a NOT VALID
@@ -12,12 +14,26 @@ use super::host::ExecHost;
 use crate::catalog::relation::RelationDesc;
 use crate::error::{Result, SqlError};
 use crate::expr::{eval, EvalHost};
-use crate::optimizer::constraint::CheckExpr;
+use crate::optimizer::constraint::{CheckExpr, NewRowRules};
 use sluice_types::Datum;
+
+/// prepare_row -- computes `row`'s generated columns, then checks it
+/// ([`check_row`]).
+pub(crate) fn prepare_row(
+    rel: &RelationDesc,
+    rules: NewRowRules,
+    row: &mut [Datum],
+    host: &mut ExecHost,
+) -> Result<()> {
+    for generated in rules.generated {
+        row[generated.column] = eval(&generated.expr, row, host)?;
+    }
+    check_row(rel, rules.checks, row, host)
+}
 
 /// check_row -- 23502 if a NOT NULL column of `rel` is NULL in `row`, else
 /// 23514 for the first of `checks` that `row` makes false.
-pub(crate) fn check_row(
+fn check_row(
     rel: &RelationDesc,
     checks: &[CheckExpr],
     row: &[Datum],

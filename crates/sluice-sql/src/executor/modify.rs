@@ -11,7 +11,7 @@
 mod insert;
 
 use super::bitmapscan::BitmapRows;
-use super::constraints::check_row;
+use super::constraints::prepare_row;
 use super::functions::RegColumns;
 use super::host::ExecHost;
 use super::indexing::IndexSet;
@@ -281,7 +281,7 @@ fn execute_update(
                 for (index, expr) in targets {
                     row[*index] = eval(expr, &old, host)?;
                 }
-                check_row(rel, &plan.checks, &row, host)?;
+                prepare_row(rel, plan.rules(), &mut row, host)?;
                 let formed = form_row(&desc, &types, &row);
                 new_row = Some(row);
                 old_row = Some((old, written_by_us(version, host)?));

@@ -37,14 +37,14 @@
 //! evaluated over the existing row followed by the proposed one
 //! (`EXCLUDED`), and the new version replaces the locked one.
 
-use super::constraints::check_row;
+use super::constraints::prepare_row;
 use super::host::ExecHost;
 use super::indexing::{Conflict, IndexSet};
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::{deform_row, form_row};
 use crate::error::{Result, SqlError};
 use crate::expr::{eval, eval_qual, Expr};
-use crate::optimizer::constraint::CheckExpr;
+use crate::optimizer::constraint::NewRowRules;
 use crate::optimizer::modify::onconflict::{ConflictAction, OnConflict};
 use sluice_access::common::htup::HeapTupleHeader;
 use sluice_access::heap::heapam::{
@@ -84,8 +84,9 @@ pub(super) struct Speculation<'a, 'e> {
     engine: &'e Engine,
     rel: &'a RelationDesc,
     heap: &'a HeapRelation,
-    /// The table's CHECK constraints, for a DO UPDATE's new version.
-    checks: &'a [CheckExpr],
+    /// The table's generated columns and CHECK constraints, for a DO
+    /// UPDATE's new version.
+    rules: NewRowRules<'a>,
     indexes: &'a IndexSet,
     ctx: &'a VisibilityContext<'e>,
     clause: &'a OnConflict,
@@ -98,7 +99,7 @@ impl<'a, 'e> Speculation<'a, 'e> {
     /// new -- the statement's speculative insertion for `clause` into `rel`.
     pub fn new(
         engine: &'e Engine,
-        (rel, heap, checks): (&'a RelationDesc, &'a HeapRelation, &'a [CheckExpr]),
+        (rel, heap, rules): (&'a RelationDesc, &'a HeapRelation, NewRowRules<'a>),
         indexes: &'a IndexSet,
         ctx: &'a VisibilityContext<'e>,
         clause: &'a OnConflict,
@@ -107,7 +108,7 @@ impl<'a, 'e> Speculation<'a, 'e> {
             true => indexes.unique_oids(),
             false => clause.arbiters.clone(),
         };
-        Speculation { engine, rel, heap, checks, indexes, ctx, clause, arbiters }
+        Speculation { engine, rel, heap, rules, indexes, ctx, clause, arbiters }
     }
 
     /// insert -- runs the speculative insertion loop of the module doc for
@@ -181,7 +182,7 @@ impl<'a, 'e> Speculation<'a, 'e> {
         for (index, expr) in targets {
             new[*index] = eval(expr, &both, host)?;
         }
-        check_row(self.rel, self.checks, &new, host)?;
+        prepare_row(self.rel, self.rules, &mut new, host)?;
         let interrupts = host.interrupts();
         let interrupted = move || interrupts().is_err();
         let unchanged = |old: &[u8], new: &[u8]| self.indexes.indexed_unchanged(old, new);

@@ -11,7 +11,7 @@
 use super::planhost::PlanHost;
 use crate::catalog::relation::RelationDesc;
 use crate::error::{Result, SqlError};
-use crate::expr::{analyze, check_boolean, relation_scope, Expr};
+use crate::expr::{analyze, check_boolean, coerce, relation_scope, CoercionContext, Expr};
 use pg_query::protobuf::Node;
 
 /// A CHECK constraint ready to be tested against new rows.
@@ -78,4 +78,83 @@ pub fn table_checks(table: &RelationDesc) -> Result<Vec<CheckExpr>> {
         .iter()
         .map(|c| Ok(CheckExpr { name: c.name.clone(), expr: stored_check(table, &c.expr)? }))
         .collect()
+}
+
+/// A generated column's expression, computing the column of new rows.
+pub struct GeneratedExpr {
+    /// The column's index in the row.
+    pub column: usize,
+    /// The expression over the row, of the column's type.
+    pub expr: Expr,
+}
+
+/// analyze_generation -- the generation expression of a column of `table`
+/// (PostgreSQL's cookDefault for a generated column): over the table's
+/// row, without subqueries, aggregates, parameters, volatile functions or
+/// other generated columns; of its own type (see [`table_generated`]).
+pub fn analyze_generation(table: &RelationDesc, raw: &Node) -> Result<Expr> {
+    let scope = relation_scope(table, &table.name);
+    let mut params = Vec::new();
+    let mut host = PlanHost::new(&mut params);
+    host.agg_clause = Some("column generation expressions");
+    host.sublink_clause = Some("column generation expression");
+    let expr = analyze(raw, &scope, &mut host)?;
+    if !params.is_empty() {
+        return Err(SqlError::new("42P02", "there is no parameter $1"));
+    }
+    for read in expr.columns_read() {
+        if table.columns.get(read).is_some_and(|c| c.generated.is_some()) {
+            return Err(SqlError::new(
+                "42P17",
+                format!(
+                    "cannot use generated column \"{}\" in column generation expression",
+                    table.columns[read].name
+                ),
+            )
+            .with_detail("A generated column cannot reference another generated column."));
+        }
+    }
+    if expr.is_volatile() {
+        return Err(SqlError::new("42P17", "generation expression is not immutable"));
+    }
+    Ok(expr)
+}
+
+/// stored_generation -- the expression of a stored generation expression
+/// (`pg_attrdef` text over `table`'s columns), of its own type.
+pub fn stored_generation(table: &RelationDesc, text: &str) -> Result<Expr> {
+    let invalid = || SqlError::internal(format!("invalid generation expression {text}"));
+    let parsed = crate::parser::parse(&format!("SELECT {text}"))?;
+    let Some(pg_query::NodeEnum::SelectStmt(select)) = parsed.first().map(|s| &s.node) else {
+        return Err(invalid());
+    };
+    let Some(pg_query::NodeEnum::ResTarget(target)) =
+        select.target_list.first().and_then(|t| t.node.as_ref())
+    else {
+        return Err(invalid());
+    };
+    analyze_generation(table, target.val.as_deref().ok_or_else(invalid)?)
+}
+
+/// table_generated -- the generated columns of `table` with their
+/// expressions converted to the columns' types, in column order.
+pub fn table_generated(table: &RelationDesc) -> Result<Vec<GeneratedExpr>> {
+    let mut generated = Vec::new();
+    for (column, desc) in table.columns.iter().enumerate() {
+        let Some(text) = &desc.generated else { continue };
+        let expr = stored_generation(table, text)?;
+        let expr = coerce(expr, desc.ty, desc.typmod, CoercionContext::Assignment)?;
+        generated.push(GeneratedExpr { column, expr });
+    }
+    Ok(generated)
+}
+
+/// A table's rules for new row versions: its generated columns and its
+/// CHECK constraints.
+#[derive(Clone, Copy)]
+pub struct NewRowRules<'a> {
+    /// CHECK constraints, in the order they are tested.
+    pub checks: &'a [CheckExpr],
+    /// Generated columns, computed before the checks.
+    pub generated: &'a [GeneratedExpr],
 }

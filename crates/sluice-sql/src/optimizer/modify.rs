@@ -19,7 +19,7 @@ mod insert;
 pub mod onconflict;
 
 use super::choose_scan;
-use super::constraint::{table_checks, CheckExpr};
+use super::constraint::{table_checks, table_generated, CheckExpr, GeneratedExpr};
 use super::context::PlannerContext;
 use super::planhost::PlanHost;
 use super::plannodes::{IndexPath, Plan, Registry};
@@ -141,6 +141,9 @@ pub struct ModifyPlan {
     /// The table's CHECK constraints, which every new row version must
     /// pass (none for a DELETE).
     pub(crate) checks: Vec<CheckExpr>,
+    /// The table's generated columns, computed for every new row version
+    /// before the checks (none for a DELETE).
+    pub(crate) generated: Vec<GeneratedExpr>,
 }
 
 /// What a [`ModifyPlan`] does to its table.
@@ -178,11 +181,16 @@ impl ModifyPlan {
         action: Action,
         returning: Option<Returning>,
     ) -> Result<ModifyPlan> {
-        let checks = match action {
-            Action::Delete { .. } => Vec::new(),
-            _ => table_checks(&rel)?,
+        let (checks, generated) = match action {
+            Action::Delete { .. } => (Vec::new(), Vec::new()),
+            _ => (table_checks(&rel)?, table_generated(&rel)?),
         };
-        Ok(ModifyPlan { rel, action, returning, checks })
+        Ok(ModifyPlan { rel, action, returning, checks, generated })
+    }
+
+    /// What the plan's new row versions go through before they are stored.
+    pub(crate) fn rules(&self) -> super::constraint::NewRowRules<'_> {
+        super::constraint::NewRowRules { checks: &self.checks, generated: &self.generated }
     }
 
     /// The RETURNING list's columns, if the statement has one.
@@ -233,6 +241,13 @@ pub(crate) fn update_targets(
         let expr = match value.node.as_ref() {
             Some(NodeEnum::SetToDefault(_)) => {
                 column_defaults(rel, host.params)?.swap_remove(index)
+            }
+            _ if column.generated.is_some() => {
+                return Err(SqlError::new(
+                    "428C9",
+                    format!("column \"{}\" can only be updated to DEFAULT", column.name),
+                )
+                .with_detail(insert::generated_column(&column.name)));
             }
             _ if column.identity == Some(crate::catalog::relation::Identity::Always) => {
                 return Err(SqlError::new(

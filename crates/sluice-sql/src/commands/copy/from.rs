@@ -30,13 +30,13 @@ use super::text::{bad_format, TextReader};
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::form_row;
 use crate::error::{Result, SqlError};
-use crate::executor::constraints::check_row;
+use crate::executor::constraints::prepare_row;
 use crate::executor::context::ExecParts;
 use crate::executor::host::ExecHost;
 use crate::executor::indexing::IndexSet;
 use crate::executor::ri_triggers::RowEvents;
 use crate::expr::{eval, eval_qual, EvalHost, Expr};
-use crate::optimizer::constraint::table_checks;
+use crate::optimizer::constraint::{table_checks, table_generated, NewRowRules};
 use sluice_access::heap::heapam::heap_insert;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_types::{binary, io, Datum};
@@ -113,7 +113,8 @@ pub(crate) fn insert_rows(
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());
     let mut host = ExecHost::new(env, Vec::new(), ctx);
     let indexes = IndexSet::open(&host, rel)?;
-    let checks = table_checks(rel)?;
+    let (checks, generated) = (table_checks(rel)?, table_generated(rel)?);
+    let rules = NewRowRules { checks: &checks, generated: &generated };
     let mut row = vec![Datum::Null; rel.columns.len()];
     let mut count = 0u64;
     let mut events = RowEvents::for_table(rel);
@@ -148,7 +149,7 @@ pub(crate) fn insert_rows(
                     return Ok(false);
                 }
             }
-            check_row(rel, &checks, &row, &mut host)?;
+            prepare_row(rel, rules, &mut row, &mut host)?;
             let tid = heap_insert(engine, &heap, txn, &form_row(&desc, &types, &row))?;
             let depth = txn.savepoint_depth();
             host.env().stats.count_insert(rel.oid, depth, 1);

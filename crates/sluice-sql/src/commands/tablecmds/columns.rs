@@ -181,6 +181,13 @@ pub(crate) fn add_column(
     sink: &mut dyn QuerySink,
 ) -> Result<Option<super::NewColumn>> {
     let mut column = new_column(def, &table.name)?;
+    if column.generated.is_some() {
+        // PostgreSQL computes the new column for every row, rewriting the
+        // table; sluice's ADD COLUMN writes no page.
+        return Err(SqlError::unsupported(
+            "ALTER TABLE ... ADD COLUMN ... GENERATED ALWAYS AS is not supported yet",
+        ));
+    }
     if table.column_index(&column.name).is_some() {
         let message =
             format!("column \"{}\" of relation \"{}\" already exists", column.name, table.name);
@@ -303,6 +310,7 @@ pub(crate) fn drop_column(
         return Err(SqlError::new("42703", message));
     };
     let attnum = index as i16 + 1;
+    drop_dependent_generated(cx, table, index, cascade, sink)?;
     drop_dependent_indexes(cx, table, index)?;
     drop_dependent_checks(cx, table, attnum)?;
     drop_owned_sequences(cx, table, attnum)?;
@@ -326,6 +334,38 @@ pub(crate) fn drop_column(
     })?;
     cx.txn()?.increment_command();
     crate::commands::view::views_without_column(cx, table, name, cascade, sink)
+}
+
+/// The generated columns computed from column `index`: without `cascade`
+/// they make its drop fail (2BP01), with it they are dropped first.
+fn drop_dependent_generated(
+    cx: &mut dyn BackendContext,
+    table: &RelationDesc,
+    index: usize,
+    cascade: bool,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    let readers: Vec<String> = crate::optimizer::constraint::table_generated(table)?
+        .into_iter()
+        .filter(|g| g.column != index && g.expr.columns_read().contains(&index))
+        .map(|g| table.columns[g.column].name.clone())
+        .collect();
+    let (column, name) = (&table.columns[index].name, &table.name);
+    for reader in readers {
+        let dependent = format!("column {reader} of table {name}");
+        if !cascade {
+            return Err(SqlError::new(
+                "2BP01",
+                format!("cannot drop column {column} of table {name} because other objects depend on it"),
+            )
+            .with_detail(format!("{dependent} depends on column {column} of table {name}"))
+            .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+        }
+        sink.notice(&SqlError::new("00000", format!("drop cascades to {dependent}")))?;
+        let current = super::describe(cx, table.oid)?;
+        drop_column(cx, &current, &reader, false, true, sink)?;
+    }
+    Ok(())
 }
 
 /// Drops the indexes whose keys or predicate use column `index`.
@@ -436,6 +476,7 @@ pub(crate) fn add_identity(
         checks: Vec::new(),
         foreign_keys: Vec::new(),
         identity: None,
+        generated: None,
     };
     super::set_identity(&mut new, c, &table.name)?;
     if !desc.not_null {

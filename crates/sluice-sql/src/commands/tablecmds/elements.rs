@@ -14,7 +14,7 @@ use super::super::indexcmds::{fillfactor_option, ConstraintKind, NewIndex};
 use super::constraints;
 use super::like;
 use crate::catalog::bootstrap::attribute_row;
-use crate::catalog::relation::{Identity, ATT_IDENTITY};
+use crate::catalog::relation::{Identity, ATT_GENERATED, ATT_IDENTITY};
 use crate::error::position;
 use crate::error::{Result, SqlError};
 use crate::parser::deparse_expr;
@@ -47,6 +47,9 @@ pub(crate) struct NewColumn {
     /// `GENERATED ... AS IDENTITY` and its sequence options: the column
     /// gets a sequence of its own, internally dependent on it.
     pub(crate) identity: Option<(Identity, Vec<pg_query::protobuf::Node>)>,
+    /// `GENERATED ALWAYS AS (expr) STORED`: the expression, deparsed; kept
+    /// in `pg_attrdef` like a default, checked once the table exists.
+    pub(crate) generated: Option<String>,
 }
 
 /// refuse_column_clauses -- 0A000 for the parts of a column definition that
@@ -71,7 +74,6 @@ fn refuse_column_clauses(def: &ColumnDef) -> Result<()> {
 /// The message for a column constraint sluice does not implement.
 fn column_constraint_unsupported(kind: ConstrType) -> &'static str {
     match kind {
-        ConstrType::ConstrGenerated => "generated columns are not supported yet",
         ConstrType::ConstrExclusion => "exclusion constraints are not supported yet",
         ConstrType::ConstrAttrDeferrable
         | ConstrType::ConstrAttrNotDeferrable
@@ -214,11 +216,15 @@ pub(super) fn new_columns(
 impl NewColumn {
     /// The column's `pg_attribute` row as attribute `attnum` of `relid`.
     pub(super) fn attribute_row(&self, relid: Oid, attnum: i16) -> Vec<Datum> {
-        let (ty, typmod, has_default) = (self.ty, self.typmod, self.default.is_some());
+        let has_default = self.default.is_some() || self.generated.is_some();
+        let (ty, typmod) = (self.ty, self.typmod);
         let mut row =
             attribute_row(relid, &self.name, ty, typmod, attnum, self.not_null, has_default);
         if let Some((identity, _)) = &self.identity {
             row[ATT_IDENTITY] = Datum::Text(identity.letter().into());
+        }
+        if self.generated.is_some() {
+            row[ATT_GENERATED] = Datum::Text("s".into());
         }
         row
     }
@@ -272,7 +278,9 @@ pub(super) fn new_column(def: &ColumnDef, table: &str) -> Result<NewColumn> {
         checks: Vec::new(),
         foreign_keys: Vec::new(),
         identity: None,
+        generated: None,
     };
+    let mut generated_at = None;
     for constraint in &def.constraints {
         let Some(NodeEnum::Constraint(c)) = constraint.node.as_ref() else { continue };
         match ConstrType::try_from(c.contype).unwrap_or(ConstrType::Undefined) {
@@ -326,7 +334,36 @@ pub(super) fn new_column(def: &ColumnDef, table: &str) -> Result<NewColumn> {
                 apply_attribute(key, kind);
             }
             ConstrType::ConstrIdentity => set_identity(&mut column, c, table)?,
+            ConstrType::ConstrGenerated => {
+                if column.generated.is_some() {
+                    return Err(SqlError::syntax(format!(
+                        "multiple generation clauses specified for column \"{}\" of table \"{table}\"",
+                        column.name
+                    ))
+                    .at(position(c.location)));
+                }
+                let expr = c
+                    .raw_expr
+                    .as_deref()
+                    .ok_or_else(|| SqlError::internal("GENERATED without expression"))?;
+                column.generated = Some(deparse_expr(expr)?);
+                generated_at = Some(c.location);
+            }
             other => return Err(SqlError::unsupported(column_constraint_unsupported(other))),
+        }
+    }
+    if let Some(location) = generated_at {
+        let other = if column.default.is_some() || column.serial {
+            Some("default")
+        } else {
+            column.identity.as_ref().map(|_| "identity")
+        };
+        if let Some(other) = other {
+            return Err(SqlError::syntax(format!(
+                "both {other} and generation expression specified for column \"{}\" of table \"{table}\"",
+                column.name
+            ))
+            .at(position(location)));
         }
     }
     if column.identity.is_some() && column.serial {

@@ -13,8 +13,9 @@
 //! The copy is taken once, under the statement's snapshot and an ACCESS
 //! SHARE lock on the source held to the end of the transaction, so the
 //! source cannot change shape while the new table is made from it.
-//! Comments, statistics objects, compression, storage and generated columns
-//! are options sluice accepts and has nothing to copy for; INCLUDING
+//! `INCLUDING GENERATED` copies generation expressions. Comments,
+//! statistics objects, compression and storage are options sluice accepts
+//! and has nothing to copy for; INCLUDING
 //! IDENTITY of a source with identity columns is refused (0A000).
 
 use super::NewColumn;
@@ -36,6 +37,8 @@ use sluice_txn::lmgr::LockMode;
 const LIKE_CONSTRAINTS: u32 = 1 << 2;
 /// `CREATE_TABLE_LIKE_DEFAULTS`.
 const LIKE_DEFAULTS: u32 = 1 << 3;
+/// `CREATE_TABLE_LIKE_GENERATED`.
+const LIKE_GENERATED: u32 = 1 << 4;
 /// `CREATE_TABLE_LIKE_IDENTITY`.
 const LIKE_IDENTITY: u32 = 1 << 5;
 /// `CREATE_TABLE_LIKE_INDEXES`.
@@ -75,7 +78,11 @@ pub(super) fn expand(cx: &mut dyn BackendContext, clause: &TableLikeClause) -> R
     if clause.options & LIKE_IDENTITY != 0 && source.columns.iter().any(|c| c.identity.is_some()) {
         return Err(SqlError::unsupported("LIKE ... INCLUDING IDENTITY is not supported yet"));
     }
-    let columns = copy_columns(&source, clause.options & LIKE_DEFAULTS != 0);
+    let columns = copy_columns(
+        &source,
+        clause.options & LIKE_DEFAULTS != 0,
+        clause.options & LIKE_GENERATED != 0,
+    );
     let indexes =
         if clause.options & LIKE_INDEXES != 0 { copy_indexes(cx, &source)? } else { Vec::new() };
     let checks = match clause.options & LIKE_CONSTRAINTS {
@@ -102,8 +109,14 @@ fn copy_check(check: &CheckConstraint) -> Result<Constraint> {
     })
 }
 
-/// The source's columns: name, type, NOT NULL, and the default if asked for.
-fn copy_columns(source: &RelationDesc, with_defaults: bool) -> Vec<NewColumn> {
+/// The source's columns: name, type, NOT NULL, and the default and the
+/// generation expression if asked for (without, a generated column is
+/// copied as a plain one, as in PostgreSQL).
+fn copy_columns(
+    source: &RelationDesc,
+    with_defaults: bool,
+    with_generated: bool,
+) -> Vec<NewColumn> {
     source
         .columns
         .iter()
@@ -120,6 +133,7 @@ fn copy_columns(source: &RelationDesc, with_defaults: bool) -> Vec<NewColumn> {
             checks: Vec::new(),
             foreign_keys: Vec::new(),
             identity: None,
+            generated: c.generated.clone().filter(|_| with_generated),
         })
         .collect()
 }

@@ -25,7 +25,7 @@ use crate::commands::sequence::serial_default;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
 use crate::expr::deparse;
-use crate::optimizer::constraint::stored_check;
+use crate::optimizer::constraint::{stored_check, stored_generation};
 use crate::optimizer::indxpath::analyze_predicate;
 use crate::sink::QuerySink;
 use pg_query::protobuf::{ObjectType, RenameStmt};
@@ -208,6 +208,7 @@ fn rename_column(
         row[CON_BIN] = Datum::Text(deparse::expr(&expr, &names));
         replace(&engine, db, &PG_CONSTRAINT, txn, tid, &row)?;
     }
+    rename_in_generation(&engine, db, txn, &table, &names)?;
     let ctx =
         sluice_access::heap::visibility::VisibilityContext::for_transaction(txn, engine.txns());
     let predicates: Vec<Oid> = indexes_of(&engine, db, &ctx, table.oid)?
@@ -225,5 +226,30 @@ fn rename_column(
         }
     }
     txn.increment_command();
+    Ok(())
+}
+
+/// Rewrites the generation expressions of `table` over the columns' new
+/// `names` (they name columns in text, as CHECK constraints do).
+fn rename_in_generation(
+    engine: &sluice_access::Engine,
+    db: Oid,
+    txn: &mut sluice_txn::Transaction,
+    table: &crate::catalog::relation::RelationDesc,
+    names: &[String],
+) -> Result<()> {
+    let generated: Vec<Datum> = (0..table.columns.len())
+        .filter(|&i| table.columns[i].generated.is_some())
+        .map(|i| Datum::Int2(i as i16 + 1))
+        .collect();
+    let attrdefs = scan(engine, db, &PG_ATTRDEF, txn, |r| {
+        oid_of(&r[1]) == table.oid && generated.contains(&r[2])
+    })?;
+    for (tid, mut row) in attrdefs {
+        let Some(text) = row[3].as_str() else { continue };
+        let expr = stored_generation(table, text)?;
+        row[3] = Datum::Text(deparse::expr(&expr, names));
+        replace(engine, db, &PG_ATTRDEF, txn, tid, &row)?;
+    }
     Ok(())
 }

@@ -31,7 +31,7 @@ pub(super) fn execute_insert(
     let mut source = crate::executor::plan::open(source, engine, &ctx)?;
     let indexes = IndexSet::open(&host, rel)?;
     let on_conflict = on_conflict
-        .map(|c| Speculation::new(engine, (rel, &heap, &plan.checks), &indexes, &ctx, c));
+        .map(|c| Speculation::new(engine, (rel, &heap, plan.rules()), &indexes, &ctx, c));
     let mut events = RowEvents::for_table(rel);
     let mut count = 0u64;
     while let Some(values) = source.next(&mut host)? {
@@ -47,7 +47,7 @@ pub(super) fn execute_insert(
             };
             row.push(value);
         }
-        check_row(rel, &plan.checks, &row, &mut host)?;
+        prepare_row(rel, plan.rules(), &mut row, &mut host)?;
         let depth = txn.savepoint_depth();
         let stored = match &on_conflict {
             None => {

@@ -102,6 +102,13 @@ impl Overriding {
     /// Whether a value given for `column` is replaced by its default; 428C9
     /// if it may not be given at all.
     pub(super) fn takes_default(self, column: &ColumnDesc) -> Result<bool> {
+        if column.generated.is_some() {
+            return Err(SqlError::new(
+                "428C9",
+                format!("cannot insert a non-DEFAULT value into column \"{}\"", column.name),
+            )
+            .with_detail(generated_column(&column.name)));
+        }
         match (column.identity, self) {
             (None, _) => Ok(false),
             (Some(_), Overriding::User) => Ok(true),
@@ -114,6 +121,11 @@ impl Overriding {
             (Some(_), _) => Ok(false),
         }
     }
+}
+
+/// The DETAIL of a refused value for a generated column.
+pub(crate) fn generated_column(column: &str) -> String {
+    format!("Column \"{column}\" is a generated column.")
 }
 
 /// The DETAIL of a refused value for a GENERATED ALWAYS identity column.
