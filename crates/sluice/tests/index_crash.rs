@@ -48,9 +48,16 @@ fn a_crash_during_create_index_leaves_no_index_and_the_table_intact() {
         .unwrap()
         .get(0);
     // The build either committed before the kill (then the index is whole)
-    // or left nothing behind.
-    assert_eq!(indexes, i64::from(finished), "index present iff CREATE INDEX returned");
+    // or left nothing behind. A commit can reach the disk just before the
+    // kill and its acknowledgement not reach the client, so an index may
+    // be there although CREATE INDEX did not return; one that returned
+    // must be there.
+    assert!(indexes <= 1, "one index at most");
+    assert!(!finished || indexes == 1, "CREATE INDEX returned but its index is gone");
     assert_eq!(count(&mut client, false), 200_000);
+    if indexes == 1 {
+        assert_eq!(count(&mut client, true), 200_000, "a committed index finds every row");
+    }
     client.batch_execute("CREATE UNIQUE INDEX IF NOT EXISTS t_id ON t (id)").unwrap();
     assert_eq!(count(&mut client, true), 200_000, "a rebuilt index finds every row");
 }

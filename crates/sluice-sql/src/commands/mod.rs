@@ -5,6 +5,7 @@ pub mod comment;
 pub mod copy;
 pub mod createas;
 pub mod dbcommands;
+pub mod dependency;
 pub mod explain;
 pub mod extension;
 pub mod indexcmds;

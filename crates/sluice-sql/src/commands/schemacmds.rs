@@ -29,14 +29,15 @@ use super::tablecmds::{self, lock_relation, remove_relation};
 use crate::catalog::authid::role_oid;
 use crate::catalog::comment::remove_comments;
 use crate::catalog::depend::{self, DepType};
-use crate::catalog::namespace::{self, missing_schema};
+use crate::catalog::namespace::missing_schema;
 use crate::catalog::relation::{find_by_oid, oid_of, RelationId};
 use crate::catalog::schema::{RelKind, PG_CLASS, PG_EXTENSION, PG_NAMESPACE};
 use crate::catalog::{delete, insert, replace, scan};
+use crate::commands::dependency::{dependents_error, relation_name, report_cascade};
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
 use crate::executor::lmgr::lock_namespace;
-use crate::parser::{node_str, quote_identifier};
+use crate::parser::node_str;
 use crate::sink::{NestedSink, QuerySink};
 use pg_query::protobuf::{
     AlterOwnerStmt, CreateSchemaStmt, DropBehavior, DropStmt, RangeVar, RoleSpec, RoleSpecType,
@@ -284,16 +285,12 @@ pub fn drop_schemas(
                 .iter()
                 .map(|m| format!("{} depends on schema {name}", m.description))
                 .collect();
-            return Err(SqlError::new(
-                "2BP01",
-                format!("cannot drop schema {name} because other objects depend on it"),
-            )
-            .with_detail(lines.join("\n"))
-            .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+            return Err(dependents_error(&format!("schema {name}"), &lines));
         }
         dependents.extend(members);
     }
-    report_cascade(&dependents, sink)?;
+    let described: Vec<String> = dependents.iter().map(|d| d.description.clone()).collect();
+    report_cascade(&described, sink)?;
     for dependent in dependents.iter().rev() {
         drop_member(cx, &dependent.member, sink)?;
     }
@@ -304,21 +301,6 @@ pub fn drop_schemas(
     }
     cx.txn()?.increment_command();
     sink.complete("DROP SCHEMA")
-}
-
-/// The NOTICE PostgreSQL's reportDependentObjects gives for a cascade.
-fn report_cascade(dependents: &[Dependent], sink: &mut dyn QuerySink) -> Result<()> {
-    let notice = match dependents {
-        [] => return Ok(()),
-        [one] => SqlError::new("00000", format!("drop cascades to {}", one.description)),
-        many => {
-            let lines: Vec<String> =
-                many.iter().map(|d| format!("drop cascades to {}", d.description)).collect();
-            SqlError::new("00000", format!("drop cascades to {} other objects", many.len()))
-                .with_detail(lines.join("\n"))
-        }
-    };
-    sink.notice(&notice)
 }
 
 /// The objects in schema `oid` that dropping it takes along, oldest first:
@@ -346,7 +328,6 @@ fn members_of(cx: &mut dyn BackendContext, schema: Oid) -> Result<Vec<Dependent>
     })?;
     relations.retain(|r| !owned.iter().any(|(_, d)| d.object.objid == r.oid));
     relations.sort_by_key(|r| r.oid);
-    let path = cx.search_path()?;
     let mut members = Vec::new();
     for rel in relations {
         let kind = match rel.kind {
@@ -354,16 +335,7 @@ fn members_of(cx: &mut dyn BackendContext, schema: Oid) -> Result<Vec<Dependent>
             RelKind::View => "view",
             _ => "sequence",
         };
-        let ctx = sluice_access::heap::visibility::VisibilityContext::for_transaction(
-            cx.txn()?,
-            engine.txns(),
-        );
-        let name = if namespace::is_visible(&engine, db, &ctx, &path, &rel)? {
-            quote_identifier(&rel.name)
-        } else {
-            let schema = cx.namespace_name(rel.namespace)?;
-            format!("{}.{}", quote_identifier(&schema), quote_identifier(&rel.name))
-        };
+        let name = relation_name(cx, &rel)?;
         members.push(Dependent {
             description: format!("{kind} {name}"),
             member: Member::Relation(rel),

@@ -31,6 +31,7 @@ use crate::catalog::relation::{
 };
 use crate::catalog::schema::{PG_ATTRDEF, PG_ATTRIBUTE, PG_CLASS, PG_STATISTIC};
 use crate::catalog::{delete, insert, replace, scan};
+use crate::commands::dependency::{dependents_error, report_cascade};
 use crate::commands::indexcmds::require_not_null;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
@@ -354,14 +355,10 @@ fn drop_dependent_generated(
     for reader in readers {
         let dependent = format!("column {reader} of table {name}");
         if !cascade {
-            return Err(SqlError::new(
-                "2BP01",
-                format!("cannot drop column {column} of table {name} because other objects depend on it"),
-            )
-            .with_detail(format!("{dependent} depends on column {column} of table {name}"))
-            .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+            let line = format!("{dependent} depends on column {column} of table {name}");
+            return Err(dependents_error(&format!("column {column} of table {name}"), &[line]));
         }
-        sink.notice(&SqlError::new("00000", format!("drop cascades to {dependent}")))?;
+        report_cascade(&[dependent], sink)?;
         let current = super::describe(cx, table.oid)?;
         drop_column(cx, &current, &reader, false, true, sink)?;
     }

@@ -30,6 +30,7 @@ use crate::catalog::foreign_key::{FkAction, ForeignKey, CLASS_RELHASTRIGGERS};
 use crate::catalog::index::indexes_of;
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::schema::RelKind;
+use crate::commands::dependency::{dependents_error, report_cascade};
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
 use crate::executor::context::ExecParts;
@@ -379,40 +380,20 @@ pub(crate) fn drop_referencing_keys(
 ) -> Result<()> {
     let others: Vec<_> =
         rel.foreign_keys.incoming.iter().filter(|k| k.table != rel.oid).cloned().collect();
-    let mut lines = Vec::new();
+    let mut objects = Vec::new();
     for key in &others {
         let table = super::describe(cx, key.table)?;
-        lines.push(format!(
-            "constraint {} on table {} depends on table {}",
-            key.name, table.name, rel.name
-        ));
+        objects.push(format!("constraint {} on table {}", key.name, table.name));
     }
-    if lines.is_empty() {
+    if objects.is_empty() {
         return Ok(());
     }
     if !cascade {
-        return Err(SqlError::new(
-            "2BP01",
-            format!("cannot drop table {} because other objects depend on it", rel.name),
-        )
-        .with_detail(lines.join("\n"))
-        .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+        let me = format!("table {}", rel.name);
+        let lines: Vec<String> = objects.iter().map(|o| format!("{o} depends on {me}")).collect();
+        return Err(dependents_error(&me, &lines));
     }
-    let notice = match lines.len() {
-        1 => format!(
-            "drop cascades to {}",
-            lines[0].split(" depends on ").next().unwrap_or_default()
-        ),
-        n => format!("drop cascades to {n} other objects"),
-    };
-    let mut notice = SqlError::new("00000", notice);
-    if lines.len() > 1 {
-        let objects: Vec<&str> =
-            lines.iter().filter_map(|l| l.split(" depends on ").next()).collect();
-        notice =
-            notice.with_detail(format!("drop cascades to {}", objects.join("\ndrop cascades to ")));
-    }
-    sink.notice(&notice)?;
+    report_cascade(&objects, sink)?;
     for key in others {
         lock_relation(cx, key.table, LockMode::AccessExclusive)?;
         let engine = cx.engine().clone();

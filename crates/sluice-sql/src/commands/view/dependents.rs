@@ -13,10 +13,10 @@
 //! getObjectDescription names relations.
 
 use super::{describe_query, drop_rule, refname};
-use crate::catalog::namespace;
 use crate::catalog::relation::{find_by_oid, RelationDesc, RelationId};
 use crate::catalog::rewrite;
 use crate::catalog::schema::PG_REWRITE;
+use crate::commands::dependency::{dependents_error, relation_name, report_cascade};
 use crate::commands::tablecmds::{lock_relation, remove_relation};
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
@@ -38,7 +38,7 @@ pub(crate) fn drop_dependent_views(
     cascade: bool,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
-    let me = format!("{kind} {}", display_name(cx, rel)?);
+    let me = format!("{kind} {}", relation_name(cx, rel)?);
     let mut views = Vec::new();
     views_on(cx, rel.oid, &me, &mut views)?;
     if views.is_empty() {
@@ -47,14 +47,9 @@ pub(crate) fn drop_dependent_views(
     if !cascade {
         let lines: Vec<String> =
             views.iter().map(|v| format!("{} depends on {}", v.description, v.parent)).collect();
-        return Err(SqlError::new(
-            "2BP01",
-            format!("cannot drop {me} because other objects depend on it"),
-        )
-        .with_detail(lines.join("\n"))
-        .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+        return Err(dependents_error(&me, &lines));
     }
-    report_dropped(&views, sink)?;
+    report_cascade(&descriptions(&views), sink)?;
     for view in views.iter().rev() {
         lock_relation(cx, view.rel.oid, LockMode::AccessExclusive)?;
         drop_rule(cx, view.rel.oid)?;
@@ -63,20 +58,9 @@ pub(crate) fn drop_dependent_views(
     Ok(())
 }
 
-/// The NOTICE of a cascade that drops `views` (PostgreSQL's
-/// reportDependentObjects).
-fn report_dropped(views: &[DependentView], sink: &mut dyn QuerySink) -> Result<()> {
-    let notice = match views {
-        [] => return Ok(()),
-        [one] => SqlError::new("00000", format!("drop cascades to {}", one.description)),
-        many => {
-            let lines: Vec<String> =
-                many.iter().map(|v| format!("drop cascades to {}", v.description)).collect();
-            SqlError::new("00000", format!("drop cascades to {} other objects", many.len()))
-                .with_detail(lines.join("\n"))
-        }
-    };
-    sink.notice(&notice)
+/// How the cascade NOTICE names `views`.
+fn descriptions(views: &[DependentView]) -> Vec<String> {
+    views.iter().map(|v| v.description.clone()).collect()
 }
 
 /// A view a DROP takes along, and what it depends on, as the report
@@ -102,7 +86,7 @@ fn views_on(
             continue;
         }
         let Some(v) = find_by_oid(&engine, db, cx.txn()?, view)? else { continue };
-        let description = format!("view {}", display_name(cx, &v)?);
+        let description = format!("view {}", relation_name(cx, &v)?);
         found.push(DependentView {
             rel: v,
             description: description.clone(),
@@ -111,22 +95,6 @@ fn views_on(
         views_on(cx, view, &description, found)?;
     }
     Ok(())
-}
-
-/// How PostgreSQL's getObjectDescription names a relation: qualified
-/// unless the search path finds it.
-fn display_name(cx: &mut dyn BackendContext, rel: &RelationId) -> Result<String> {
-    let (engine, db) = (cx.engine().clone(), cx.database());
-    let path = cx.search_path()?;
-    let ctx = sluice_access::heap::visibility::VisibilityContext::for_transaction(
-        cx.txn()?,
-        engine.txns(),
-    );
-    if namespace::is_visible(&engine, db, &ctx, &path, rel)? {
-        return Ok(quote_identifier(&rel.name));
-    }
-    let schema = cx.namespace_name(rel.namespace)?;
-    Ok(format!("{}.{}", quote_identifier(&schema), quote_identifier(&rel.name)))
 }
 
 /// rename_in_views -- relation `rel` is about to be called
@@ -276,10 +244,10 @@ pub(crate) fn views_without_column(
     cascade: bool,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
-    let me = format!("column {column} of table {}", display_name(cx, &table.id())?);
+    let me = format!("column {column} of table {}", relation_name(cx, &table.id())?);
     loop {
         let Some((view, _)) = broken_view(cx, table.oid)? else { return Ok(()) };
-        let first = format!("view {}", display_name(cx, &view)?);
+        let first = format!("view {}", relation_name(cx, &view)?);
         let mut found = vec![DependentView {
             rel: view.clone(),
             description: first.clone(),
@@ -291,14 +259,9 @@ pub(crate) fn views_without_column(
                 .iter()
                 .map(|v| format!("{} depends on {}", v.description, v.parent))
                 .collect();
-            return Err(SqlError::new(
-                "2BP01",
-                format!("cannot drop {me} because other objects depend on it"),
-            )
-            .with_detail(lines.join("\n"))
-            .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+            return Err(dependents_error(&me, &lines));
         }
-        report_dropped(&found, sink)?;
+        report_cascade(&descriptions(&found), sink)?;
         for dependent in found.iter().rev() {
             lock_relation(cx, dependent.rel.oid, LockMode::AccessExclusive)?;
             drop_rule(cx, dependent.rel.oid)?;
