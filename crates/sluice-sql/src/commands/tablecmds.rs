@@ -33,7 +33,10 @@ pub use alter::alter_table;
 pub(super) use elements::check_column_name;
 pub(crate) use elements::constraint_index;
 use elements::{new_column, new_columns, set_identity, NewColumn, NewElements, SYSTEM_COLUMNS};
-pub(crate) use lookup::{describe, lock_for_ddl, touch_class_row, update_class_row};
+pub(crate) use lookup::{
+    describe, lock_for_ddl, lock_if_still_there, see_committed_catalogs, touch_class_row,
+    update_class_row,
+};
 pub use rename::rename;
 pub use set_schema::set_schema;
 
@@ -73,6 +76,7 @@ pub fn create_table(
     let options = reloptions::reloptions(stmt)?;
     let engine = cx.engine().clone();
     let db = cx.database();
+    crate::executor::lmgr::lock_relation_name(&mut cx.parts()?, namespace, &rv.relname)?;
     if relation::lookup(&engine, db, cx.txn()?, &[namespace], &rv.relname)?.is_some() {
         if stmt.if_not_exists {
             sink.notice(&SqlError::new(

@@ -37,7 +37,7 @@ pub(crate) use dependents::{
 };
 
 use super::sequence::{range_var, relation_exists};
-use super::tablecmds::{lock_relation, remove_relation};
+use super::tablecmds::{lock_for_ddl, lock_relation, remove_relation};
 use crate::catalog::bootstrap::{attribute_row, ClassRow};
 use crate::catalog::namespace::written_name;
 use crate::catalog::relation::RelationId;
@@ -71,12 +71,13 @@ pub fn create_view(
     let namespace = cx.creation_namespace(rv)?;
     let columns = view_columns(cx, query, text, stmt)?;
     let (stored, relations) = stored_query(cx, query, text)?;
+    crate::executor::lmgr::lock_relation_name(&mut cx.parts()?, namespace, &rv.relname)?;
     let existing = if relation_exists(cx, namespace, &rv.relname)? {
         let in_schema = pg_query::protobuf::RangeVar {
             schemaname: cx.namespace_name(namespace)?,
             ..rv.clone()
         };
-        cx.find_relation(&in_schema)?
+        lock_for_ddl(cx, &in_schema, LockMode::AccessExclusive)?
     } else {
         None
     };
@@ -395,7 +396,7 @@ pub fn drop_views(
         let Some(NodeEnum::List(list)) = object.node.as_ref() else { continue };
         let names: Vec<String> = list.items.iter().filter_map(node_str).collect();
         let rv = range_var(&names)?;
-        let Some(rel) = cx.find_relation(&rv)? else {
+        let Some(rel) = lock_for_ddl(cx, &rv, LockMode::AccessExclusive)? else {
             let name = written_name(&rv);
             if stmt.missing_ok {
                 let message = format!("view \"{name}\" does not exist, skipping");
@@ -408,7 +409,6 @@ pub fn drop_views(
             return Err(SqlError::new("42809", format!("\"{}\" is not a view", rel.name))
                 .with_hint("Use DROP TABLE to remove a table."));
         }
-        lock_relation(cx, rel.oid, LockMode::AccessExclusive)?;
         drop_dependent_views(cx, &rel, "view", cascade, sink)?;
         drop_rule(cx, rel.oid)?;
         remove_relation(cx, &rel)?;

@@ -60,6 +60,35 @@ pub(crate) fn lock_namespace(parts: &mut ExecParts, oid: Oid, mode: LockMode) ->
     Ok(())
 }
 
+/// lock_relation_name -- serialises the creation of relations named
+/// `name` in schema `namespace` until the transaction ends. PostgreSQL
+/// gets this from `pg_class`'s unique index on (relname, relnamespace): a
+/// second creator of the name waits for the first and then fails with
+/// 42P07. Here the name itself is locked (LOCKTAG_OBJECT on `pg_class`,
+/// keyed by a hash of the name; a collision only makes two creators wait
+/// for each other), and a snapshot older than a catalog change that
+/// committed meanwhile is renewed (READ COMMITTED), so the caller's
+/// existence check that follows sees the first creator's relation.
+pub(crate) fn lock_relation_name(parts: &mut ExecParts, namespace: Oid, name: &str) -> Result<()> {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    name.hash(&mut hasher);
+    let tag = LockTag::Object {
+        database: parts.env.database,
+        classid: crate::catalog::schema::PG_CLASS.oid,
+        objid: hasher.finish() as u32,
+        objsubid: namespace as i32,
+    };
+    let txn = &*parts.txn;
+    acquire_with_settings(&parts.env, false, None, |params| {
+        txn.lock(tag, LockMode::AccessExclusive, params)
+    })?;
+    if parts.engine.txns().catalog_changes().changed_since(&parts.txn.snapshot()) {
+        parts.txn.end_statement();
+    }
+    Ok(())
+}
+
 /// acquire_with_settings -- runs `acquire` with wait parameters from the
 /// session's settings (`lock_timeout`, `deadlock_timeout`) and its interrupt
 /// check, and turns a failure into PostgreSQL's error for a relation lock.

@@ -26,6 +26,42 @@ pub(crate) fn describe(cx: &mut dyn BackendContext, oid: Oid) -> Result<Relation
         .ok_or_else(|| SqlError::internal(format!("cache lookup failed for relation {oid}")))
 }
 
+/// see_committed_catalogs -- under READ COMMITTED, renews the statement's
+/// snapshot if a catalog change committed since it was taken: a command
+/// that now holds the lock keeping such changes away (a table's
+/// ACCESS EXCLUSIVE keeps views over it from being created or replaced)
+/// must also see those that committed before it got the lock, as
+/// PostgreSQL's do after accepting invalidation messages.
+pub(crate) fn see_committed_catalogs(cx: &mut dyn BackendContext) -> Result<()> {
+    let engine = cx.engine().clone();
+    let txn = cx.txn()?;
+    if engine.txns().catalog_changes().changed_since(&txn.snapshot()) {
+        txn.end_statement();
+    }
+    Ok(())
+}
+
+/// lock_if_still_there -- locks relation `oid` (found earlier under the
+/// statement's snapshot) in `mode`; whether it still exists once the lock
+/// is held. Another session may have dropped it while this one waited:
+/// under READ COMMITTED the snapshot is renewed to see that (what a DROP
+/// ... CASCADE meets for a dependent dropped meanwhile, as PostgreSQL's
+/// deletion skips an object already gone).
+pub(crate) fn lock_if_still_there(
+    cx: &mut dyn BackendContext,
+    oid: Oid,
+    mode: LockMode,
+) -> Result<bool> {
+    lock_relation(cx, oid, mode)?;
+    let mut parts = cx.parts()?;
+    if !crate::optimizer::select::catalog_moved_on(&mut parts, oid, true)? {
+        return Ok(true);
+    }
+    drop(parts);
+    let (engine, db) = (cx.engine().clone(), cx.database());
+    Ok(relation::find_by_oid(&engine, db, cx.txn()?, oid)?.is_some())
+}
+
 /// lock_for_ddl -- the relation `rv` names, locked in `mode`, as the
 /// catalogs stand once the lock is held: if DDL on it committed while this
 /// statement waited, a READ COMMITTED statement looks again under a new

@@ -17,7 +17,7 @@ use crate::catalog::relation::{find_by_oid, RelationDesc, RelationId};
 use crate::catalog::rewrite;
 use crate::catalog::schema::PG_REWRITE;
 use crate::commands::dependency::{dependents_error, relation_name, report_cascade};
-use crate::commands::tablecmds::{lock_relation, remove_relation};
+use crate::commands::tablecmds::{lock_if_still_there, remove_relation, see_committed_catalogs};
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
 use crate::parser::{node_str, quote_identifier};
@@ -38,6 +38,7 @@ pub(crate) fn drop_dependent_views(
     cascade: bool,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
+    see_committed_catalogs(cx)?;
     let me = format!("{kind} {}", relation_name(cx, rel)?);
     let mut views = Vec::new();
     views_on(cx, rel.oid, &me, &mut views)?;
@@ -51,9 +52,10 @@ pub(crate) fn drop_dependent_views(
     }
     report_cascade(&descriptions(&views), sink)?;
     for view in views.iter().rev() {
-        lock_relation(cx, view.rel.oid, LockMode::AccessExclusive)?;
-        drop_rule(cx, view.rel.oid)?;
-        remove_relation(cx, &view.rel)?;
+        if lock_if_still_there(cx, view.rel.oid, LockMode::AccessExclusive)? {
+            drop_rule(cx, view.rel.oid)?;
+            remove_relation(cx, &view.rel)?;
+        }
     }
     Ok(())
 }
@@ -182,8 +184,12 @@ fn edit_view_queries(
     rel: Oid,
     edit: impl Fn(&NodeEnum, &str) -> Vec<(usize, usize, String)>,
 ) -> Result<()> {
+    see_committed_catalogs(cx)?;
     let (engine, db) = (cx.engine().clone(), cx.database());
     for view in rewrite::dependent_views(&engine, db, cx.txn()?, rel)? {
+        if !lock_if_still_there(cx, view, LockMode::AccessExclusive)? {
+            continue;
+        }
         let ctx = sluice_access::heap::visibility::VisibilityContext::for_transaction(
             cx.txn()?,
             engine.txns(),
@@ -244,6 +250,7 @@ pub(crate) fn views_without_column(
     cascade: bool,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
+    see_committed_catalogs(cx)?;
     let me = format!("column {column} of table {}", relation_name(cx, &table.id())?);
     loop {
         let Some((view, _)) = broken_view(cx, table.oid)? else { return Ok(()) };
@@ -263,9 +270,10 @@ pub(crate) fn views_without_column(
         }
         report_cascade(&descriptions(&found), sink)?;
         for dependent in found.iter().rev() {
-            lock_relation(cx, dependent.rel.oid, LockMode::AccessExclusive)?;
-            drop_rule(cx, dependent.rel.oid)?;
-            remove_relation(cx, &dependent.rel)?;
+            if lock_if_still_there(cx, dependent.rel.oid, LockMode::AccessExclusive)? {
+                drop_rule(cx, dependent.rel.oid)?;
+                remove_relation(cx, &dependent.rel)?;
+            }
         }
     }
 }
