@@ -410,7 +410,15 @@ fn drop_tables(
         let names: Vec<String> = list.items.iter().filter_map(node_str).collect();
         let rv = sequence::range_var(&names)?;
         let found = cx.find_relation(&rv)?;
-        let name = rv.relname;
+        let name = rv.relname.clone();
+        if let Some(rel) = &found {
+            refuse_drop_of_other_kind(rel, &name)?;
+        }
+        // A table dropped by a session this one waited for is gone.
+        let found = match found {
+            Some(_) => lock_for_ddl(cx, &rv, LockMode::AccessExclusive)?,
+            None => None,
+        };
         let Some(rel) = found else {
             if stmt.missing_ok {
                 sink.notice(&SqlError::new(
@@ -421,21 +429,26 @@ fn drop_tables(
             }
             return Err(SqlError::new("42P01", format!("table \"{name}\" does not exist")));
         };
-        refuse_system_catalog(&rel)?;
-        if rel.kind != RelKind::Table {
-            let hint = match rel.kind {
-                RelKind::View => "Use DROP VIEW to remove a view.",
-                RelKind::Index => "Use DROP INDEX to remove an index.",
-                _ => "Use DROP SEQUENCE to remove a sequence.",
-            };
-            return Err(
-                SqlError::new("42809", format!("\"{name}\" is not a table")).with_hint(hint)
-            );
-        }
+        refuse_drop_of_other_kind(&rel, &name)?;
         let cascade = stmt.behavior == pg_query::protobuf::DropBehavior::DropCascade as i32;
         drop_table(cx, &rel, cascade, sink)?;
     }
     sink.complete("DROP TABLE")
+}
+
+/// 42501 for a system catalog, 42809 for a relation that is not a table
+/// (before any lock is taken, as PostgreSQL's RangeVarCallbackForDropRelation).
+fn refuse_drop_of_other_kind(rel: &RelationId, name: &str) -> Result<()> {
+    refuse_system_catalog(rel)?;
+    if rel.kind == RelKind::Table {
+        return Ok(());
+    }
+    let hint = match rel.kind {
+        RelKind::View => "Use DROP VIEW to remove a view.",
+        RelKind::Index => "Use DROP INDEX to remove an index.",
+        _ => "Use DROP SEQUENCE to remove a sequence.",
+    };
+    Err(SqlError::new("42809", format!("\"{name}\" is not a table")).with_hint(hint))
 }
 
 /// drop_table -- drops table `rel` with its indexes and owned sequences;
