@@ -96,3 +96,13 @@ CREATE VIEW r2 AS SELECT x FROM r1;
 CREATE OR REPLACE VIEW r1 AS SELECT x FROM r2;
 SELECT * FROM r2;
 DROP TABLE r CASCADE;
+-- LOCK of a view locks what it reads, through other views.
+CREATE TABLE lk1 (a int);
+CREATE TABLE lk2 (b int);
+CREATE VIEW lkv1 AS SELECT a FROM lk1;
+CREATE VIEW lkv2 AS SELECT a, b FROM lkv1, lk2;
+BEGIN;
+LOCK TABLE lkv2 IN EXCLUSIVE MODE;
+SELECT c.relname FROM pg_locks l JOIN pg_class c ON l.relation = c.oid
+  WHERE l.mode = 'ExclusiveLock' AND c.relname LIKE 'lk%' ORDER BY 1;
+ROLLBACK;

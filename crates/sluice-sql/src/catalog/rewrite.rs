@@ -122,3 +122,28 @@ pub fn dependent_views(
     views.sort_unstable();
     Ok(views)
 }
+
+/// view_relations -- the relations view `view`'s query reads (what its
+/// rule depends on), in OID order.
+pub fn view_relations(
+    engine: &Engine,
+    db: Oid,
+    txn: &mut Transaction,
+    view: Oid,
+) -> Result<Vec<Oid>> {
+    let ctx = VisibilityContext::for_transaction(txn, engine.txns());
+    let Some((_, row)) = view_rule(engine, db, &ctx, view)? else { return Ok(Vec::new()) };
+    let rule = oid_of(&row[0]);
+    let mut relations: Vec<Oid> = depend::find(engine, db, txn, |d| {
+        d.object.classid == REWRITE_CLASS
+            && d.object.objid == rule
+            && d.kind == DepType::Normal
+            && d.referenced.classid == super::depend::RELATION_CLASS
+    })?
+    .into_iter()
+    .map(|(_, d)| d.referenced.objid)
+    .collect();
+    relations.sort_unstable();
+    relations.dedup();
+    Ok(relations)
+}

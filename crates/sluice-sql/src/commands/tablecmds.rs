@@ -382,8 +382,37 @@ pub fn lock_table(
         let Some(NodeEnum::RangeVar(rv)) = relation.node.as_ref() else { continue };
         let rel = cx.find_named(rv)?;
         lock_relation_with(&mut cx.parts()?, rel.oid, mode, stmt.nowait, Some(&rel.name))?;
+        if rel.kind == RelKind::View {
+            lock_view_relations(cx, rel.oid, mode, stmt.nowait)?;
+        }
     }
     sink.complete("LOCK TABLE")
+}
+
+/// lock_view_relations -- LOCK of view `view` locks what its query reads
+/// too, and through views what theirs read (PostgreSQL's LockViewRecurse);
+/// each relation once.
+fn lock_view_relations(
+    cx: &mut dyn BackendContext,
+    view: Oid,
+    mode: LockMode,
+    nowait: bool,
+) -> Result<()> {
+    let (engine, db) = (cx.engine().clone(), cx.database());
+    let mut seen = vec![view];
+    let mut pending = crate::catalog::rewrite::view_relations(&engine, db, cx.txn()?, view)?;
+    while let Some(oid) = pending.pop() {
+        if seen.contains(&oid) {
+            continue;
+        }
+        seen.push(oid);
+        let Some(rel) = relation::find_by_oid(&engine, db, cx.txn()?, oid)? else { continue };
+        lock_relation_with(&mut cx.parts()?, rel.oid, mode, nowait, Some(&rel.name))?;
+        if rel.kind == RelKind::View {
+            pending.extend(crate::catalog::rewrite::view_relations(&engine, db, cx.txn()?, oid)?);
+        }
+    }
+    Ok(())
 }
 
 /// DROP TABLE / DROP SEQUENCE [IF EXISTS] name, ...
