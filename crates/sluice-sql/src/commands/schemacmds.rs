@@ -25,7 +25,7 @@
 //! accepting invalidation messages.
 
 use super::sequence;
-use super::tablecmds::{self, lock_relation, remove_relation};
+use super::tablecmds::{self, remove_relation};
 use crate::catalog::authid::role_oid;
 use crate::catalog::comment::remove_comments;
 use crate::catalog::depend::{self, DepType};
@@ -366,13 +366,10 @@ fn drop_member(
         }
         Member::Relation(rel) if rel.kind == RelKind::View => {
             let mut quiet = NestedSink::muted(sink);
-            lock_relation(cx, rel.oid, LockMode::AccessExclusive)?;
             super::view::drop_dependent_views(cx, rel, "view", true, &mut quiet)?;
-            super::view::drop_rule(cx, rel.oid)?;
             remove_relation(cx, rel)
         }
         Member::Relation(rel) => {
-            lock_relation(cx, rel.oid, LockMode::AccessExclusive)?;
             let mut quiet = NestedSink::muted(sink);
             sequence::drop_dependent_defaults(cx, rel, true, &mut quiet)?;
             remove_relation(cx, rel)

@@ -502,10 +502,14 @@ pub(crate) fn drop_table(
 }
 
 /// remove_relation -- deletes a relation's catalog rows (class, columns,
-/// defaults, sequence parameters, statistics, dependencies) and removes its file once
-/// the transaction commits (PostgreSQL's heap_drop_with_catalog). The caller
+/// defaults, sequence parameters, statistics, dependencies, a view's rule)
+/// and removes its file, if it has one, once the transaction commits
+/// (PostgreSQL's heap_drop_with_catalog). The caller
 /// holds AccessExclusive on it and has dealt with objects depending on it.
 pub(crate) fn remove_relation(cx: &mut dyn BackendContext, rel: &RelationId) -> Result<()> {
+    if rel.kind == RelKind::View {
+        super::view::drop_rule(cx, rel.oid)?;
+    }
     let engine = cx.engine().clone();
     let db = cx.database();
     let oid = rel.oid;

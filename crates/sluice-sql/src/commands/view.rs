@@ -410,7 +410,6 @@ pub fn drop_views(
                 .with_hint("Use DROP TABLE to remove a table."));
         }
         drop_dependent_views(cx, &rel, "view", cascade, sink)?;
-        drop_rule(cx, rel.oid)?;
         remove_relation(cx, &rel)?;
     }
     sink.complete("DROP VIEW")

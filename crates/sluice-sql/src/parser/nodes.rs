@@ -60,3 +60,23 @@ pub(crate) fn deparse_expr(expr: &pg_query::protobuf::Node) -> Result<String> {
         .map_err(|e| SqlError::internal(format!("could not deparse expression: {e}")))?;
     Ok(text.strip_prefix("SELECT ").unwrap_or(&text).to_string())
 }
+
+/// quoted_len -- the length of the quoted token `text` starts with, both
+/// `quote` characters included (a doubled quote inside stands for one, as
+/// in SQL string literals and quoted identifiers); all of `text` if it is
+/// not closed.
+pub(crate) fn quoted_len(text: &str, quote: u8) -> usize {
+    let bytes = text.as_bytes();
+    let mut i = 1;
+    while i < bytes.len() {
+        if bytes[i] == quote {
+            if bytes.get(i + 1) == Some(&quote) {
+                i += 2;
+                continue;
+            }
+            return i + 1;
+        }
+        i += 1;
+    }
+    text.len()
+}

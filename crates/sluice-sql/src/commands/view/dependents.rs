@@ -12,7 +12,7 @@
 //! them: depth first, each with what it depends on, named as
 //! getObjectDescription names relations.
 
-use super::{describe_query, drop_rule, refname};
+use super::{describe_query, refname};
 use crate::catalog::relation::{find_by_oid, RelationDesc, RelationId};
 use crate::catalog::rewrite;
 use crate::catalog::schema::PG_REWRITE;
@@ -53,7 +53,6 @@ pub(crate) fn drop_dependent_views(
     report_cascade(&descriptions(&views), sink)?;
     for view in views.iter().rev() {
         if lock_if_still_there(cx, view.rel.oid, LockMode::AccessExclusive)? {
-            drop_rule(cx, view.rel.oid)?;
             remove_relation(cx, &view.rel)?;
         }
     }
@@ -271,7 +270,6 @@ pub(crate) fn views_without_column(
         report_cascade(&descriptions(&found), sink)?;
         for dependent in found.iter().rev() {
             if lock_if_still_there(cx, dependent.rel.oid, LockMode::AccessExclusive)? {
-                drop_rule(cx, dependent.rel.oid)?;
                 remove_relation(cx, &dependent.rel)?;
             }
         }
@@ -280,20 +278,8 @@ pub(crate) fn views_without_column(
 
 /// The length of the identifier `text` starts with (quoted or not).
 fn identifier_len(text: &str) -> usize {
-    let bytes = text.as_bytes();
-    if bytes.first() == Some(&b'"') {
-        let mut i = 1;
-        while i < bytes.len() {
-            if bytes[i] == b'"' {
-                if bytes.get(i + 1) == Some(&b'"') {
-                    i += 2;
-                    continue;
-                }
-                return i + 1;
-            }
-            i += 1;
-        }
-        return text.len();
+    if text.starts_with('"') {
+        return crate::parser::quoted_len(text, b'"');
     }
     text.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).unwrap_or(text.len())
 }

@@ -12,7 +12,7 @@ use super::ExecHost;
 use crate::catalog::namespace::missing_relation;
 use crate::catalog::relation::{find_as, find_by_oid_as, oid_of, RelationId};
 use crate::catalog::scan_as;
-use crate::catalog::schema::{CatalogDef, RelKind, PG_AUTHID, PG_CATALOG_NAMESPACE, PG_NAMESPACE};
+use crate::catalog::schema::{CatalogDef, RelKind, PG_AUTHID, PG_CATALOG_NAMESPACE};
 use crate::error::{Result, SqlError};
 use crate::expr::{
     function_named, function_signature, function_with_args, parse_type_string, FunctionNamed,
@@ -61,8 +61,9 @@ fn lookup(host: &mut ExecHost, kind: RegKind, name: &str) -> Result<Oid> {
     let oid = match kind {
         RegKind::Class => relation_oid(host, name)?,
         RegKind::Type => parse_type_string(name)?.0.oid(),
-        RegKind::Namespace => namespace_oid(host, &unquote(name))?
-            .ok_or_else(|| SqlError::new("3F000", format!("schema \"{name}\" does not exist")))?,
+        RegKind::Namespace => {
+            namespace_oid(host, &unquote(name))?.ok_or_else(|| namespace::missing_schema(name))?
+        }
         RegKind::Role => role_oid(host, &unquote(name))?
             .ok_or_else(|| SqlError::new("42704", format!("role \"{name}\" does not exist")))?,
         RegKind::Proc => function_oid(name)?,
@@ -246,12 +247,14 @@ pub(super) fn relation_oid(host: &mut ExecHost, name: &str) -> Result<Oid> {
 
 /// A schema's OID by name.
 fn namespace_oid(host: &mut ExecHost, name: &str) -> Result<Option<Oid>> {
-    oid_by_name(host, &PG_NAMESPACE, name)
+    let (engine, db) = (host.env().engine.clone(), host.env().database);
+    namespace::namespace_oid(&engine, db, host.visibility(), name)
 }
 
 /// A schema's name by OID.
 pub(super) fn namespace_name(host: &mut ExecHost, oid: Oid) -> Result<Option<String>> {
-    name_by_oid(host, &PG_NAMESPACE, oid)
+    let (engine, db) = (host.env().engine.clone(), host.env().database);
+    namespace::namespace_name(&engine, db, host.visibility(), oid)
 }
 
 /// function_oid -- `regproc` input: the one built-in function named `name`

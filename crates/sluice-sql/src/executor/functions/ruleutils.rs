@@ -215,7 +215,7 @@ fn regclass_constants(host: &mut ExecHost, text: &str) -> Result<String> {
     while let Some(start) = rest.find('\'') {
         out.push_str(&rest[..start]);
         let literal = &rest[start..];
-        let end = literal_end(literal);
+        let end = crate::parser::quoted_len(literal, b'\'');
         let (quoted, after) = literal.split_at(end);
         let name = quoted[1..quoted.len().saturating_sub(1).max(1)].replace("''", "'");
         match after.starts_with(CAST).then(|| regclass_name(host, &name)).transpose()? {
@@ -226,24 +226,6 @@ fn regclass_constants(host: &mut ExecHost, text: &str) -> Result<String> {
     }
     out.push_str(rest);
     Ok(out)
-}
-
-/// The length of the string literal `text` starts with, quotes included
-/// (`''` inside is a quote); all of `text` if it is not closed.
-fn literal_end(text: &str) -> usize {
-    let bytes = text.as_bytes();
-    let mut i = 1;
-    while i < bytes.len() {
-        if bytes[i] == b'\'' {
-            if bytes.get(i + 1) == Some(&b'\'') {
-                i += 2;
-                continue;
-            }
-            return i + 1;
-        }
-        i += 1;
-    }
-    text.len()
 }
 
 /// The relation `name` finds as regclass input, printed as regclass output;
