@@ -71,3 +71,6 @@ DROP VIEW tview;
 CREATE VIEW tview WITH (security_barrier) AS SELECT a FROM t;
 CREATE VIEW tview AS SELECT a FROM t WITH CHECK OPTION;
 CREATE TEMP VIEW tview AS SELECT a FROM t;
+-- PostgreSQL 18's virtual generated columns (no STORED).
+CREATE TABLE vgen (a int, b int GENERATED ALWAYS AS (a * 2) VIRTUAL);
+CREATE TABLE vgen (a int, b int GENERATED ALWAYS AS (a * 2));

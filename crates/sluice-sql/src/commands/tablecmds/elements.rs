@@ -342,6 +342,15 @@ pub(super) fn new_column(def: &ColumnDef, table: &str) -> Result<NewColumn> {
                     ))
                     .at(position(c.location)));
                 }
+                // PostgreSQL 18's grammar (pg_query's) reads a generated
+                // column without STORED as VIRTUAL; PostgreSQL 15 has only
+                // STORED.
+                if c.generated_kind == "v" {
+                    return Err(SqlError::unsupported(
+                        "virtual generated columns are not supported yet",
+                    )
+                    .at(position(c.location)));
+                }
                 let expr = c
                     .raw_expr
                     .as_deref()
