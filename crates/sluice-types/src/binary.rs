@@ -61,6 +61,8 @@ pub fn send(d: &Datum) -> Vec<u8> {
         }
         Datum::Array(a) => array::send(a),
         Datum::Record(r) => crate::record::send(r),
+        // `enum_send`: the label's text.
+        Datum::Enum(v) => v.text().as_bytes().to_vec(),
     }
 }
 
@@ -135,6 +137,7 @@ pub fn recv(ty: SqlType, b: &[u8], typmod: i32) -> Result<Datum> {
             Datum::Json(text)
         }
         SqlType::Record(_) => return Err(crate::record::input_not_implemented()),
+        SqlType::Enum(e) => Datum::Enum(crate::enums::parse(e, &text::verify_utf8(b)?)?),
         SqlType::Array(elem) => Datum::Array(Box::new(array::recv(elem, b, typmod)?)),
     })
 }

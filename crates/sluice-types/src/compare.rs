@@ -53,6 +53,7 @@ pub fn cmp(a: &Datum, b: &Datum) -> Ordering {
         (PgLsn(x), PgLsn(y)) => x.cmp(y),
         (Array(x), Array(y)) => crate::array::cmp(x, y),
         (Record(x), Record(y)) => crate::record::cmp(x, y),
+        (Enum(x), Enum(y)) => x.order(*y),
         _ => cmp_numbers(a, b).unwrap_or_else(|| kind_rank(a).cmp(&kind_rank(b))),
     }
 }
@@ -142,6 +143,7 @@ fn kind_rank(d: &Datum) -> u8 {
         Datum::Xid8(_) => 17,
         Datum::Record(_) => 18,
         Datum::Json(_) => 19,
+        Datum::Enum(_) => 20,
     }
 }
 
@@ -232,6 +234,7 @@ fn hash_into(d: &Datum, h: &mut Fnv) {
         Datum::PgLsn(l) => h.write(&l.to_le_bytes()),
         Datum::Array(a) => crate::array::hash_into(a, h),
         Datum::Record(r) => crate::record::hash_into(r, h),
+        Datum::Enum(v) => h.write(&v.label.to_le_bytes()),
     }
 }
 

@@ -21,6 +21,7 @@
 
 use crate::array::Array;
 use crate::datetime::Interval;
+use crate::enums::EnumValue;
 use crate::jsonb::JsonbValue;
 use crate::numeric::Numeric;
 use crate::record::Record;
@@ -81,6 +82,8 @@ pub enum Datum {
     Array(Box<Array>),
     /// A composite value (a row as a value), boxed like arrays.
     Record(Box<Record>),
+    /// A value of an enum type (see [`crate::enums`]).
+    Enum(EnumValue),
 }
 
 impl Datum {
@@ -117,6 +120,7 @@ impl Datum {
             Datum::PgLsn(_) => SqlType::PgLsn,
             Datum::Array(a) => SqlType::Array(a.elem_type()),
             Datum::Record(r) => SqlType::Record(r.ty),
+            Datum::Enum(v) => SqlType::Enum(v.ty),
         };
         Some(t)
     }

@@ -53,6 +53,9 @@ pub enum ErrorKind {
     UndefinedFunction,
     /// 0A000 `feature_not_supported`: something PostgreSQL has that sluice lacks.
     FeatureNotSupported,
+    /// 55P04 `unsafe_new_enum_value_usage`: an enum label added by the
+    /// running transaction, used before it commits.
+    UnsafeNewEnumValueUsage,
     /// 54000 `program_limit_exceeded`: a result larger than a value may be.
     ProgramLimitExceeded,
     /// 54001 `statement_too_complex`: nesting beyond the stack depth limit.
@@ -91,6 +94,7 @@ impl ErrorKind {
             ErrorKind::CannotCoerce => "42846",
             ErrorKind::UndefinedFunction => "42883",
             ErrorKind::FeatureNotSupported => "0A000",
+            ErrorKind::UnsafeNewEnumValueUsage => "55P04",
             ErrorKind::ProgramLimitExceeded => "54000",
             ErrorKind::StatementTooComplex => "54001",
             ErrorKind::DataCorrupted => "XX001",

@@ -43,6 +43,7 @@ pub fn parse(ty: SqlType, input: &str, typmod: i32, ctx: &Context) -> Result<Dat
             Datum::Json(input.to_string())
         }
         SqlType::Record(_) => return Err(crate::record::input_not_implemented()),
+        SqlType::Enum(e) => Datum::Enum(crate::enums::parse(e, input)?),
         // A name needs the catalogs: the SQL layer looks names up before
         // a `reg*` value gets here, so only the numeric form is left.
         SqlType::Oid | SqlType::Reg(_) => Datum::Oid(oid::parse(input)?),
@@ -90,6 +91,7 @@ pub fn output(d: &Datum, ctx: &Context) -> Option<String> {
         Datum::PgLsn(l) => crate::pg_lsn::output(*l),
         Datum::Array(a) => array::output(a, ctx),
         Datum::Record(r) => crate::record::output(r, ctx),
+        Datum::Enum(v) => v.text().to_string(),
     })
 }
 

@@ -36,11 +36,12 @@
 use crate::array::Array;
 use crate::datetime::Interval;
 use crate::datum::Datum;
+use crate::enums::{EnumDesc, EnumLabel, EnumType, SortOrder};
 use crate::error::{ErrorKind, Result, TypeError};
 use crate::jsonb::JsonbValue;
 use crate::record::{Record, RecordType, RowField, RowType};
 use crate::storage::{numeric_from_storage, numeric_to_storage};
-use crate::types::SqlType;
+use crate::types::{ElemType, SqlType};
 
 /// The tag of each `Datum` variant.
 mod tag {
@@ -68,6 +69,7 @@ mod tag {
     pub const PG_LSN: u8 = 21;
     pub const ARRAY: u8 = 22;
     pub const RECORD: u8 = 23;
+    pub const ENUM: u8 = 24;
 }
 
 /// encode_row -- appends the encoding of `row` to `out`.
@@ -160,7 +162,7 @@ fn encode_value(value: &Datum, out: &mut Vec<u8>) {
         Datum::PgLsn(v) => fixed(out, tag::PG_LSN, &v.to_le_bytes()),
         Datum::Array(a) => {
             out.push(tag::ARRAY);
-            out.extend(a.array_type().oid().to_le_bytes());
+            encode_type(a.elem_type().get(), out);
             out.extend(a.lower_bound().to_le_bytes());
             encode_row(a.elements(), out);
         }
@@ -170,6 +172,11 @@ fn encode_value(value: &Datum, out: &mut Vec<u8>) {
             for value in &r.values {
                 encode_value(value, out);
             }
+        }
+        Datum::Enum(v) => {
+            out.push(tag::ENUM);
+            encode_type(SqlType::Enum(v.ty), out);
+            out.extend(v.label.to_le_bytes());
         }
     }
 }
@@ -203,10 +210,33 @@ fn encode_type(ty: SqlType, out: &mut Vec<u8>) {
             out.push(1);
             encode_row_type(r.fields(), out);
         }
+        SqlType::Enum(e) => {
+            out.push(2);
+            encode_enum_type(e.desc(), out);
+        }
         other => {
             out.push(0);
             out.extend(other.oid().to_le_bytes());
         }
+    }
+}
+
+/// An enum type travels whole, as a record type does: the reader may not
+/// see the catalogs, and a type's labels can change while a query spills.
+fn encode_enum_type(desc: &EnumDesc, out: &mut Vec<u8>) {
+    out.extend(desc.oid.to_le_bytes());
+    out.extend(desc.array_oid.to_le_bytes());
+    for name in [&desc.typname, &desc.sql_name] {
+        put_varint(out, name.len() as u64);
+        out.extend_from_slice(name.as_bytes());
+    }
+    put_varint(out, desc.labels.len() as u64);
+    for label in &desc.labels {
+        out.extend(label.oid.to_le_bytes());
+        out.extend(label.sort_order.0.to_bits().to_le_bytes());
+        out.push(u8::from(label.uncommitted));
+        put_varint(out, label.label.len() as u64);
+        out.extend_from_slice(label.label.as_bytes());
     }
 }
 
@@ -312,14 +342,20 @@ impl<'b> Reader<'b> {
                 let values = (0..ty.fields().len()).map(|_| self.value()).collect::<Result<_>>()?;
                 Datum::Record(Box::new(Record { ty, values }))
             }
+            tag::ENUM => {
+                let SqlType::Enum(ty) = self.sql_type()? else {
+                    return Err(corrupt("enum value without an enum type in a spilled row"));
+                };
+                Datum::Enum(crate::enums::from_stored(ty, u32::from_le_bytes(self.array()?))?)
+            }
             other => return Err(corrupt(format!("unknown value tag {other} in a spilled row"))),
         })
     }
 
     fn array_value(&mut self) -> Result<Datum> {
-        let oid = u32::from_le_bytes(self.array()?);
-        let Some(SqlType::Array(elem)) = SqlType::from_oid(oid) else {
-            return Err(corrupt(format!("unknown array type {oid} in a spilled row")));
+        let elem = self.sql_type()?;
+        let Some(elem) = ElemType::new(elem) else {
+            return Err(corrupt(format!("no array type of {elem:?} in a spilled row")));
         };
         let lower = i32::from_le_bytes(self.array()?);
         let elems = self.values()?;
@@ -338,6 +374,22 @@ impl<'b> Reader<'b> {
         Ok(RecordType::intern(RowType { fields }))
     }
 
+    fn enum_type(&mut self) -> Result<EnumType> {
+        let oid = u32::from_le_bytes(self.array()?);
+        let array_oid = u32::from_le_bytes(self.array()?);
+        let typname = self.string()?;
+        let sql_name = self.string()?;
+        let n = self.count()?;
+        let mut labels = Vec::with_capacity(n);
+        for _ in 0..n {
+            let oid = u32::from_le_bytes(self.array()?);
+            let sort_order = SortOrder(f32::from_bits(u32::from_le_bytes(self.array()?)));
+            let uncommitted = self.array::<1>()?[0] != 0;
+            labels.push(EnumLabel { oid, sort_order, label: self.string()?, uncommitted });
+        }
+        Ok(EnumType::intern(EnumDesc { oid, array_oid, typname, sql_name, labels }))
+    }
+
     fn sql_type(&mut self) -> Result<SqlType> {
         match self.array::<1>()?[0] {
             0 => {
@@ -346,6 +398,7 @@ impl<'b> Reader<'b> {
                     .ok_or_else(|| corrupt(format!("unknown type {oid} in a spilled row")))
             }
             1 => Ok(SqlType::Record(self.row_type()?)),
+            2 => Ok(SqlType::Enum(self.enum_type()?)),
             other => Err(corrupt(format!("unknown type tag {other} in a spilled row"))),
         }
     }

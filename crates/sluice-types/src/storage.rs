@@ -73,6 +73,7 @@ pub fn to_storage(ty: SqlType, d: &Datum) -> Vec<u8> {
         Datum::Jsonb(j) => crate::jsonb::encode(j),
         Datum::Array(a) => crate::array::to_storage(a),
         Datum::Record(r) => crate::record::send(r),
+        Datum::Enum(v) => v.label.to_le_bytes().to_vec(),
     }
 }
 
@@ -125,6 +126,9 @@ pub fn from_storage(ty: SqlType, bytes: &[u8]) -> Result<Datum> {
         SqlType::Jsonb => Datum::Jsonb(Box::new(crate::jsonb::decode(bytes)?)),
         SqlType::Json => Datum::Json(utf8(bytes)?),
         SqlType::Record(r) => Datum::Record(Box::new(crate::record::decode(r, bytes)?)),
+        SqlType::Enum(e) => {
+            Datum::Enum(crate::enums::from_stored(e, u32::from_le_bytes(arr(fixed(4)?)))?)
+        }
         SqlType::Array(elem) => Datum::Array(Box::new(crate::array::from_storage(elem, bytes)?)),
     })
 }

@@ -25,6 +25,10 @@
 //! `unknown[]`. The typmod of an array column is its element's
 //! (`varchar(10)[]` stores 14), as in PostgreSQL.
 
+use std::collections::HashSet;
+use std::sync::{Mutex, OnceLock};
+
+use crate::enums::EnumType;
 use crate::record::RecordType;
 
 /// Typmod value meaning "no modifier".
@@ -94,6 +98,8 @@ pub enum SqlType {
     /// An object-identifier alias type (`regclass`, `regtype`, ...): an OID
     /// held as [`crate::Datum::Oid`] whose text form is the object's name.
     Reg(RegKind),
+    /// An enum type made by `CREATE TYPE ... AS ENUM` (see [`crate::enums`]).
+    Enum(EnumType),
 }
 
 /// The object-identifier alias types (PostgreSQL's `regproc.c`): each is an
@@ -236,6 +242,9 @@ impl ElemType {
     /// The element type `elem` as an array element, or `None` for types
     /// PostgreSQL has no array type for (`unknown`, arrays themselves).
     pub fn new(elem: SqlType) -> Option<ElemType> {
+        if let SqlType::Enum(e) = elem {
+            return Some(ElemType(enum_array_info(e)));
+        }
         ARRAY_TYPES.iter().find(|a| a.elem == elem).map(ElemType)
     }
 
@@ -243,6 +252,29 @@ impl ElemType {
     pub fn get(self) -> SqlType {
         self.0.elem
     }
+}
+
+/// The array facts of enum types met so far, interned like the enum
+/// descriptors themselves (see [`crate::enums`]).
+static ENUM_ARRAYS: OnceLock<Mutex<HashSet<&'static ArrayInfo>>> = OnceLock::new();
+
+/// The array facts of enum type `e`: `_mood`, `mood[]`, its `typarray`.
+fn enum_array_info(e: EnumType) -> &'static ArrayInfo {
+    let registry = ENUM_ARRAYS.get_or_init(|| Mutex::new(HashSet::new()));
+    let mut set = registry.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let elem = SqlType::Enum(e);
+    if let Some(found) = set.iter().find(|a| a.elem == elem) {
+        return found;
+    }
+    let desc = e.desc();
+    let leaked: &'static ArrayInfo = Box::leak(Box::new(ArrayInfo {
+        elem,
+        oid: desc.array_oid,
+        typname: Box::leak(format!("_{}", desc.typname).into_boxed_str()),
+        sql_name: Box::leak(format!("{}[]", desc.sql_name).into_boxed_str()),
+    }));
+    set.insert(leaked);
+    leaked
 }
 
 impl std::fmt::Debug for ElemType {
@@ -301,6 +333,8 @@ pub enum TypeCategory {
     Array,
     /// `C`: composite types.
     Composite,
+    /// `E`: enum types.
+    Enum,
     /// `X`: the unknown pseudo-type.
     Unknown,
 }
@@ -337,6 +371,7 @@ impl SqlType {
             SqlType::Array(e) => e.0.oid,
             SqlType::Record(_) => crate::record::RECORD_OID,
             SqlType::Reg(kind) => kind.oid(),
+            SqlType::Enum(e) => e.desc().oid,
         }
     }
 
@@ -406,6 +441,7 @@ impl SqlType {
             SqlType::Array(e) => e.0.typname,
             SqlType::Record(_) => "record",
             SqlType::Reg(kind) => kind.typname(),
+            SqlType::Enum(e) => &e.desc().typname,
         }
     }
 
@@ -459,7 +495,12 @@ impl SqlType {
         match self {
             SqlType::Bool => 1,
             SqlType::Int2 => 2,
-            SqlType::Int4 | SqlType::Oid | SqlType::Reg(_) | SqlType::Float4 | SqlType::Date => 4,
+            SqlType::Int4
+            | SqlType::Oid
+            | SqlType::Reg(_)
+            | SqlType::Enum(_)
+            | SqlType::Float4
+            | SqlType::Date => 4,
             SqlType::Int8
             | SqlType::Xid
             | SqlType::Xid8
@@ -488,7 +529,12 @@ impl SqlType {
         match self {
             SqlType::Bool | SqlType::Name | SqlType::Uuid | SqlType::Unknown => 1,
             SqlType::Int2 => 2,
-            SqlType::Int4 | SqlType::Oid | SqlType::Reg(_) | SqlType::Float4 | SqlType::Date => 4,
+            SqlType::Int4
+            | SqlType::Oid
+            | SqlType::Reg(_)
+            | SqlType::Enum(_)
+            | SqlType::Float4
+            | SqlType::Date => 4,
             SqlType::Int8
             | SqlType::Xid
             | SqlType::Xid8
@@ -522,6 +568,7 @@ impl SqlType {
                 | SqlType::Int8
                 | SqlType::Oid
                 | SqlType::Reg(_)
+                | SqlType::Enum(_)
                 | SqlType::Xid
                 | SqlType::Xid8
                 | SqlType::Float4
@@ -561,6 +608,7 @@ impl SqlType {
             | SqlType::Xid
             | SqlType::Xid8 => TypeCategory::User,
             SqlType::Record(_) => TypeCategory::Composite,
+            SqlType::Enum(_) => TypeCategory::Enum,
             SqlType::Unknown => TypeCategory::Unknown,
             SqlType::Array(_) => TypeCategory::Array,
         }
@@ -591,6 +639,7 @@ impl SqlType {
             SqlType::Timestamp => "timestamp without time zone",
             SqlType::TimestampTz => "timestamp with time zone",
             SqlType::Array(e) => e.0.sql_name,
+            SqlType::Enum(e) => &e.desc().sql_name,
             other => other.typname(),
         }
     }

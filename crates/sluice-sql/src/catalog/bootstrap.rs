@@ -239,6 +239,7 @@ fn type_row(ty: SqlType) -> Vec<Datum> {
         Unknown => "X",
         Array => "A",
         Composite => "C",
+        Enum => "E",
     };
     vec![
         Datum::Oid(ty.oid()),

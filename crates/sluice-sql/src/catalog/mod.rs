@@ -25,6 +25,7 @@ pub mod foreign_key;
 pub mod index;
 pub mod information_schema;
 pub mod namespace;
+pub mod pg_type;
 pub mod relation;
 pub mod rewrite;
 pub mod rows;

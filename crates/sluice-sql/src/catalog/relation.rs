@@ -415,8 +415,10 @@ fn describe(
     let defaults = scan_eq_as(engine, db, &PG_ATTRDEF, ctx, 1, &Datum::Oid(oid), |_| true)?;
     // Dropped columns stay: stored tuples still have their attributes, and
     // a column's index in `columns` is its attnum - 1.
-    let mut columns =
-        attrs.iter().map(|(_, r)| column_of(r, &defaults)).collect::<Result<Vec<_>>>()?;
+    let mut columns = attrs
+        .iter()
+        .map(|(_, r)| column_of(engine, db, ctx, r, &defaults))
+        .collect::<Result<Vec<_>>>()?;
     if columns.iter().any(|c| c.identity.is_some()) {
         identity_defaults(engine, db, ctx, oid, &mut columns)?;
     }
@@ -505,12 +507,24 @@ pub const ATT_HASMISSING: usize = 14;
 pub const ATT_MISSINGVAL: usize = 15;
 
 fn column_of(
+    engine: &Engine,
+    db: Oid,
+    ctx: &VisibilityContext,
     attr: &[Datum],
     defaults: &[(sluice_common::ItemPointer, Vec<Datum>)],
 ) -> Result<ColumnDesc> {
-    let ty = SqlType::from_oid(oid_of(&attr[2])).ok_or_else(|| {
-        SqlError::internal(format!("cache lookup failed for type {}", oid_of(&attr[2])))
-    })?;
+    let dropped = matches!(attr[ATT_ISDROPPED], Datum::Bool(true));
+    let ty = match super::pg_type::sql_type(engine, db, ctx, oid_of(&attr[2]))? {
+        Some(ty) => ty,
+        // A dropped column's type may be gone (DROP TYPE ... CASCADE); its
+        // stored values only need skipping, which its width says how to
+        // (PostgreSQL keeps attlen and attalign for the same reason).
+        None if dropped => dropped_stand_in(&attr[3]),
+        None => {
+            let oid = oid_of(&attr[2]);
+            return Err(SqlError::internal(format!("cache lookup failed for type {oid}")));
+        }
+    };
     let attnum = attr[4].clone();
     let stored = defaults.iter().find(|(_, d)| d[2] == attnum).and_then(|(_, d)| text_of(&d[3]));
     let is_generated = attr[ATT_GENERATED].as_str() == Some("s");
@@ -529,8 +543,18 @@ fn column_of(
             _ => None,
         },
         identity: attr[ATT_IDENTITY].as_str().and_then(Identity::from_letter),
-        dropped: matches!(attr[ATT_ISDROPPED], Datum::Bool(true)),
+        dropped,
     })
+}
+
+/// A built-in type laid out as a dropped column of a type that no longer
+/// exists (`attlen`): enums are four bytes aligned as `int4`, their arrays
+/// varlena aligned as `bytea`.
+fn dropped_stand_in(attlen: &Datum) -> SqlType {
+    match attlen {
+        Datum::Int2(4) => SqlType::Int4,
+        _ => SqlType::Bytea,
+    }
 }
 
 /// evaluable_default -- a stored default in the form the expression layer

@@ -565,8 +565,17 @@ pub const PG_REWRITE: CatalogDef = CatalogDef {
     ],
 };
 
+/// `pg_enum`: the labels of enum types, one row each (see
+/// `sluice_types::enums`).
+pub const PG_ENUM: CatalogDef = CatalogDef {
+    oid: 3501,
+    name: "pg_enum",
+    shared: false,
+    columns: &[("oid", Oid), ("enumtypid", Oid), ("enumsortorder", Float4), ("enumlabel", Name)],
+};
+
 /// Every catalog, shared ones first.
-pub const ALL_CATALOGS: [&CatalogDef; 26] = [
+pub const ALL_CATALOGS: [&CatalogDef; 27] = [
     &PG_AUTHID,
     &PG_DATABASE,
     &PG_AUTH_MEMBERS,
@@ -593,6 +602,7 @@ pub const ALL_CATALOGS: [&CatalogDef; 26] = [
     &PG_EXTENSION,
     &PG_DESCRIPTION,
     &PG_REWRITE,
+    &PG_ENUM,
 ];
 
 /// The catalog with this OID, if it is one.

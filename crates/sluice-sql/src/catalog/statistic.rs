@@ -156,6 +156,7 @@ pub fn sort_operators(ty: SqlType) -> (Oid, Oid) {
         // `json` has neither equality nor order in PostgreSQL.
         SqlType::Json => (0, 0),
         SqlType::Record(_) => (2988, 2990),
+        SqlType::Enum(_) => (3516, 3518),
     }
 }
 

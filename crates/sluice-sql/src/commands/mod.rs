@@ -14,6 +14,7 @@ pub mod sequence;
 pub mod tablecmds;
 pub mod trigger;
 pub mod truncate;
+pub mod typecmds;
 pub mod variable;
 pub mod view;
 

@@ -26,6 +26,7 @@
 
 use super::sequence;
 use super::tablecmds::{self, remove_relation};
+use super::typecmds;
 use crate::catalog::authid::role_oid;
 use crate::catalog::comment::remove_comments;
 use crate::catalog::depend::{self, DepType};
@@ -222,6 +223,10 @@ pub fn alter_owner(
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
     use pg_query::protobuf::ObjectType;
+    if ObjectType::try_from(stmt.object_type) == Ok(ObjectType::ObjectType) {
+        let role = stmt.newowner.as_ref().map(|r| role_name(cx, r)).unwrap_or_default();
+        return typecmds::alter_owner(cx, stmt, &role, sink);
+    }
     if ObjectType::try_from(stmt.object_type) != Ok(ObjectType::ObjectSchema) {
         return Err(SqlError::unsupported("this ALTER ... OWNER TO form is not supported yet"));
     }
@@ -243,12 +248,19 @@ enum Member {
     Relation(RelationId),
     /// An extension installed in the schema.
     Extension(ItemPointer),
+    /// A type made by CREATE TYPE (with its array type).
+    Type(Oid),
+    /// A column of a table outside the schema whose type is one of the
+    /// schema's.
+    Column(Oid, String),
 }
 
 /// One member and how the notice names it.
 struct Dependent {
     member: Member,
     description: String,
+    /// What it depends on, if not directly on the schema.
+    depends_on: Option<String>,
 }
 
 /// DROP SCHEMA [IF EXISTS] name, ... [CASCADE | RESTRICT].
@@ -283,7 +295,10 @@ pub fn drop_schemas(
         if !cascade && !members.is_empty() {
             let lines: Vec<String> = members
                 .iter()
-                .map(|m| format!("{} depends on schema {name}", m.description))
+                .map(|m| match &m.depends_on {
+                    Some(on) => format!("{} depends on {on}", m.description),
+                    None => format!("{} depends on schema {name}", m.description),
+                })
                 .collect();
             return Err(dependents_error(&format!("schema {name}"), &lines));
         }
@@ -327,19 +342,15 @@ fn members_of(cx: &mut dyn BackendContext, schema: Oid) -> Result<Vec<Dependent>
             && tables.contains(&d.referenced.objid)
     })?;
     relations.retain(|r| !owned.iter().any(|(_, d)| d.object.objid == r.oid));
-    relations.sort_by_key(|r| r.oid);
+    let types = typecmds::types_in_schema(cx, schema)?;
+    let mut oids: Vec<Oid> = relations.iter().map(|r| r.oid).chain(types).collect();
+    oids.sort();
     let mut members = Vec::new();
-    for rel in relations {
-        let kind = match rel.kind {
-            RelKind::Table => "table",
-            RelKind::View => "view",
-            _ => "sequence",
-        };
-        let name = relation_name(cx, &rel)?;
-        members.push(Dependent {
-            description: format!("{kind} {name}"),
-            member: Member::Relation(rel),
-        });
+    for oid in oids {
+        match relations.iter().find(|r| r.oid == oid) {
+            Some(rel) => members.push(relation_member(cx, rel.clone())?),
+            None => members.extend(type_members(cx, oid, &tables)?),
+        }
     }
     let extensions =
         scan(&engine, db, &PG_EXTENSION, cx.txn()?, |r| r[EXT_NAMESPACE] == in_schema)?;
@@ -348,6 +359,40 @@ fn members_of(cx: &mut dyn BackendContext, schema: Oid) -> Result<Vec<Dependent>
         members.push(Dependent {
             description: format!("extension {name}"),
             member: Member::Extension(tid),
+            depends_on: None,
+        });
+    }
+    Ok(members)
+}
+
+/// A table, view or sequence as a member.
+fn relation_member(cx: &mut dyn BackendContext, rel: RelationId) -> Result<Dependent> {
+    let kind = match rel.kind {
+        RelKind::Table => "table",
+        RelKind::View => "view",
+        _ => "sequence",
+    };
+    let name = relation_name(cx, &rel)?;
+    let description = format!("{kind} {name}");
+    Ok(Dependent { description, member: Member::Relation(rel), depends_on: None })
+}
+
+/// A type as a member, followed by the columns of other schemas' tables
+/// that are of it (those of `tables`, which go anyway, are not listed).
+fn type_members(cx: &mut dyn BackendContext, oid: Oid, tables: &[Oid]) -> Result<Vec<Dependent>> {
+    let (name, columns) = typecmds::type_and_columns(cx, oid)?;
+    let depends_on = Some(format!("type {name}"));
+    let mut members = vec![Dependent {
+        description: format!("type {name}"),
+        member: Member::Type(oid),
+        depends_on: None,
+    }];
+    for c in columns.into_iter().filter(|c| !tables.contains(&c.table)) {
+        let member = Member::Column(c.table, c.column);
+        members.push(Dependent {
+            description: c.description,
+            member,
+            depends_on: depends_on.clone(),
         });
     }
     Ok(members)
@@ -379,5 +424,7 @@ fn drop_member(
             delete(&engine, db, &PG_EXTENSION, cx.txn()?, *tid)?;
             Ok(())
         }
+        Member::Type(oid) => typecmds::remove_type(cx, *oid),
+        Member::Column(table, column) => typecmds::drop_typed_column(cx, *table, column, sink),
     }
 }

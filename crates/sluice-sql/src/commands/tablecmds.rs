@@ -30,6 +30,7 @@ mod rename;
 mod set_schema;
 
 pub use alter::alter_table;
+pub(crate) use columns::drop_column;
 pub(super) use elements::check_column_name;
 pub(crate) use elements::constraint_index;
 use elements::{new_column, new_columns, set_identity, NewColumn, NewElements, SYSTEM_COLUMNS};
@@ -72,7 +73,7 @@ pub fn create_table(
     let namespace = cx.creation_namespace(rv)?;
     let likes = like_clauses(cx, stmt)?;
     let NewElements { mut columns, indexes: constraints, checks, foreign_keys } =
-        new_columns(stmt, &rv.relname, likes)?;
+        new_columns(stmt, &rv.relname, likes, &cx.type_catalog()?)?;
     let options = reloptions::reloptions(stmt)?;
     let engine = cx.engine().clone();
     let db = cx.database();
@@ -424,6 +425,7 @@ pub fn drop(cx: &mut dyn BackendContext, stmt: &DropStmt, sink: &mut dyn QuerySi
         Some(ObjectType::ObjectExtension) => super::extension::drop_extensions(cx, stmt, sink),
         Some(ObjectType::ObjectSchema) => super::schemacmds::drop_schemas(cx, stmt, sink),
         Some(ObjectType::ObjectView) => super::view::drop_views(cx, stmt, sink),
+        Some(ObjectType::ObjectType) => super::typecmds::drop_types(cx, stmt, sink),
         _ => Err(SqlError::unsupported("only DROP TABLE and DROP SEQUENCE are supported yet")),
     }
 }

@@ -27,6 +27,7 @@ use super::plancache::PlanCache;
 use super::{backend_status, sysviews};
 use crate::activity::{ActivityTable, InterruptCheck};
 use crate::catalog::namespace::{self, SearchPath};
+use crate::catalog::pg_type::TypeCatalog;
 use crate::catalog::relation::{RelationDesc, RelationId};
 use crate::catalog::schema::PG_DATABASE;
 use crate::error::{Result, SqlError};
@@ -352,6 +353,14 @@ pub trait BackendContext {
         let user = self.user().to_string();
         let ctx = VisibilityContext::for_transaction(self.txn()?, engine.txns());
         SearchPath::resolve(&engine, db, &ctx, &setting, &user)
+    }
+
+    /// type_catalog -- the types the running statement sees, names
+    /// resolved along the session's search path.
+    fn type_catalog(&mut self) -> Result<TypeCatalog> {
+        let (engine, db) = (self.engine().clone(), self.database());
+        let path = self.search_path()?;
+        Ok(TypeCatalog::new(&engine, db, self.txn()?, path))
     }
 
     /// creation_namespace -- the schema a new relation named `rv` goes to

@@ -26,7 +26,7 @@ use super::coerce::{cannot_cast, coerce_to_boolean, coerce_to_target, type_name,
 use super::column::column_ref;
 use super::oper::{make_array_op, make_op_in};
 use super::tree::{BoolOp, BoolTestKind, Expr};
-use super::typename::{position_of, string_of, type_from_name};
+use super::typename::{position_of, string_of, type_from_name_in};
 use super::{
     conditional, func, regtypes, rowtypes, AnalyzeHost, Scope, SessionFunction, SubLinkKind,
 };
@@ -301,7 +301,9 @@ impl Analyzer<'_> {
             let arg = self.child(t.arg.as_deref())?;
             return regtypes::cast_to_reg(self.host, arg, kind, location);
         }
-        let (ty, typmod) = type_from_name(type_name_node)?;
+        let host = &mut *self.host;
+        let (ty, typmod) =
+            type_from_name_in(type_name_node, &mut |schema, name| host.user_type(schema, name))?;
         let arg = self.child(t.arg.as_deref())?;
         let from = arg.ty();
         coerce_to_target(self.host, arg, ty, typmod, CoercionContext::Explicit, true, location)?

@@ -20,9 +20,11 @@ use sluice_types::ops::{self, ArithOp, CmpOp};
 use sluice_types::{compare, Datum, SqlType};
 
 pub use super::arrays::Dimension;
+use super::enums::{self, EnumFunc};
 use super::{arrays, datetime, jsonb, like, math, regex, strings, typeinfo};
 use super::{EvalHost, SessionFunction};
 use crate::{Result, SqlError};
+use sluice_types::enums::EnumType;
 
 /// A built-in operator or function implementation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -236,10 +238,10 @@ pub enum Builtin {
     Cardinality,
     /// `quote_ident(text)`: an identifier as SQL must spell it.
     QuoteIdent,
-    /// `format_type(oid, typmod)`; not strict.
-    FormatType,
     /// `pg_encoding_to_char(integer)`.
     EncodingToChar,
+    /// `enum_first`, `enum_last`, `enum_range` of an enum type.
+    EnumSupport(EnumFunc, EnumType),
     /// A function answered by the host.
     Session(SessionFunction),
 }
@@ -268,7 +270,8 @@ impl Builtin {
                 | Builtin::AnyAll { .. }
                 | Builtin::ArrayToString
                 | Builtin::StringAggJoin
-                | Builtin::FormatType
+                | Builtin::Session(SessionFunction::FormatType)
+                | Builtin::EnumSupport(..)
                 | Builtin::Session(SessionFunction::SetConfig)
         )
     }
@@ -319,10 +322,10 @@ pub(super) fn call(func: Builtin, args: &[Datum], host: &mut dyn EvalHost) -> Re
         StringAggJoin => arrays::string_agg_join(args),
         ArrayDimension(which) => arrays::dimension(which, args)?,
         Cardinality => arrays::cardinality(args)?,
-        FormatType => typeinfo::format_type(args),
         // PostgreSQL also quotes keywords; sluice's helper knows none.
         QuoteIdent => Datum::Text(crate::parser::quote_identifier(text(args, 0)?)),
         EncodingToChar => typeinfo::encoding_name(args),
+        EnumSupport(f, ty) => enums::call(f, ty, args)?,
         Session(f) => host.session_function(f, args)?,
         _ => strings::call(func, args)?,
     })

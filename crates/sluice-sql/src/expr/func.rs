@@ -95,6 +95,12 @@ pub(super) fn func_call(a: &mut Analyzer, fc: &FuncCall) -> Result<Expr> {
         let value = Datum::Text(type_name(args[0].ty()));
         return Ok(Expr::Const { value, ty: SqlType::Text, typmod: -1, location });
     }
+    if let Some(func) = super::enums::support_function(name, args.len()) {
+        return super::enums::support_call(name, func, args, location);
+    }
+    if let Some((kind, ty)) = enum_min_max(name, &args) {
+        return aggregate(a, fc, kind, ty, args, &[ArgType::Is(ty)], location);
+    }
     if !proc::exists(name) {
         if let Some(cast) = function_style_cast(a.host, name, &args, location)? {
             return Ok(cast);
@@ -194,6 +200,20 @@ fn function_style_cast(
 }
 
 /// An aggregate call: coerce its argument, check nesting, tell the host.
+/// `min(anyenum)` and `max(anyenum)`: PostgreSQL declares them on the
+/// pseudo-type, which the static catalog cannot list for types made later.
+fn enum_min_max(name: &str, args: &[Expr]) -> Option<(AggKind, SqlType)> {
+    let kind = match name {
+        "min" => AggKind::Min,
+        "max" => AggKind::Max,
+        _ => return None,
+    };
+    match args {
+        [arg] if matches!(arg.ty(), SqlType::Enum(_)) => Some((kind, arg.ty())),
+        _ => None,
+    }
+}
+
 fn aggregate(
     a: &mut Analyzer,
     fc: &FuncCall,

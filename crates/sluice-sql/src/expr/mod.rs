@@ -91,6 +91,7 @@ mod column;
 mod conditional;
 mod datetime;
 pub(crate) mod deparse;
+mod enums;
 mod eval;
 mod func;
 mod jsonb;
@@ -128,7 +129,10 @@ pub use naming::column_name;
 pub use oper::make_op;
 pub use regtypes::{function_named, function_signature, function_with_args, FunctionNamed};
 pub use tree::{BoolOp, BoolTestKind, CaseWhen, Expr};
-pub use typename::{parse_type_name, parse_type_string, type_from_name};
+pub use typeinfo::format_type_of;
+pub use typename::{
+    parse_type_name, parse_type_string, type_from_name, type_from_name_in, UserTypes,
+};
 
 use crate::Result;
 
@@ -268,6 +272,10 @@ pub enum SessionFunction {
     GetUserById,
     /// `pg_table_is_visible(relation oid)`: `boolean`.
     TableIsVisible,
+    /// `format_type(type oid, typmod integer)`: `text`; not strict. A
+    /// session function because types made by CREATE TYPE live in the
+    /// catalogs.
+    FormatType,
     /// `pg_get_indexdef(index oid [, column integer, pretty boolean])`: `text`.
     GetIndexDef,
     /// `pg_get_constraintdef(constraint oid [, pretty boolean])`: `text`.
@@ -472,6 +480,13 @@ pub trait AnalyzeHost {
     /// Without one such literals are checked now and converted at evaluation.
     fn context(&self) -> Option<&Context> {
         None
+    }
+
+    /// The type CREATE TYPE made that is named `schema.name` (or `name`
+    /// along the search path), if there is one. Hosts without catalogs
+    /// know none.
+    fn user_type(&mut self, _schema: Option<&str>, _name: &str) -> Result<Option<SqlType>> {
+        Ok(None)
     }
 }
 

@@ -22,6 +22,7 @@ use crate::{Result, SqlError};
 
 /// One operator: name, operand types, result and implementation (`None`:
 /// known to PostgreSQL but not implemented).
+#[derive(Clone)]
 struct Operator {
     name: &'static str,
     left: Option<ArgType>,
@@ -121,7 +122,7 @@ pub(super) fn make_op_in(
         resolve(name, left.as_ref().map(Expr::ty), right.ty()).map_err(|e| e.at(location))?;
     let args: Vec<Expr> = left.into_iter().chain([right]).collect();
     let args = coerce_args(host, args, &declared)?;
-    Ok(Expr::Call { func: *imp, args, ty: op.result, location })
+    Ok(Expr::Call { func: imp, args, ty: op.result, location })
 }
 
 /// make_array_op -- `left op ANY (right)` (or ALL), `right` an array
@@ -164,7 +165,17 @@ pub(super) fn make_array_op(
     let left = coerce_args(host, vec![left], &declared[..1])?;
     let right = coerce_args(host, vec![right], &[ArgType::Is(array)])?;
     let args = left.into_iter().chain(right).collect();
-    Ok(Expr::Call { func: Builtin::AnyAll { op: imp, all }, args, ty: Bool, location })
+    let op = static_builtin(imp)?;
+    Ok(Expr::Call { func: Builtin::AnyAll { op, all }, args, ty: Bool, location })
+}
+
+/// The catalog's own copy of `imp` (an enum comparison made for one call
+/// is the same implementation as a built-in type's).
+fn static_builtin(imp: Builtin) -> Result<&'static Builtin> {
+    catalog()
+        .iter()
+        .find_map(|o| o.imp.as_ref().filter(|b| **b == imp))
+        .ok_or_else(|| SqlError::internal("operator implementation missing from the catalog"))
 }
 
 /// resolve -- the operator `name` (possibly `pg_catalog.`-qualified) for
@@ -174,14 +185,18 @@ fn resolve(
     name: &str,
     left: Option<SqlType>,
     right: SqlType,
-) -> Result<(&'static Operator, &'static Builtin, Vec<ArgType>)> {
+) -> Result<(Operator, Builtin, Vec<ArgType>)> {
     let bare = match name.rsplit_once('.') {
         Some(("pg_catalog", op)) => op,
         Some(_) => "",
         None => name,
     };
-    let candidates: Vec<&'static Operator> =
-        catalog().iter().filter(|o| o.name == bare && o.left.is_some() == left.is_some()).collect();
+    let enums = enum_comparisons(left.into_iter().chain([right]));
+    let candidates: Vec<&Operator> = catalog()
+        .iter()
+        .chain(&enums)
+        .filter(|o| o.name == bare && o.left.is_some() == left.is_some())
+        .collect();
     let mut signatures: Vec<Vec<ArgType>> =
         candidates.iter().map(|o| o.left.into_iter().chain([o.right]).collect()).collect();
     let inputs: Vec<SqlType> = left.into_iter().chain([right]).collect();
@@ -189,8 +204,8 @@ fn resolve(
         Choice::One(i) => i,
         choice => return Err(op_error(choice, name, left, right)),
     };
-    let op = candidates[chosen];
-    let Some(imp) = op.imp.as_ref() else {
+    let op = candidates[chosen].clone();
+    let Some(imp) = op.imp else {
         return Err(SqlError::unsupported(format!(
             "operator is not supported: {}",
             signature(name, left, right)
@@ -220,6 +235,35 @@ fn signature(name: &str, left: Option<SqlType>, right: SqlType) -> String {
         Some(l) => format!("{} {name} {}", type_name(l), type_name(right)),
         None => format!("{name} {}", type_name(right)),
     }
+}
+
+/// The comparison operators of the enum types among `operands` (and of
+/// their arrays): PostgreSQL declares them once on the pseudo-type
+/// `anyenum`, which amounts to one set per enum type, made here for the
+/// types a call meets since enum types are not known in advance.
+fn enum_comparisons(operands: impl Iterator<Item = SqlType>) -> Vec<Operator> {
+    let mut ops = Vec::new();
+    let mut seen = Vec::new();
+    for operand in operands {
+        let Some(SqlType::Enum(e)) = operand.element().or(Some(operand)) else { continue };
+        if seen.contains(&e) {
+            continue;
+        }
+        seen.push(e);
+        let scalar = SqlType::Enum(e);
+        for ty in [Some(scalar), SqlType::array_of(scalar)].into_iter().flatten() {
+            for op in CmpOp::ALL {
+                ops.push(binary(
+                    op.symbol(),
+                    ty,
+                    ty,
+                    Bool,
+                    Builtin::Compare(op, Comparison::Plain),
+                ));
+            }
+        }
+    }
+    ops
 }
 
 /// The operator catalog, built once.

@@ -374,7 +374,7 @@ static PROCS: &[Proc] = &[
     session("pg_get_expr", &[TEXT, OID, BOOL], Text, S::GetExpr),
     session("pg_get_serial_sequence", &[TEXT, TEXT], Text, S::SerialSequence),
     // System information for clients' catalog queries (psql's \d family).
-    f("format_type", &[OID, INT4], Text, FormatType),
+    session("format_type", &[OID, INT4], Text, S::FormatType),
     f("pg_encoding_to_char", &[INT4], Name, EncodingToChar),
     f("quote_ident", &[TEXT], Text, QuoteIdent),
     session("pg_get_userbyid", &[OID], Name, S::GetUserById),

@@ -1,18 +1,18 @@
 //! System information functions that need nothing but their arguments:
-//! `format_type` and `pg_encoding_to_char` (PostgreSQL's `format_type.c`
-//! and `encnames.c`). Those that read catalogs are session functions
-//! (`executor/functions.rs`).
+//! `format_type`'s spelling of a type and `pg_encoding_to_char`
+//! (PostgreSQL's `format_type.c` and `encnames.c`). Those that read
+//! catalogs are session functions (`executor/functions.rs`).
 
 use sluice_types::{Datum, SqlType};
 
-/// `format_type(type oid, typmod integer)`: a type's SQL spelling, as psql's
-/// `\d` shows column types. Not strict: a NULL typmod spells `bpchar` as
-/// `character`, while an explicit -1 keeps the internal name `bpchar` (as
-/// PostgreSQL 15 does). Unknown OIDs give `???`.
-pub(super) fn format_type(args: &[Datum]) -> Datum {
-    let Some(oid) = args.first().and_then(oid_value) else { return Datum::Null };
-    let Some(ty) = SqlType::from_oid(oid) else { return Datum::Text("???".into()) };
-    let text = match args.get(1).and_then(Datum::as_i64) {
+/// format_type_of -- `format_type(type, typmod)` of a type the caller
+/// looked up (`None`: no type has the OID): its SQL spelling, as psql's
+/// `\d` shows column types. A NULL typmod spells `bpchar` as `character`,
+/// while an explicit -1 keeps the internal name `bpchar` (as PostgreSQL 15
+/// does). Unknown OIDs give `???`.
+pub fn format_type_of(ty: Option<SqlType>, typmod: Option<i64>) -> Datum {
+    let Some(ty) = ty else { return Datum::Text("???".into()) };
+    let text = match typmod {
         None if ty == SqlType::Bpchar => "character".to_string(),
         None => sluice_types::format_type(ty, -1),
         Some(-1) if ty == SqlType::Bpchar => "bpchar".to_string(),
@@ -31,12 +31,4 @@ pub(super) fn encoding_name(args: &[Datum]) -> Datum {
         _ => "",
     };
     Datum::Text(name.into())
-}
-
-/// An `oid` argument's value.
-fn oid_value(d: &Datum) -> Option<u32> {
-    match d {
-        Datum::Oid(o) => Some(*o),
-        _ => None,
-    }
 }

@@ -75,14 +75,25 @@ const UNSUPPORTED: &[&str] = &[
     "jsonpath",
 ];
 
-/// type_from_name -- the type and typmod a parse-tree type name denotes.
+/// Finds a type CREATE TYPE made: `(schema, name)` to the type, `None` if
+/// there is none (see `catalog::pg_type::TypeCatalog`).
+pub type UserTypes<'a> = dyn FnMut(Option<&str>, &str) -> Result<Option<SqlType>> + 'a;
+
+/// type_from_name -- the type and typmod a parse-tree type name denotes,
+/// among the built-in types only.
 pub fn type_from_name(tn: &TypeName) -> Result<(SqlType, i32)> {
+    type_from_name_in(tn, &mut |_, _| Ok(None))
+}
+
+/// type_from_name_in -- the type and typmod a parse-tree type name denotes,
+/// looking names that are not built in up in `user_types`.
+pub fn type_from_name_in(tn: &TypeName, user_types: &mut UserTypes) -> Result<(SqlType, i32)> {
     let position = position_of(tn.location);
     if tn.pct_type {
         return Err(SqlError::unsupported("%TYPE references are not supported").at(position));
     }
     let names: Vec<&str> = tn.names.iter().filter_map(string_of).collect();
-    let ty = lookup(&names).map_err(|e| e.at(position))?;
+    let ty = lookup(&names, user_types).map_err(|e| e.at(position))?;
     let mods = typmod_values(tn).map_err(|e| e.at(position))?;
     let typmod = typmod_in(ty, &names, &mods).map_err(|e| e.at(position))?;
     if tn.array_bounds.is_empty() {
@@ -159,7 +170,7 @@ pub(super) fn string_of(n: &pg_query::protobuf::Node) -> Option<&str> {
 }
 
 /// Resolve a possibly schema-qualified type name.
-fn lookup(names: &[&str]) -> Result<SqlType> {
+fn lookup(names: &[&str], user_types: &mut UserTypes) -> Result<SqlType> {
     let (schema, name) = match names {
         [name] => (None, *name),
         [schema, name] => (Some(*schema), *name),
@@ -178,7 +189,9 @@ fn lookup(names: &[&str]) -> Result<SqlType> {
         _ if qualified_ok && UNSUPPORTED.contains(&name) => {
             Err(SqlError::unsupported(format!("type {name} is not supported")))
         }
-        _ => Err(SqlError::new("42704", format!("type \"{}\" does not exist", names.join(".")))),
+        _ => user_types(schema, name)?.ok_or_else(|| {
+            SqlError::new("42704", format!("type \"{}\" does not exist", names.join(".")))
+        }),
     }
 }
 

@@ -18,6 +18,7 @@
 //!   kept (the implementation notes that itself).
 
 use crate::catalog::namespace::SearchPath;
+use crate::catalog::pg_type::TypeCatalog;
 use crate::error::Result;
 use crate::expr::{Expr, ScopeColumn, StatField};
 use crate::xact::TransactionState;
@@ -51,6 +52,12 @@ impl PlannerParts<'_> {
         let ctx = VisibilityContext::for_transaction(self.txn, self.engine.txns());
         let setting = self.settings.get_str("search_path");
         SearchPath::resolve(self.engine, self.database, &ctx, &setting, self.user)
+    }
+
+    /// type_catalog -- the types the statement sees, by its search path.
+    pub fn type_catalog(&mut self) -> Result<TypeCatalog> {
+        let path = self.search_path()?;
+        Ok(TypeCatalog::new(self.engine, self.database, self.txn, path))
     }
 }
 

@@ -5,6 +5,7 @@
 //! registry. Evaluation has its host in the executor (`executor/host.rs`).
 
 use super::plannodes::AggCall;
+use crate::catalog::pg_type::TypeCatalog;
 use crate::error::{Result, SqlError};
 use crate::expr::{AnalyzeHost, Expr, Scope, SubLinkKind};
 use pg_query::protobuf::Node;
@@ -25,6 +26,10 @@ pub trait SubqueryPlanner {
         query: &Node,
         testexpr: Option<Expr>,
     ) -> Result<(usize, SqlType)>;
+
+    /// The type CREATE TYPE made named `schema.name` or `name` (see
+    /// [`AnalyzeHost::user_type`]).
+    fn user_type(&mut self, schema: Option<&str>, name: &str) -> Result<Option<SqlType>>;
 
     /// The scope `levels_up` query levels out, while a subquery is planned.
     fn outer_scope(&self, levels_up: usize) -> Option<&Scope>;
@@ -50,6 +55,8 @@ pub struct PlanHost<'p> {
     /// The columns the analysed expressions see (the outer scope of their
     /// subqueries).
     scope: Scope,
+    /// Where type names are looked up when there is no planner to ask.
+    types: Option<TypeCatalog>,
 }
 
 impl<'p> PlanHost<'p> {
@@ -62,7 +69,14 @@ impl<'p> PlanHost<'p> {
             planner: None,
             sublink_clause: None,
             scope: Scope::default(),
+            types: None,
         }
+    }
+
+    /// The same host, finding the types CREATE TYPE made in `types`.
+    pub fn with_types(mut self, types: TypeCatalog) -> PlanHost<'p> {
+        self.types = Some(types);
+        self
     }
 
     /// A host for expressions over `scope` whose subqueries `planner` plans.
@@ -78,6 +92,7 @@ impl<'p> PlanHost<'p> {
             planner: Some(planner),
             sublink_clause: None,
             scope: scope.clone(),
+            types: None,
         }
     }
 
@@ -135,6 +150,16 @@ impl AnalyzeHost for PlanHost<'_> {
 
     fn outer_scope(&self, levels_up: usize) -> Option<&Scope> {
         self.planner.as_deref()?.outer_scope(levels_up)
+    }
+
+    fn user_type(&mut self, schema: Option<&str>, name: &str) -> Result<Option<SqlType>> {
+        if let Some(types) = &self.types {
+            return types.by_name(schema, name);
+        }
+        match self.planner.as_deref_mut() {
+            Some(planner) => planner.user_type(schema, name),
+            None => Ok(None),
+        }
     }
 
     fn outer_reference(&mut self, levels_up: usize, column: Expr) -> Result<Expr> {

@@ -322,6 +322,8 @@ impl Session {
             NodeEnum::ViewStmt(stmt) => {
                 commands::view::create_view(self, stmt, &statement.text, sink)
             }
+            NodeEnum::CreateEnumStmt(stmt) => commands::typecmds::create_enum(self, stmt, sink),
+            NodeEnum::AlterEnumStmt(stmt) => commands::typecmds::alter_enum(self, stmt, sink),
             NodeEnum::CreateSchemaStmt(stmt) => {
                 commands::schemacmds::create_schema(self, stmt, sink)
             }

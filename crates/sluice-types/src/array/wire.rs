@@ -158,10 +158,11 @@ impl Reader<'_> {
         let len = usize::try_from(len).map_err(|_| short())?;
         let bytes = self.take(len)?;
         let ty = elem.get();
-        // Fixed-width binary forms are the storage width, except name's
-        // (text) and xid's (PostgreSQL's four bytes, see xid.rs).
+        // Fixed-width binary forms are the storage width, except name's and
+        // enums' (text) and xid's (PostgreSQL's four bytes, see xid.rs).
         let binary_width = if ty == SqlType::Xid { 4 } else { ty.typlen() };
-        if let Some(width) = usize::try_from(binary_width).ok().filter(|_| ty != SqlType::Name) {
+        let text_form = ty == SqlType::Name || matches!(ty, SqlType::Enum(_));
+        if let Some(width) = usize::try_from(binary_width).ok().filter(|_| !text_form) {
             if len > width {
                 return Err(TypeError::bad_binary(format!(
                     "improper binary format in array element {}",

@@ -3,6 +3,7 @@
 //! storage encode → decode all give back an equal value (and the same text).
 
 use crate::datetime::{calendar, Interval};
+use crate::enums::{EnumDesc, EnumLabel, EnumType, SortOrder};
 use crate::jsonb::JsonbValue;
 use crate::numeric::Numeric;
 use crate::types::{ElemType, SqlType, ALL_TYPES};
@@ -117,7 +118,32 @@ fn random_value(ty: SqlType, r: &mut Prng) -> Datum {
             ty: rt,
             values: rt.fields().iter().map(|f| random_value(f.ty, r)).collect(),
         })),
+        SqlType::Enum(e) => {
+            let labels: Vec<_> = e.values().collect();
+            Datum::Enum(*r.pick(&labels))
+        }
     }
+}
+
+/// An enum type whose labels need quoting in arrays and records.
+fn weather() -> SqlType {
+    let label = |oid, sort, text: &str| EnumLabel {
+        oid,
+        sort_order: SortOrder(sort),
+        label: text.into(),
+        uncommitted: false,
+    };
+    SqlType::Enum(EnumType::intern(EnumDesc {
+        oid: 80_000,
+        array_oid: 80_001,
+        typname: "weather".into(),
+        sql_name: "weather".into(),
+        labels: vec![
+            label(80_002, 1.0, "rain"),
+            label(80_003, 2.0, "sun, wind"),
+            label(80_004, 0.5, ""),
+        ],
+    }))
 }
 
 /// A random array of up to five elements, some NULL, mostly with lower bound 1.
@@ -140,7 +166,8 @@ fn same(a: &Datum, b: &Datum, ctx: &Context) -> bool {
 fn every_type_round_trips_through_text_binary_and_storage() {
     let ctx = Context::default();
     let mut r = Prng::new(0x5eed);
-    for ty in ALL_TYPES.into_iter().chain(SqlType::array_types()) {
+    let enums = [weather(), SqlType::array_of(weather()).expect("enum arrays exist")];
+    for ty in ALL_TYPES.into_iter().chain(SqlType::array_types()).chain(enums) {
         for _ in 0..300 {
             let v = random_value(ty, &mut r);
             let text = io::output(&v, &ctx).expect("non-null");
@@ -162,7 +189,7 @@ fn every_type_round_trips_through_text_binary_and_storage() {
 #[test]
 fn fixed_storage_widths_match_typlen() {
     let mut r = Prng::new(7);
-    for ty in ALL_TYPES.into_iter().filter(|t| t.typlen() > 0) {
+    for ty in ALL_TYPES.into_iter().chain([weather()]).filter(|t| t.typlen() > 0) {
         let v = random_value(ty, &mut r);
         assert_eq!(storage::to_storage(ty, &v).len(), ty.typlen() as usize, "{ty:?}");
     }

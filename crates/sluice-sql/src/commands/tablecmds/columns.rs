@@ -181,7 +181,8 @@ pub(crate) fn add_column(
     if_not_exists: bool,
     sink: &mut dyn QuerySink,
 ) -> Result<Option<super::NewColumn>> {
-    let mut column = new_column(def, &table.name)?;
+    let types = cx.type_catalog()?;
+    let mut column = new_column(def, &table.name, &types)?;
     if column.generated.is_some() {
         // PostgreSQL computes the new column for every row, rewriting the
         // table; sluice's ADD COLUMN writes no page.

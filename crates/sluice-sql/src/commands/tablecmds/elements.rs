@@ -14,6 +14,7 @@ use super::super::indexcmds::{fillfactor_option, ConstraintKind, NewIndex};
 use super::constraints;
 use super::like;
 use crate::catalog::bootstrap::attribute_row;
+use crate::catalog::pg_type::TypeCatalog;
 use crate::catalog::relation::{Identity, ATT_GENERATED, ATT_IDENTITY};
 use crate::error::position;
 use crate::error::{Result, SqlError};
@@ -141,6 +142,7 @@ pub(super) fn new_columns(
     stmt: &CreateStmt,
     table: &str,
     likes: Vec<like::LikeCopy>,
+    types: &TypeCatalog,
 ) -> Result<NewElements> {
     let mut columns: Vec<NewColumn> = Vec::new();
     let mut table_constraints = Vec::new();
@@ -155,7 +157,7 @@ pub(super) fn new_columns(
                     Some(NodeEnum::Constraint(c)) => primary_location(c),
                     _ => None,
                 }));
-                add_column(&mut columns, new_column(def, table)?)?;
+                add_column(&mut columns, new_column(def, table, types)?)?;
             }
             Some(NodeEnum::TableLikeClause(_)) => {
                 let copy = likes.next().ok_or_else(|| SqlError::internal("LIKE not expanded"))?;
@@ -257,7 +259,7 @@ pub(crate) fn check_column_name(name: &str) -> Result<()> {
     Ok(())
 }
 
-pub(super) fn new_column(def: &ColumnDef, table: &str) -> Result<NewColumn> {
+pub(super) fn new_column(def: &ColumnDef, table: &str, types: &TypeCatalog) -> Result<NewColumn> {
     refuse_column_clauses(def)?;
     check_column_name(&def.colname)?;
     let type_name =
@@ -265,7 +267,9 @@ pub(super) fn new_column(def: &ColumnDef, table: &str) -> Result<NewColumn> {
     let serial = serial_type(type_name);
     let (ty, typmod) = match serial {
         Some(ty) => (ty, -1),
-        None => crate::expr::type_from_name(type_name)?,
+        None => crate::expr::type_from_name_in(type_name, &mut |schema, name| {
+            types.by_name(schema, name)
+        })?,
     };
     let mut column = NewColumn {
         name: def.colname.clone(),

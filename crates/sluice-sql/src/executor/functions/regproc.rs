@@ -10,13 +10,14 @@
 
 use super::ExecHost;
 use crate::catalog::namespace::missing_relation;
+use crate::catalog::pg_type;
 use crate::catalog::relation::{find_as, find_by_oid_as, oid_of, RelationId};
 use crate::catalog::scan_as;
 use crate::catalog::schema::{CatalogDef, RelKind, PG_AUTHID, PG_CATALOG_NAMESPACE};
 use crate::error::{Result, SqlError};
 use crate::expr::{
-    function_named, function_signature, function_with_args, parse_type_string, FunctionNamed,
-    RegKind,
+    function_named, function_signature, function_with_args, parse_type_name, parse_type_string,
+    type_from_name_in, FunctionNamed, RegKind,
 };
 use crate::parser::quote_identifier;
 use sluice_common::Oid;
@@ -60,7 +61,7 @@ pub(super) fn to_reg(host: &mut ExecHost, kind: RegKind, arg: &Datum) -> Result<
 fn lookup(host: &mut ExecHost, kind: RegKind, name: &str) -> Result<Oid> {
     let oid = match kind {
         RegKind::Class => relation_oid(host, name)?,
-        RegKind::Type => parse_type_string(name)?.0.oid(),
+        RegKind::Type => type_named(host, name)?.oid(),
         RegKind::Namespace => {
             namespace_oid(host, &unquote(name))?.ok_or_else(|| namespace::missing_schema(name))?
         }
@@ -83,7 +84,7 @@ pub(super) fn reg_out(host: &mut ExecHost, kind: RegKind, arg: &Datum) -> Result
         RegKind::Class => {
             relation(host, *oid)?.map(|r| qualified_if_hidden(host, &r)).transpose()?
         }
-        RegKind::Type => SqlType::from_oid(*oid).map(|t| match t {
+        RegKind::Type => type_by_oid(host, *oid)?.map(|t| match t {
             SqlType::Bpchar => "character".to_string(),
             t => sluice_types::format_type(t, -1),
         }),
@@ -218,6 +219,37 @@ fn is_visible(host: &mut ExecHost, rel: &RelationId) -> Result<bool> {
     let path = search_path(host)?;
     let (engine, db) = (host.env().engine.clone(), host.env().database);
     namespace::is_visible(&engine, db, host.visibility(), &path, rel)
+}
+
+/// The type a string names (`regtype` input), built-in or made by CREATE
+/// TYPE, found along the search path.
+fn type_named(host: &mut ExecHost, text: &str) -> Result<SqlType> {
+    let type_name = parse_type_name(text)?;
+    let path = search_path(host)?;
+    let (engine, db) = (host.env().engine.clone(), host.env().database);
+    let ctx = host.visibility();
+    let found = type_from_name_in(&type_name, &mut |schema, name| {
+        pg_type::by_name(&engine, db, ctx, &path, schema, name)
+    });
+    // The positions would point into the made-up statement, not the string.
+    found.map(|(ty, _)| ty).map_err(|mut e| {
+        e.position = None;
+        e
+    })
+}
+
+/// `format_type(type oid, typmod integer)`, for every type the catalogs
+/// hold (see `expr::format_type_of`).
+pub(super) fn format_type(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
+    let Some(Datum::Oid(oid)) = args.first() else { return Ok(Datum::Null) };
+    let ty = type_by_oid(host, *oid)?;
+    Ok(crate::expr::format_type_of(ty, args.get(1).and_then(Datum::as_i64)))
+}
+
+/// The type with OID `oid`, if there is one.
+fn type_by_oid(host: &mut ExecHost, oid: Oid) -> Result<Option<SqlType>> {
+    let (engine, db) = (host.env().engine.clone(), host.env().database);
+    pg_type::sql_type(&engine, db, host.visibility(), oid)
 }
 
 /// The session's search path, resolved under the statement's snapshot.

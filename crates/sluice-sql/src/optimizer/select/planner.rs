@@ -214,6 +214,10 @@ impl<'p, 'a> Planner<'p, 'a> {
 }
 
 impl SubqueryPlanner for Planner<'_, '_> {
+    fn user_type(&mut self, schema: Option<&str>, name: &str) -> Result<Option<SqlType>> {
+        self.parts.planner_parts().type_catalog()?.by_name(schema, name)
+    }
+
     fn sublink(
         &mut self,
         params: &mut Vec<Option<SqlType>>,
