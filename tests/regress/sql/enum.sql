@@ -199,6 +199,34 @@ select enum_range(null::bogus);
 ROLLBACK;
 SELECT 'good'::bogus;
 
+-- stored expressions that name an enum type: defaults, CHECK constraints,
+-- partial index predicates, generated columns
+CREATE TYPE jobstate AS ENUM ('queued', 'running', 'done', 'failed');
+CREATE TABLE jobs (
+  id int PRIMARY KEY,
+  state jobstate NOT NULL DEFAULT 'queued' CHECK (state <> 'failed'),
+  tags jobstate[] DEFAULT '{queued}',
+  finished bool GENERATED ALWAYS AS (state = 'done'::jobstate) STORED
+);
+CREATE INDEX jobs_queued ON jobs (id) WHERE state = 'queued';
+SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'jobs'::regclass ORDER BY conname;
+SELECT pg_get_indexdef('jobs_queued'::regclass);
+INSERT INTO jobs (id) VALUES (1), (2);
+INSERT INTO jobs VALUES (3, 'failed');
+INSERT INTO jobs (id, state) VALUES (3, 'running') RETURNING *;
+INSERT INTO jobs (id, state) VALUES (3, 'done')
+  ON CONFLICT (id) DO UPDATE SET state = 'done' WHERE jobs.state <> 'done'::jobstate RETURNING *;
+COPY jobs (id, state) FROM stdin;
+4	done
+\.
+UPDATE jobs SET state = DEFAULT WHERE id = 4 RETURNING *;
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM jobs WHERE state = 'queued' AND id > 0;
+SELECT id FROM jobs WHERE state = 'queued' AND id > 0;
+RESET enable_seqscan;
+DROP TABLE jobs;
+DROP TYPE jobstate;
+
 -- DROP TYPE and what depends on it
 DROP TYPE rainbow;
 DROP TYPE _rainbow;

@@ -88,6 +88,23 @@ impl TypeCatalog {
         }
     }
 
+    /// The types statement visibility `ctx` sees, names resolved along `path`.
+    pub fn from_visibility(
+        engine: &Arc<Engine>,
+        db: Oid,
+        ctx: &VisibilityContext,
+        path: SearchPath,
+    ) -> Self {
+        TypeCatalog {
+            engine: engine.clone(),
+            db,
+            snapshot: ctx.snapshot,
+            combocids: ctx.combocids.clone(),
+            own_subxids: ctx.own_subxids.clone(),
+            path,
+        }
+    }
+
     fn visibility(&self) -> VisibilityContext<'_> {
         VisibilityContext {
             snapshot: self.snapshot,

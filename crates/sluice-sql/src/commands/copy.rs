@@ -200,11 +200,12 @@ fn copy_from(parts: &mut ExecParts, stmt: &CopyStmt, sink: &mut dyn QuerySink) -
     let rv =
         stmt.relation.as_ref().ok_or_else(|| SqlError::internal("COPY FROM without a table"))?;
     let rel = open_table(parts, rv, LockMode::RowExclusive)?;
+    let types = parts.type_catalog()?;
     let mut param_types: Vec<Option<SqlType>> = Vec::new();
     let qual = match stmt.where_clause.as_deref() {
         Some(clause) => {
             let scope = relation_scope(&rel, &rel.name);
-            let mut host = PlanHost::new(&mut param_types);
+            let mut host = PlanHost::new(&mut param_types).with_types(types.clone());
             host.agg_clause = Some("WHERE");
             Some(check_boolean(analyze(clause, &scope, &mut host)?, "WHERE")?)
         }
@@ -216,7 +217,7 @@ fn copy_from(parts: &mut ExecParts, stmt: &CopyStmt, sink: &mut dyn QuerySink) -
     let force_not_null =
         force_flags(options.force_not_null.as_deref(), "FORCE_NOT_NULL", &fields, &lookup)?;
     let force_null = force_flags(options.force_null.as_deref(), "FORCE_NULL", &fields, &lookup)?;
-    let defaults = column_defaults(&rel, &mut param_types)?
+    let defaults = column_defaults(&rel, &mut param_types, &types)?
         .into_iter()
         .enumerate()
         .filter(|(i, _)| !fields.contains(i) && rel.columns[*i].default.is_some())

@@ -92,7 +92,8 @@ pub fn explain(
         })?;
         executed = Some((inst, execution_start.elapsed()));
     }
-    let sc = ScanContext::new(parts.engine, parts.env.database, parts.env.settings, &ctx);
+    let types = parts.type_catalog()?;
+    let sc = ScanContext::new(parts.engine, parts.env.database, parts.env.settings, &ctx, types);
     let ctes = match &planned.plan {
         Plan::Statement { registry, .. } => registry.ctes.as_slice(),
         _ => &[],
@@ -700,7 +701,11 @@ impl Printer<'_, '_> {
         };
         self.header(depth, title, top)?;
         let cond = (!path.quals.is_empty()).then(|| index_cond(rel, path));
-        let implied = path.index.predicate.as_deref().map(|p| predicate_terms(rel, p));
+        let implied = path
+            .index
+            .predicate
+            .as_deref()
+            .map(|p| predicate_terms(rel, p, &self.estimator.sc.types));
         match (&cond, path.method) {
             (_, ScanMethod::Bitmap) => {
                 // A bitmap scan rechecks the partial index's predicate too.

@@ -424,7 +424,7 @@ fn write_catalog_rows(
     let engine = cx.engine().clone();
     let db = cx.database();
     let predicate = match &spec.predicate {
-        Some(node) => Some(predicate_text(table, node)?),
+        Some(node) => Some(predicate_text(table, node, &cx.type_catalog()?)?),
         None => None,
     };
     let oid = engine.new_oid()?;
@@ -560,6 +560,7 @@ pub fn build_index_from(
     scan: BuildScan,
 ) -> Result<usize> {
     let mut parts = cx.parts()?;
+    let types = parts.type_catalog()?;
     let engine = parts.engine.clone();
     let db = parts.env.database;
     let ctx = VisibilityContext::for_transaction(parts.txn, engine.txns());
@@ -567,7 +568,8 @@ pub fn build_index_from(
         .into_iter()
         .find(|i| i.oid == oid)
         .ok_or_else(|| SqlError::internal("new index not found"))?;
-    let predicate = index.predicate.as_deref().map(|p| analyze_predicate(table, p)).transpose()?;
+    let predicate =
+        index.predicate.as_deref().map(|p| analyze_predicate(table, p, &types)).transpose()?;
     let mut host = ExecHost::new(&mut parts.env, Vec::new(), ctx.clone());
     let (desc, types, key_types) = (table.tuple_desc(), table.types(), index.key_types(table));
     let mut entries = Vec::new();

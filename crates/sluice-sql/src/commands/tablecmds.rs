@@ -148,11 +148,12 @@ pub fn create_table(
 fn cook_generated(cx: &mut dyn BackendContext, oid: Oid) -> Result<()> {
     let table = describe(cx, oid)?;
     let names: Vec<String> = table.columns.iter().map(|c| c.name.clone()).collect();
+    let types = cx.type_catalog()?;
     let (engine, db) = (cx.engine().clone(), cx.database());
     let txn = cx.txn()?;
     for (i, column) in table.columns.iter().enumerate() {
         let Some(text) = &column.generated else { continue };
-        let expr = crate::optimizer::constraint::stored_generation(&table, text)?;
+        let expr = crate::optimizer::constraint::stored_generation(&table, text, &types)?;
         let cooked = crate::expr::deparse::expr(&expr, &names);
         let attnum = Datum::Int2(i as i16 + 1);
         let rows = scan(&engine, db, &PG_ATTRDEF, txn, |r| oid_of(&r[1]) == oid && r[2] == attnum)?;
@@ -161,7 +162,7 @@ fn cook_generated(cx: &mut dyn BackendContext, oid: Oid) -> Result<()> {
             crate::catalog::replace(&engine, db, &PG_ATTRDEF, txn, tid, &row)?;
         }
     }
-    crate::optimizer::constraint::table_generated(&table)?;
+    crate::optimizer::constraint::table_generated(&table, &types)?;
     txn.increment_command();
     Ok(())
 }

@@ -42,7 +42,9 @@ use crate::executor::context::BackendContext;
 use crate::executor::lmgr::{lock_object, lock_relation_name};
 use crate::parser::{node_str, quote_identifier};
 use crate::sink::{NestedSink, QuerySink};
-use pg_query::protobuf::{AlterEnumStmt, AlterOwnerStmt, CreateEnumStmt, DropBehavior, DropStmt, Node, RangeVar};
+use pg_query::protobuf::{
+    AlterEnumStmt, AlterOwnerStmt, CreateEnumStmt, DropBehavior, DropStmt, Node, RangeVar,
+};
 use pg_query::NodeEnum;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_common::{ItemPointer, Oid};

@@ -60,6 +60,16 @@ pub struct ExecParts<'a> {
     pub plans: &'a mut PlanCache,
 }
 
+impl ExecParts<'_> {
+    /// type_catalog -- the types the running statement sees, along the
+    /// session's search path.
+    pub fn type_catalog(&mut self) -> Result<TypeCatalog> {
+        let ctx = VisibilityContext::for_transaction(self.txn, self.engine.txns());
+        let path = self.env.search_path(&ctx)?;
+        Ok(TypeCatalog::from_visibility(self.engine, self.env.database, &ctx, path))
+    }
+}
+
 /// What planning did that matters to keeping its plan (`plancache.rs`).
 #[derive(Debug, Default)]
 pub struct PlanLog {

@@ -6,6 +6,7 @@
 
 use super::plan::subplan::{run_subplan, SubplanState};
 use super::spill::TempSpace;
+use crate::catalog::pg_type::TypeCatalog;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendEnv;
 use crate::expr::{EvalHost, SessionFunction};
@@ -104,6 +105,18 @@ impl<'h, 'a> ExecHost<'h, 'a> {
     /// The session state.
     pub fn env(&mut self) -> &mut BackendEnv<'a> {
         self.env
+    }
+
+    /// type_catalog -- the types the statement sees, along the session's
+    /// search path (for stored expressions that name types).
+    pub fn type_catalog(&self) -> Result<TypeCatalog> {
+        let path = self.env.search_path(self.visibility())?;
+        Ok(TypeCatalog::from_visibility(
+            self.env.engine,
+            self.env.database,
+            self.visibility(),
+            path,
+        ))
     }
 
     /// The statement's snapshot.

@@ -142,12 +142,21 @@ impl IndexSet {
     ) -> Result<IndexSet> {
         let engine = host.engine();
         let db = host.database();
+        let mut types = None;
         let indexes = indexes_of(engine, db, host.visibility(), table.oid)?
             .into_iter()
             .filter(|desc| wanted(desc))
             .map(|desc| {
-                let predicate =
-                    desc.predicate.as_deref().map(|p| analyze_predicate(table, p)).transpose()?;
+                let predicate = match desc.predicate.as_deref() {
+                    Some(p) => {
+                        let types = match &types {
+                            Some(types) => types,
+                            None => types.insert(host.type_catalog()?),
+                        };
+                        Some(analyze_predicate(table, p, types)?)
+                    }
+                    None => None,
+                };
                 Ok(OpenIndex {
                     btree: desc.btree(table),
                     key_types: desc.key_types(table),

@@ -9,6 +9,7 @@
 //! renaming a column rewrites the text through the same two steps.
 
 use super::planhost::PlanHost;
+use crate::catalog::pg_type::TypeCatalog;
 use crate::catalog::relation::RelationDesc;
 use crate::error::{Result, SqlError};
 use crate::expr::{analyze, check_boolean, coerce, relation_scope, CoercionContext, Expr};
@@ -34,8 +35,8 @@ pub struct CookedCheck {
 
 /// cook_check -- analyses the raw expression of a new CHECK constraint on
 /// `table`.
-pub fn cook_check(table: &RelationDesc, raw: &Node) -> Result<CookedCheck> {
-    let expr = analyze_check(table, raw)?;
+pub fn cook_check(table: &RelationDesc, raw: &Node, types: &TypeCatalog) -> Result<CookedCheck> {
+    let expr = analyze_check(table, raw, types)?;
     let names: Vec<String> = table.columns.iter().map(|c| c.name.clone()).collect();
     let text = crate::expr::deparse::expr(&expr, &names);
     let columns = expr.columns_read().iter().map(|&c| c as i16 + 1).collect();
@@ -43,10 +44,10 @@ pub fn cook_check(table: &RelationDesc, raw: &Node) -> Result<CookedCheck> {
 }
 
 /// analyze_check -- a CHECK expression over `table`'s row.
-fn analyze_check(table: &RelationDesc, raw: &Node) -> Result<Expr> {
+fn analyze_check(table: &RelationDesc, raw: &Node, types: &TypeCatalog) -> Result<Expr> {
     let scope = relation_scope(table, &table.name);
     let mut params = Vec::new();
-    let mut host = PlanHost::new(&mut params);
+    let mut host = PlanHost::new(&mut params).with_types(types.clone());
     host.agg_clause = Some("check constraints");
     host.sublink_clause = Some("check constraint");
     let expr = analyze(raw, &scope, &mut host)?;
@@ -58,7 +59,7 @@ fn analyze_check(table: &RelationDesc, raw: &Node) -> Result<Expr> {
 
 /// stored_check -- the expression of a stored CHECK constraint (text in
 /// deparsed form over `table`'s columns).
-pub fn stored_check(table: &RelationDesc, text: &str) -> Result<Expr> {
+pub fn stored_check(table: &RelationDesc, text: &str, types: &TypeCatalog) -> Result<Expr> {
     let parsed = crate::parser::parse(&format!("SELECT 1 WHERE {text}"))?;
     let Some(pg_query::NodeEnum::SelectStmt(select)) = parsed.first().map(|s| &s.node) else {
         return Err(SqlError::internal(format!("invalid check constraint text {text}")));
@@ -67,16 +68,16 @@ pub fn stored_check(table: &RelationDesc, text: &str) -> Result<Expr> {
         .where_clause
         .as_deref()
         .ok_or_else(|| SqlError::internal(format!("invalid check constraint text {text}")))?;
-    analyze_check(table, node)
+    analyze_check(table, node, types)
 }
 
 /// table_checks -- every CHECK constraint of `table`, in the order they
 /// are tested (by name).
-pub fn table_checks(table: &RelationDesc) -> Result<Vec<CheckExpr>> {
+pub fn table_checks(table: &RelationDesc, types: &TypeCatalog) -> Result<Vec<CheckExpr>> {
     table
         .checks
         .iter()
-        .map(|c| Ok(CheckExpr { name: c.name.clone(), expr: stored_check(table, &c.expr)? }))
+        .map(|c| Ok(CheckExpr { name: c.name.clone(), expr: stored_check(table, &c.expr, types)? }))
         .collect()
 }
 
@@ -92,10 +93,10 @@ pub struct GeneratedExpr {
 /// (PostgreSQL's cookDefault for a generated column): over the table's
 /// row, without subqueries, aggregates, parameters, volatile functions or
 /// other generated columns; of its own type (see [`table_generated`]).
-pub fn analyze_generation(table: &RelationDesc, raw: &Node) -> Result<Expr> {
+pub fn analyze_generation(table: &RelationDesc, raw: &Node, types: &TypeCatalog) -> Result<Expr> {
     let scope = relation_scope(table, &table.name);
     let mut params = Vec::new();
-    let mut host = PlanHost::new(&mut params);
+    let mut host = PlanHost::new(&mut params).with_types(types.clone());
     host.agg_clause = Some("column generation expressions");
     host.sublink_clause = Some("column generation expression");
     let expr = analyze(raw, &scope, &mut host)?;
@@ -122,7 +123,7 @@ pub fn analyze_generation(table: &RelationDesc, raw: &Node) -> Result<Expr> {
 
 /// stored_generation -- the expression of a stored generation expression
 /// (`pg_attrdef` text over `table`'s columns), of its own type.
-pub fn stored_generation(table: &RelationDesc, text: &str) -> Result<Expr> {
+pub fn stored_generation(table: &RelationDesc, text: &str, types: &TypeCatalog) -> Result<Expr> {
     let invalid = || SqlError::internal(format!("invalid generation expression {text}"));
     let parsed = crate::parser::parse(&format!("SELECT {text}"))?;
     let Some(pg_query::NodeEnum::SelectStmt(select)) = parsed.first().map(|s| &s.node) else {
@@ -133,16 +134,16 @@ pub fn stored_generation(table: &RelationDesc, text: &str) -> Result<Expr> {
     else {
         return Err(invalid());
     };
-    analyze_generation(table, target.val.as_deref().ok_or_else(invalid)?)
+    analyze_generation(table, target.val.as_deref().ok_or_else(invalid)?, types)
 }
 
 /// table_generated -- the generated columns of `table` with their
 /// expressions converted to the columns' types, in column order.
-pub fn table_generated(table: &RelationDesc) -> Result<Vec<GeneratedExpr>> {
+pub fn table_generated(table: &RelationDesc, types: &TypeCatalog) -> Result<Vec<GeneratedExpr>> {
     let mut generated = Vec::new();
     for (column, desc) in table.columns.iter().enumerate() {
         let Some(text) = &desc.generated else { continue };
-        let expr = stored_generation(table, text)?;
+        let expr = stored_generation(table, text, types)?;
         let expr = coerce(expr, desc.ty, desc.typmod, CoercionContext::Assignment)?;
         generated.push(GeneratedExpr { column, expr });
     }

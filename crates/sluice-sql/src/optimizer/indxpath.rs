@@ -18,6 +18,7 @@
 use super::planhost::PlanHost;
 use super::plannodes::IndexQual;
 use crate::catalog::index::IndexDesc;
+use crate::catalog::pg_type::TypeCatalog;
 use crate::catalog::relation::RelationDesc;
 use crate::error::{Result, SqlError};
 use crate::expr::{analyze, coerce, relation_scope, BoolOp, Builtin, CoercionContext, Expr};
@@ -26,7 +27,7 @@ use sluice_types::{Datum, SqlType};
 
 /// analyze_predicate -- the WHERE clause of a partial index (stored as SQL
 /// text) as an expression over the table's columns.
-pub fn analyze_predicate(table: &RelationDesc, text: &str) -> Result<Expr> {
+pub fn analyze_predicate(table: &RelationDesc, text: &str, types: &TypeCatalog) -> Result<Expr> {
     let parsed = crate::parser::parse(&format!("SELECT 1 WHERE {text}"))?;
     let Some(pg_query::NodeEnum::SelectStmt(select)) = parsed.first().map(|s| &s.node) else {
         return Err(SqlError::internal("invalid index predicate"));
@@ -35,7 +36,8 @@ pub fn analyze_predicate(table: &RelationDesc, text: &str) -> Result<Expr> {
         select.where_clause.as_deref().ok_or_else(|| SqlError::internal("invalid predicate"))?;
     let scope = relation_scope(table, &table.name);
     let mut params = Vec::new();
-    let expr = analyze(node, &scope, &mut PlanHost::new(&mut params))?;
+    let mut host = PlanHost::new(&mut params).with_types(types.clone());
+    let expr = analyze(node, &scope, &mut host)?;
     coerce(expr, SqlType::Bool, -1, CoercionContext::Assignment)
 }
 
@@ -55,8 +57,8 @@ pub fn conjuncts(qual: &Expr) -> Vec<&Expr> {
 /// reasoning; sluice recognises the common case the seeds use — every term
 /// of the predicate written among the WHERE clause's terms (`WHERE
 /// finished_at IS NULL AND ...` for an index `WHERE finished_at IS NULL`).
-pub fn predicate_terms(rel: &RelationDesc, predicate: &str) -> Vec<String> {
-    match analyze_predicate(rel, predicate) {
+pub fn predicate_terms(rel: &RelationDesc, predicate: &str, types: &TypeCatalog) -> Vec<String> {
+    match analyze_predicate(rel, predicate, types) {
         Ok(expr) => conjuncts(&expr).iter().map(|c| term_text(rel, c)).collect(),
         Err(_) => Vec::new(),
     }
@@ -160,6 +162,7 @@ pub fn index_quals(
     rel: &RelationDesc,
     index: &IndexDesc,
     qual: Option<&Expr>,
+    types: &TypeCatalog,
 ) -> Option<Vec<IndexQual>> {
     let (Some(&first), Some(order)) = (index.keys.first(), index.orders.first()) else {
         return None;
@@ -168,7 +171,7 @@ pub fn index_quals(
         return None;
     }
     if let Some(predicate) = &index.predicate {
-        let terms = predicate_terms(rel, predicate);
+        let terms = predicate_terms(rel, predicate, types);
         let have: Vec<String> =
             qual.map(conjuncts).unwrap_or_default().iter().map(|c| term_text(rel, c)).collect();
         if terms.is_empty() || !terms.iter().all(|t| have.contains(t)) {
@@ -188,9 +191,10 @@ pub fn index_quals(
 pub(crate) fn predicate_text(
     table: &RelationDesc,
     node: &pg_query::protobuf::Node,
+    types: &TypeCatalog,
 ) -> Result<String> {
     let text = crate::parser::deparse_expr(node)?;
-    let analysed = analyze_predicate(table, &text)?;
+    let analysed = analyze_predicate(table, &text, types)?;
     let names: Vec<String> = table.columns.iter().map(|c| c.name.clone()).collect();
     Ok(crate::expr::deparse::expr(&analysed, &names))
 }

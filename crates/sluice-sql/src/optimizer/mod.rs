@@ -36,6 +36,7 @@ pub mod select;
 pub mod selfuncs;
 
 use crate::catalog::index::{indexes_of, IndexDesc};
+use crate::catalog::pg_type::TypeCatalog;
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::statistic::{self, ColumnStatistics};
 use crate::error::Result;
@@ -62,6 +63,8 @@ pub struct ScanContext<'a> {
     pub ctx: &'a VisibilityContext<'a>,
     /// The cost settings.
     pub params: CostParams,
+    /// The types the statement sees (partial index predicates name them).
+    pub types: TypeCatalog,
 }
 
 impl<'a> ScanContext<'a> {
@@ -72,9 +75,10 @@ impl<'a> ScanContext<'a> {
         db: Oid,
         settings: &SessionSettings,
         ctx: &'a VisibilityContext<'a>,
+        types: TypeCatalog,
     ) -> ScanContext<'a> {
         let params = CostParams::from_settings(settings);
-        ScanContext { engine, db, ctx, params }
+        ScanContext { engine, db, ctx, params, types }
     }
 
     /// indexes -- `rel`'s valid indexes: the candidates for reading it.
@@ -106,7 +110,7 @@ pub fn choose_scan(
     let mut best_cost = cost_seqscan(&sc.params, size, filter_ops, 1.0).total;
     let mut best = None;
     for index in indexes {
-        let Some(quals) = index_quals(rel, index, qual) else { continue };
+        let Some(quals) = index_quals(rel, index, qual, &sc.types) else { continue };
         let covering = sc.params.enable_indexonlyscan && covers(index, needed);
         if quals.is_empty() && !covering {
             continue;
@@ -211,7 +215,7 @@ pub fn choose_ordered_scan(
         if index.keys.first().map(|&k| k as usize - 1) != Some(order.column) {
             continue;
         }
-        let Some(quals) = index_quals(rel, index, qual) else { continue };
+        let Some(quals) = index_quals(rel, index, qual, &sc.types) else { continue };
         let path = IndexPath {
             backward: order.descending,
             ..IndexPath::new(index.clone(), quals, ScanMethod::Plain)
@@ -362,7 +366,7 @@ fn predicate_selectivity(
     tuples: f64,
 ) -> Result<f64> {
     let Some(text) = &index.predicate else { return Ok(1.0) };
-    let Ok(predicate) = analyze_predicate(rel, text) else { return Ok(1.0) };
+    let Ok(predicate) = analyze_predicate(rel, text, &sc.types) else { return Ok(1.0) };
     qual_fraction(sc, rel, &[], Some(&predicate), tuples)
 }
 

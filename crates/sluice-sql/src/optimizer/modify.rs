@@ -26,6 +26,7 @@ use super::plannodes::{IndexPath, Plan, Registry};
 use super::select::{
     open_relation, plan_insert_source, relation_scope, with_scan_context, Planned, Planner,
 };
+use crate::catalog::pg_type::TypeCatalog;
 use crate::catalog::relation::RelationDesc;
 use crate::error::position;
 use crate::error::{Result, SqlError};
@@ -84,11 +85,12 @@ fn analyze_returning(
 pub(crate) fn column_defaults(
     rel: &RelationDesc,
     params: &mut Vec<Option<SqlType>>,
+    types: &TypeCatalog,
 ) -> Result<Vec<Expr>> {
     rel.columns
         .iter()
         .map(|c| match &c.default {
-            Some(stored) => default_expr(stored, c.ty, c.typmod, params),
+            Some(stored) => default_expr(stored, c.ty, c.typmod, params, types),
             None => coerce(
                 Expr::constant(sluice_types::Datum::Null, SqlType::Unknown, -1),
                 c.ty,
@@ -106,9 +108,10 @@ pub(crate) fn default_expr(
     ty: SqlType,
     typmod: i32,
     params: &mut Vec<Option<SqlType>>,
+    types: &TypeCatalog,
 ) -> Result<Expr> {
     let empty = Scope { columns: Vec::new() };
-    let mut host = PlanHost::new(params);
+    let mut host = PlanHost::new(params).with_types(types.clone());
     let text = crate::catalog::relation::evaluable_default(stored);
     let parsed = crate::parser::parse(&format!("SELECT {text}"))?;
     let node = default_target(&parsed)?;
@@ -180,10 +183,11 @@ impl ModifyPlan {
         rel: RelationDesc,
         action: Action,
         returning: Option<Returning>,
+        types: &TypeCatalog,
     ) -> Result<ModifyPlan> {
         let (checks, generated) = match action {
             Action::Delete { .. } => (Vec::new(), Vec::new()),
-            _ => (table_checks(&rel)?, table_generated(&rel)?),
+            _ => (table_checks(&rel, types)?, table_generated(&rel, types)?),
         };
         Ok(ModifyPlan { rel, action, returning, checks, generated })
     }
@@ -231,6 +235,7 @@ pub(crate) fn update_targets(
     list: &[Node],
     scope: &Scope,
     host: &mut PlanHost,
+    types: &TypeCatalog,
 ) -> Result<Vec<(usize, Expr)>> {
     let mut targets = Vec::new();
     for node in list {
@@ -240,7 +245,7 @@ pub(crate) fn update_targets(
         let value = rt.val.as_deref().ok_or_else(|| SqlError::internal("SET without a value"))?;
         let expr = match value.node.as_ref() {
             Some(NodeEnum::SetToDefault(_)) => {
-                column_defaults(rel, host.params)?.swap_remove(index)
+                column_defaults(rel, host.params, types)?.swap_remove(index)
             }
             _ if column.generated.is_some() => {
                 return Err(SqlError::new(
@@ -337,9 +342,10 @@ fn plan_update(
     }
     refuse(stmt.with_clause.is_some(), "WITH in UPDATE is not supported yet")?;
     let (rel, scope) = open_target(parts, stmt.relation.as_ref(), "update")?;
+    let types = parts.planner_parts().type_catalog()?;
     let mut planner = Planner::new(parts);
     let mut plan_host = PlanHost::with_planner(param_types, &mut planner, &scope);
-    let targets = update_targets(&rel, &stmt.target_list, &scope, &mut plan_host)?;
+    let targets = update_targets(&rel, &stmt.target_list, &scope, &mut plan_host, &types)?;
     let (qual, returning) = where_and_returning(
         stmt.where_clause.as_deref(),
         stmt.returning_clause.as_ref(),
@@ -348,7 +354,7 @@ fn plan_update(
     )?;
     let (qual, path) = target_scan(&mut planner, &rel, qual)?;
     let scan = TargetScan { qual, path, registry: planner.into_registry() };
-    ModifyPlan::new(rel, Action::Update { targets, scan }, returning)
+    ModifyPlan::new(rel, Action::Update { targets, scan }, returning, &types)
 }
 
 /// plan_delete -- DELETE: the target, the WHERE clause and how to find its
@@ -363,6 +369,7 @@ fn plan_delete(
     }
     refuse(stmt.with_clause.is_some(), "WITH in DELETE is not supported yet")?;
     let (rel, scope) = open_target(parts, stmt.relation.as_ref(), "delete from")?;
+    let types = parts.planner_parts().type_catalog()?;
     let mut planner = Planner::new(parts);
     let mut plan_host = PlanHost::with_planner(param_types, &mut planner, &scope);
     let (qual, returning) = where_and_returning(
@@ -373,5 +380,5 @@ fn plan_delete(
     )?;
     let (qual, path) = target_scan(&mut planner, &rel, qual)?;
     let scan = TargetScan { qual, path, registry: planner.into_registry() };
-    ModifyPlan::new(rel, Action::Delete { scan }, returning)
+    ModifyPlan::new(rel, Action::Delete { scan }, returning, &types)
 }

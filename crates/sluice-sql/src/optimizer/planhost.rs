@@ -27,9 +27,8 @@ pub trait SubqueryPlanner {
         testexpr: Option<Expr>,
     ) -> Result<(usize, SqlType)>;
 
-    /// The type CREATE TYPE made named `schema.name` or `name` (see
-    /// [`AnalyzeHost::user_type`]).
-    fn user_type(&mut self, schema: Option<&str>, name: &str) -> Result<Option<SqlType>>;
+    /// The types the statement sees (see [`AnalyzeHost::user_type`]).
+    fn type_catalog(&mut self) -> Result<TypeCatalog>;
 
     /// The scope `levels_up` query levels out, while a subquery is planned.
     fn outer_scope(&self, levels_up: usize) -> Option<&Scope>;
@@ -77,6 +76,15 @@ impl<'p> PlanHost<'p> {
     pub fn with_types(mut self, types: TypeCatalog) -> PlanHost<'p> {
         self.types = Some(types);
         self
+    }
+
+    /// The types the host finds names in: its own, or its planner's;
+    /// `None` for a host given neither.
+    pub fn type_catalog(&mut self) -> Result<Option<TypeCatalog>> {
+        if let Some(types) = &self.types {
+            return Ok(Some(types.clone()));
+        }
+        self.planner.as_deref_mut().map(|p| p.type_catalog()).transpose()
     }
 
     /// A host for expressions over `scope` whose subqueries `planner` plans.
@@ -153,11 +161,8 @@ impl AnalyzeHost for PlanHost<'_> {
     }
 
     fn user_type(&mut self, schema: Option<&str>, name: &str) -> Result<Option<SqlType>> {
-        if let Some(types) = &self.types {
-            return types.by_name(schema, name);
-        }
-        match self.planner.as_deref_mut() {
-            Some(planner) => planner.user_type(schema, name),
+        match self.type_catalog()? {
+            Some(types) => types.by_name(schema, name),
             None => Ok(None),
         }
     }

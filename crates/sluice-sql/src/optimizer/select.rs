@@ -416,9 +416,10 @@ pub(super) fn with_scan_context<T>(
     pl: &mut Planner,
     choose: impl FnOnce(&ScanContext) -> Result<T>,
 ) -> Result<T> {
-    let parts = pl.parts().planner_parts();
+    let mut parts = pl.parts().planner_parts();
+    let types = parts.type_catalog()?;
     let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
-    choose(&ScanContext::new(parts.engine, parts.database, parts.settings, &ctx))
+    choose(&ScanContext::new(parts.engine, parts.database, parts.settings, &ctx, types))
 }
 
 /// A planned FROM item: its plan, its columns, and what it reads from the

@@ -77,7 +77,7 @@ pub(crate) fn set_default(
     let text = raw.map(deparse_expr).transpose()?;
     if let Some(text) = &text {
         let desc = &table.columns[attnum as usize - 1];
-        cook_default(text, desc.ty, desc.typmod)?;
+        cook_default(text, desc.ty, desc.typmod, &cx.type_catalog()?)?;
     }
     remove_default(cx, table, attnum)?;
     if let Some(text) = &text {
@@ -90,10 +90,15 @@ pub(crate) fn set_default(
 /// cook_default -- a default's stored text analysed for a column of type
 /// `ty`/`typmod`, so one that cannot be evaluated for it fails when it is
 /// set rather than at the next INSERT.
-fn cook_default(text: &str, ty: sluice_types::SqlType, typmod: i32) -> Result<Expr> {
+fn cook_default(
+    text: &str,
+    ty: sluice_types::SqlType,
+    typmod: i32,
+    types: &crate::catalog::pg_type::TypeCatalog,
+) -> Result<Expr> {
     // The text is analysed on its own: a position in it would point into
     // the wrong statement.
-    default_expr(text, ty, typmod, &mut Vec::new()).map_err(|mut e| {
+    default_expr(text, ty, typmod, &mut Vec::new(), types).map_err(|mut e| {
         e.position = None;
         e
     })
@@ -255,7 +260,7 @@ fn missing_value(
     column: &super::NewColumn,
     default: &str,
 ) -> Result<Datum> {
-    let expr = cook_default(default, column.ty, column.typmod)?;
+    let expr = cook_default(default, column.ty, column.typmod, &cx.type_catalog()?)?;
     if expr.is_volatile() {
         return Err(volatile_default(&column.name));
     }
@@ -347,11 +352,12 @@ fn drop_dependent_generated(
     cascade: bool,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
-    let readers: Vec<String> = crate::optimizer::constraint::table_generated(table)?
-        .into_iter()
-        .filter(|g| g.column != index && g.expr.columns_read().contains(&index))
-        .map(|g| table.columns[g.column].name.clone())
-        .collect();
+    let readers: Vec<String> =
+        crate::optimizer::constraint::table_generated(table, &cx.type_catalog()?)?
+            .into_iter()
+            .filter(|g| g.column != index && g.expr.columns_read().contains(&index))
+            .map(|g| table.columns[g.column].name.clone())
+            .collect();
     let (column, name) = (&table.columns[index].name, &table.name);
     for reader in readers {
         let dependent = format!("column {reader} of table {name}");
@@ -372,6 +378,7 @@ fn drop_dependent_indexes(
     table: &RelationDesc,
     index: usize,
 ) -> Result<()> {
+    let types = cx.type_catalog()?;
     let engine = cx.engine().clone();
     let db = cx.database();
     let ctx = VisibilityContext::for_transaction(cx.txn()?, engine.txns());
@@ -379,7 +386,7 @@ fn drop_dependent_indexes(
     let mut doomed = Vec::new();
     for idx in indexes_of(&engine, db, &ctx, table.oid)? {
         let in_predicate = match &idx.predicate {
-            Some(text) => analyze_predicate(table, text)?.columns_read().contains(&index),
+            Some(text) => analyze_predicate(table, text, &types)?.columns_read().contains(&index),
             None => false,
         };
         if idx.keys.contains(&attnum) || in_predicate {

@@ -64,7 +64,7 @@ pub(crate) fn add_check(
     refuse_check_clauses(c)?;
     let raw =
         c.raw_expr.as_deref().ok_or_else(|| SqlError::internal("CHECK without expression"))?;
-    let cooked = cook_check(table, raw)?;
+    let cooked = cook_check(table, raw, &cx.type_catalog()?)?;
     let name = check_name(cx, table, c, &cooked, taken)?;
     let validated = !c.skip_validation || !prove;
     if prove && validated {
@@ -223,7 +223,7 @@ pub(crate) fn validate_constraint(
         .iter()
         .find(|c| c.name == name)
         .ok_or_else(|| SqlError::internal(format!("check constraint \"{name}\" not loaded")))?;
-    let expr = crate::optimizer::constraint::stored_check(table, &check.expr)?;
+    let expr = crate::optimizer::constraint::stored_check(table, &check.expr, &cx.type_catalog()?)?;
     prove_check(cx, table, name, &expr)?;
     mark_validated(cx, tid, row)
 }

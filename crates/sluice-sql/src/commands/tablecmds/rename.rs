@@ -174,6 +174,7 @@ fn rename_column(
     new: &str,
 ) -> Result<()> {
     let table = describe(cx, rel.oid)?;
+    let types = cx.type_catalog()?;
     if super::SYSTEM_COLUMNS.contains(&old) {
         return Err(SqlError::unsupported(format!("cannot rename system column \"{old}\"")));
     }
@@ -204,11 +205,11 @@ fn rename_column(
             continue;
         }
         let Some(text) = row[CON_BIN].as_str() else { continue };
-        let expr = stored_check(&table, text)?;
+        let expr = stored_check(&table, text, &types)?;
         row[CON_BIN] = Datum::Text(deparse::expr(&expr, &names));
         replace(&engine, db, &PG_CONSTRAINT, txn, tid, &row)?;
     }
-    rename_in_generation(&engine, db, txn, &table, &names)?;
+    rename_in_generation(&engine, db, txn, &table, &names, &types)?;
     let ctx =
         sluice_access::heap::visibility::VisibilityContext::for_transaction(txn, engine.txns());
     let predicates: Vec<Oid> = indexes_of(&engine, db, &ctx, table.oid)?
@@ -220,7 +221,7 @@ fn rename_column(
         let rows = scan(&engine, db, &PG_INDEX, txn, |r| oid_of(&r[0]) == index)?;
         for (tid, mut row) in rows {
             let Some(text) = row[IND_PRED].as_str() else { continue };
-            let expr = analyze_predicate(&table, text)?;
+            let expr = analyze_predicate(&table, text, &types)?;
             row[IND_PRED] = Datum::Text(deparse::expr(&expr, &names));
             replace(&engine, db, &PG_INDEX, txn, tid, &row)?;
         }
@@ -237,6 +238,7 @@ fn rename_in_generation(
     txn: &mut sluice_txn::Transaction,
     table: &crate::catalog::relation::RelationDesc,
     names: &[String],
+    types: &crate::catalog::pg_type::TypeCatalog,
 ) -> Result<()> {
     let generated: Vec<Datum> = (0..table.columns.len())
         .filter(|&i| table.columns[i].generated.is_some())
@@ -247,7 +249,7 @@ fn rename_in_generation(
     })?;
     for (tid, mut row) in attrdefs {
         let Some(text) = row[3].as_str() else { continue };
-        let expr = stored_generation(table, text)?;
+        let expr = stored_generation(table, text, types)?;
         row[3] = Datum::Text(deparse::expr(&expr, names));
         replace(engine, db, &PG_ATTRDEF, txn, tid, &row)?;
     }

@@ -3,6 +3,7 @@
 //! columns, ON CONFLICT, and RETURNING.
 
 use super::*;
+use crate::catalog::pg_type::TypeCatalog;
 use crate::catalog::relation::{ColumnDesc, Identity};
 use pg_query::protobuf::{InsertStmt, SelectStmt};
 
@@ -23,7 +24,8 @@ pub(super) fn plan_insert(
     super::refuse_view_target(&rel, "insert into")?;
     let alias = rv.alias.as_ref().map_or_else(|| rel.name.clone(), |a| a.aliasname.clone());
     let targets = insert_columns(&rel, &stmt.cols)?;
-    let defaults = column_defaults(&rel, param_types)?;
+    let types = parts.planner_parts().type_catalog()?;
+    let defaults = column_defaults(&rel, param_types, &types)?;
     let default_values;
     let select = match stmt.select_stmt.as_deref().and_then(|n| n.node.as_ref()) {
         Some(NodeEnum::SelectStmt(select)) => select,
@@ -41,7 +43,7 @@ pub(super) fn plan_insert(
             &targets,
             &planned.columns,
             select,
-            &mut PlanHost::new(param_types),
+            &mut PlanHost::new(param_types).with_types(types.clone()),
         )?;
         for (conversion, &target) in conversions.iter_mut().zip(&targets) {
             if overriding.takes_default(&rel.columns[target])? {
@@ -50,21 +52,27 @@ pub(super) fn plan_insert(
         }
         (planned.plan, conversions)
     } else {
-        let target = InsertTarget { rel: &rel, targets: &targets, cols: &stmt.cols, overriding };
+        let target = InsertTarget {
+            rel: &rel,
+            targets: &targets,
+            cols: &stmt.cols,
+            overriding,
+            types: &types,
+        };
         plan_insert_values(parts, &target, select, param_types)?
     };
     let on_conflict = match stmt.on_conflict_clause.as_deref() {
-        Some(clause) => Some(onconflict::plan(parts, &rel, &alias, clause, param_types)?),
+        Some(clause) => Some(onconflict::plan(parts, &rel, &alias, clause, param_types, &types)?),
         None => None,
     };
     let scope = relation_scope(&rel, &alias);
     let returning = analyze_returning(
         stmt.returning_clause.as_ref().map_or(&[][..], |r| &r.exprs[..]),
         &scope,
-        &mut PlanHost::new(param_types),
+        &mut PlanHost::new(param_types).with_types(types.clone()),
     )?;
     let action = Action::Insert { targets, defaults, source, conversions, on_conflict };
-    ModifyPlan::new(rel, action, returning)
+    ModifyPlan::new(rel, action, returning, &types)
 }
 
 pub(super) fn check_arity(values: usize, targets: &[usize], cols: &[Node]) -> Result<()> {
@@ -140,6 +148,7 @@ pub(super) struct InsertTarget<'a> {
     pub(super) targets: &'a [usize],
     pub(super) cols: &'a [Node],
     pub(super) overriding: Overriding,
+    pub(super) types: &'a TypeCatalog,
 }
 
 /// INSERT ... VALUES: each value is analysed and coerced straight to its
@@ -152,7 +161,7 @@ pub(super) fn plan_insert_values(
     select: &pg_query::protobuf::SelectStmt,
     params: &mut Vec<Option<SqlType>>,
 ) -> Result<(Plan, Vec<Expr>)> {
-    let InsertTarget { rel, targets, cols, overriding } = *target;
+    let InsertTarget { rel, targets, cols, overriding, types } = *target;
     let empty = Scope { columns: Vec::new() };
     let mut planner = Planner::new(parts);
     let mut host = PlanHost::with_planner(params, &mut planner, &empty);
@@ -169,7 +178,7 @@ pub(super) fn plan_insert_values(
             let column = &rel.columns[target];
             let default = matches!(item.node.as_ref(), Some(NodeEnum::SetToDefault(_)));
             let expr = match default || overriding.takes_default(column)? {
-                true => column_defaults(rel, host.params)?.swap_remove(target),
+                true => column_defaults(rel, host.params, types)?.swap_remove(target),
                 false => {
                     let expr = analyze(item, &empty, &mut host)?;
                     coerce_to_column(&mut host, expr, column.ty, column.typmod, &column.name)?

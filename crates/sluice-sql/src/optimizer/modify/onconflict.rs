@@ -18,6 +18,7 @@
 
 use super::update_targets;
 use crate::catalog::index::{indexes_of, IndexDesc};
+use crate::catalog::pg_type::TypeCatalog;
 use crate::catalog::relation::RelationDesc;
 use crate::error::position;
 use crate::error::{Result, SqlError};
@@ -58,10 +59,11 @@ pub(crate) fn plan(
     alias: &str,
     clause: &OnConflictClause,
     param_types: &mut Vec<Option<SqlType>>,
+    types: &TypeCatalog,
 ) -> Result<OnConflict> {
     let update = clause.action == OnConflictAction::OnconflictUpdate as i32;
     let arbiters = match clause.infer.as_deref() {
-        Some(infer) => infer_arbiters(parts, rel, infer, param_types)?,
+        Some(infer) => infer_arbiters(parts, rel, infer, param_types, types)?,
         None if update => {
             return Err(SqlError::syntax(
                 "ON CONFLICT DO UPDATE requires inference specification or constraint name",
@@ -73,8 +75,8 @@ pub(crate) fn plan(
     };
     let action = if update {
         let scope = conflict_scope(rel, alias);
-        let mut host = PlanHost::new(param_types);
-        let targets = update_targets(rel, &clause.target_list, &scope, &mut host)?;
+        let mut host = PlanHost::new(param_types).with_types(types.clone());
+        let targets = update_targets(rel, &clause.target_list, &scope, &mut host, types)?;
         let qual = clause
             .where_clause
             .as_deref()
@@ -94,6 +96,7 @@ fn infer_arbiters(
     rel: &RelationDesc,
     infer: &InferClause,
     param_types: &mut Vec<Option<SqlType>>,
+    types: &TypeCatalog,
 ) -> Result<Vec<Oid>> {
     let parts = parts.planner_parts();
     let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
@@ -107,9 +110,9 @@ fn infer_arbiters(
     let predicate = match infer.where_clause.as_deref() {
         Some(node) => {
             let scope = relation_scope(rel, &rel.name);
-            analyze(node, &scope, &mut PlanHost::new(param_types))
+            analyze(node, &scope, &mut PlanHost::new(param_types).with_types(types.clone()))
                 .and_then(|e| check_boolean(e, "WHERE"))?;
-            Some(predicate_text(rel, node)?)
+            Some(predicate_text(rel, node, types)?)
         }
         None => None,
     };

@@ -30,6 +30,7 @@
 //! * every id in an `Expr::SubLink` or `Plan::CteScan` names an entry of
 //!   the registry once the statement is planned.
 
+use crate::catalog::pg_type::TypeCatalog;
 use std::collections::BTreeSet;
 
 use pg_query::protobuf::Node;
@@ -214,8 +215,8 @@ impl<'p, 'a> Planner<'p, 'a> {
 }
 
 impl SubqueryPlanner for Planner<'_, '_> {
-    fn user_type(&mut self, schema: Option<&str>, name: &str) -> Result<Option<SqlType>> {
-        self.parts.planner_parts().type_catalog()?.by_name(schema, name)
+    fn type_catalog(&mut self) -> Result<TypeCatalog> {
+        self.parts.planner_parts().type_catalog()
     }
 
     fn sublink(
