@@ -404,6 +404,14 @@ fn drop_member(
     member: &Member,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
+    // A member is locked before it goes (PostgreSQL's AcquireDeletionLock):
+    // a session renaming a column its view reads holds the view, and must
+    // not see it vanish under that lock.
+    if let Member::Relation(rel) = member {
+        if !tablecmds::lock_if_still_there(cx, rel.oid, LockMode::AccessExclusive)? {
+            return Ok(());
+        }
+    }
     match member {
         Member::Relation(rel) if rel.kind == RelKind::Table => {
             let mut quiet = NestedSink::muted(sink);
