@@ -138,6 +138,7 @@ pub fn recv(ty: SqlType, b: &[u8], typmod: i32) -> Result<Datum> {
         }
         SqlType::Record(_) => return Err(crate::record::input_not_implemented()),
         SqlType::Enum(e) => Datum::Enum(crate::enums::parse(e, &text::verify_utf8(b)?)?),
+        SqlType::Domain(d) => return recv(d.base(), b, d.desc().typmod),
         SqlType::Array(elem) => Datum::Array(Box::new(array::recv(elem, b, typmod)?)),
     })
 }

@@ -48,6 +48,10 @@ pub fn cast_context(from: SqlType, to: SqlType) -> Option<CastContext> {
     if from == to || from == Unknown {
         return Some(Implicit);
     }
+    // A domain casts as its base type does (to its base type: binary).
+    if matches!(from, Domain(_)) || matches!(to, Domain(_)) {
+        return cast_context(from.base(), to.base());
+    }
     if let (Array(f), Array(t)) = (from, to) {
         return cast_context(f.get(), t.get());
     }
@@ -105,6 +109,10 @@ pub fn cast(
 /// Apply the target type's modifier (length, precision, scale).
 pub fn apply_target_typmod(d: Datum, to: SqlType, typmod: i32, explicit: bool) -> Result<Datum> {
     Ok(match (to, d) {
+        (SqlType::Domain(domain), d) => {
+            let typmod = if typmod >= 0 { typmod } else { domain.desc().typmod };
+            return apply_target_typmod(d, domain.base(), typmod, explicit);
+        }
         (SqlType::Varchar, Datum::Text(s)) => {
             Datum::Text(text::varchar_coerce(s, typmod, explicit)?)
         }
@@ -141,6 +149,13 @@ fn convert(d: &Datum, from: SqlType, to: SqlType, ctx: &Context) -> Result<Datum
     use SqlType::*;
     if from == to {
         return Ok(d.clone());
+    }
+    if let Domain(domain) = to {
+        let converted = convert(d, from.base(), domain.base(), ctx)?;
+        return apply_target_typmod(converted, domain.base(), domain.desc().typmod, true);
+    }
+    if let Domain(_) = from {
+        return convert(d, from.base(), to, ctx);
     }
     if let (Datum::Array(a), SqlType::Array(elem)) = (d, to) {
         return convert_array(a, elem, ctx);

@@ -44,6 +44,9 @@ pub fn parse(ty: SqlType, input: &str, typmod: i32, ctx: &Context) -> Result<Dat
         }
         SqlType::Record(_) => return Err(crate::record::input_not_implemented()),
         SqlType::Enum(e) => Datum::Enum(crate::enums::parse(e, input)?),
+        // The base type's input with the domain's modifier; the domain's
+        // constraints are the SQL layer's to check.
+        SqlType::Domain(d) => return parse(d.base(), input, d.desc().typmod, ctx),
         // A name needs the catalogs: the SQL layer looks names up before
         // a `reg*` value gets here, so only the numeric form is left.
         SqlType::Oid | SqlType::Reg(_) => Datum::Oid(oid::parse(input)?),

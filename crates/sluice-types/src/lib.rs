@@ -41,6 +41,7 @@ pub mod compare;
 mod context;
 pub mod datetime;
 mod datum;
+pub mod domains;
 pub mod enums;
 pub mod error;
 pub mod float;

@@ -214,6 +214,9 @@ fn encode_type(ty: SqlType, out: &mut Vec<u8>) {
             out.push(2);
             encode_enum_type(e.desc(), out);
         }
+        // A domain's values are its base type's; what reads them back
+        // needs no more (its constraints were checked going in).
+        SqlType::Domain(d) => encode_type(d.base(), out),
         other => {
             out.push(0);
             out.extend(other.oid().to_le_bytes());

@@ -126,6 +126,7 @@ pub fn from_storage(ty: SqlType, bytes: &[u8]) -> Result<Datum> {
         SqlType::Jsonb => Datum::Jsonb(Box::new(crate::jsonb::decode(bytes)?)),
         SqlType::Json => Datum::Json(utf8(bytes)?),
         SqlType::Record(r) => Datum::Record(Box::new(crate::record::decode(r, bytes)?)),
+        SqlType::Domain(d) => return from_storage(d.base(), bytes),
         SqlType::Enum(e) => {
             Datum::Enum(crate::enums::from_stored(e, u32::from_le_bytes(arr(fixed(4)?)))?)
         }

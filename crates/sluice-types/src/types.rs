@@ -28,6 +28,7 @@
 use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock};
 
+use crate::domains::DomainType;
 use crate::enums::EnumType;
 use crate::record::RecordType;
 
@@ -100,6 +101,9 @@ pub enum SqlType {
     Reg(RegKind),
     /// An enum type made by `CREATE TYPE ... AS ENUM` (see [`crate::enums`]).
     Enum(EnumType),
+    /// A domain made by `CREATE DOMAIN`: its base type's values, with
+    /// constraints (see [`crate::domains`]).
+    Domain(DomainType),
 }
 
 /// The object-identifier alias types (PostgreSQL's `regproc.c`): each is an
@@ -242,8 +246,26 @@ impl ElemType {
     /// The element type `elem` as an array element, or `None` for types
     /// PostgreSQL has no array type for (`unknown`, arrays themselves).
     pub fn new(elem: SqlType) -> Option<ElemType> {
-        if let SqlType::Enum(e) = elem {
-            return Some(ElemType(enum_array_info(e)));
+        match elem {
+            SqlType::Enum(e) => {
+                let desc = e.desc();
+                return Some(ElemType(dynamic_array_info(
+                    elem,
+                    desc.array_oid,
+                    &desc.typname,
+                    &desc.sql_name,
+                )));
+            }
+            SqlType::Domain(d) => {
+                let desc = d.desc();
+                return Some(ElemType(dynamic_array_info(
+                    elem,
+                    desc.array_oid,
+                    &desc.typname,
+                    &desc.sql_name,
+                )));
+            }
+            _ => {}
         }
         ARRAY_TYPES.iter().find(|a| a.elem == elem).map(ElemType)
     }
@@ -254,24 +276,28 @@ impl ElemType {
     }
 }
 
-/// The array facts of enum types met so far, interned like the enum
-/// descriptors themselves (see [`crate::enums`]).
-static ENUM_ARRAYS: OnceLock<Mutex<HashSet<&'static ArrayInfo>>> = OnceLock::new();
+/// The array facts of the types SQL made (enums, domains) met so far,
+/// interned like their descriptors (see [`crate::enums`]).
+static DYNAMIC_ARRAYS: OnceLock<Mutex<HashSet<&'static ArrayInfo>>> = OnceLock::new();
 
-/// The array facts of enum type `e`: `_mood`, `mood[]`, its `typarray`.
-fn enum_array_info(e: EnumType) -> &'static ArrayInfo {
-    let registry = ENUM_ARRAYS.get_or_init(|| Mutex::new(HashSet::new()));
+/// The array facts of type `elem`, made by SQL: `_mood`, `mood[]`, its
+/// `typarray`.
+fn dynamic_array_info(
+    elem: SqlType,
+    oid: u32,
+    typname: &str,
+    sql_name: &str,
+) -> &'static ArrayInfo {
+    let registry = DYNAMIC_ARRAYS.get_or_init(|| Mutex::new(HashSet::new()));
     let mut set = registry.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let elem = SqlType::Enum(e);
     if let Some(found) = set.iter().find(|a| a.elem == elem) {
         return found;
     }
-    let desc = e.desc();
     let leaked: &'static ArrayInfo = Box::leak(Box::new(ArrayInfo {
         elem,
-        oid: desc.array_oid,
-        typname: Box::leak(format!("_{}", desc.typname).into_boxed_str()),
-        sql_name: Box::leak(format!("{}[]", desc.sql_name).into_boxed_str()),
+        oid,
+        typname: Box::leak(format!("_{typname}").into_boxed_str()),
+        sql_name: Box::leak(format!("{sql_name}[]").into_boxed_str()),
     }));
     set.insert(leaked);
     leaked
@@ -372,6 +398,7 @@ impl SqlType {
             SqlType::Record(_) => crate::record::RECORD_OID,
             SqlType::Reg(kind) => kind.oid(),
             SqlType::Enum(e) => e.desc().oid,
+            SqlType::Domain(d) => d.desc().oid,
         }
     }
 
@@ -393,6 +420,15 @@ impl SqlType {
     /// PostgreSQL has one.
     pub fn array_of(elem: SqlType) -> Option<SqlType> {
         ElemType::new(elem).map(SqlType::Array)
+    }
+
+    /// The type under any domain: a domain's base type, every other type
+    /// itself (PostgreSQL's getBaseType).
+    pub fn base(self) -> SqlType {
+        match self {
+            SqlType::Domain(d) => d.base(),
+            other => other,
+        }
     }
 
     /// The element type of an array type (`pg_type.typelem`), `None` for
@@ -442,6 +478,7 @@ impl SqlType {
             SqlType::Record(_) => "record",
             SqlType::Reg(kind) => kind.typname(),
             SqlType::Enum(e) => &e.desc().typname,
+            SqlType::Domain(d) => &d.desc().typname,
         }
     }
 
@@ -512,6 +549,7 @@ impl SqlType {
             SqlType::Interval | SqlType::Uuid => 16,
             SqlType::Name => 64,
             SqlType::Unknown => -2,
+            SqlType::Domain(d) => d.base().typlen(),
             SqlType::Bytea
             | SqlType::Text
             | SqlType::Bpchar
@@ -555,11 +593,15 @@ impl SqlType {
             // An array is aligned for its header's int4s or its elements,
             // whichever is stricter.
             SqlType::Array(e) => e.get().typalign().max(4),
+            SqlType::Domain(d) => d.base().typalign(),
         }
     }
 
     /// `pg_type.typbyval`: whether values travel in a machine word.
     pub fn typbyval(self) -> bool {
+        if let SqlType::Domain(d) = self {
+            return d.base().typbyval();
+        }
         matches!(
             self,
             SqlType::Bool
@@ -609,6 +651,7 @@ impl SqlType {
             | SqlType::Xid8 => TypeCategory::User,
             SqlType::Record(_) => TypeCategory::Composite,
             SqlType::Enum(_) => TypeCategory::Enum,
+            SqlType::Domain(d) => d.base().category(),
             SqlType::Unknown => TypeCategory::Unknown,
             SqlType::Array(_) => TypeCategory::Array,
         }
@@ -640,6 +683,7 @@ impl SqlType {
             SqlType::TimestampTz => "timestamp with time zone",
             SqlType::Array(e) => e.0.sql_name,
             SqlType::Enum(e) => &e.desc().sql_name,
+            SqlType::Domain(d) => &d.desc().sql_name,
             other => other.typname(),
         }
     }

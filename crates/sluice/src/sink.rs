@@ -87,7 +87,9 @@ impl<'o> WireSink<'o> {
     }
 }
 
-/// RowDescription fields for `columns` in `formats`.
+/// RowDescription fields for `columns` in `formats`. A domain's column is
+/// described as its base type, with the domain's typmod when the column
+/// has none, as PostgreSQL's printtup does (getBaseTypeAndTypmod).
 pub fn field_descriptions(columns: &[OutputColumn], formats: &[Format]) -> Vec<FieldDescription> {
     columns
         .iter()
@@ -96,9 +98,12 @@ pub fn field_descriptions(columns: &[OutputColumn], formats: &[Format]) -> Vec<F
             name: c.name.clone(),
             table_oid: c.table_oid,
             column_number: c.column_number,
-            type_oid: c.ty.oid(),
+            type_oid: c.ty.base().oid(),
             type_len: c.ty.typlen(),
-            type_modifier: c.typmod,
+            type_modifier: match c.ty {
+                sluice_types::SqlType::Domain(d) if c.typmod < 0 => d.desc().typmod,
+                _ => c.typmod,
+            },
             format: formats.get(i).copied().unwrap_or(Format::Text),
         })
         .collect()

@@ -227,9 +227,10 @@ pub fn align_letter(ty: SqlType) -> &'static str {
     }
 }
 
-fn type_row(ty: SqlType) -> Vec<Datum> {
+/// `pg_type.typcategory`'s letter for a category.
+pub fn category_letter(category: sluice_types::types::TypeCategory) -> &'static str {
     use sluice_types::types::TypeCategory::*;
-    let category = match ty.category() {
+    match category {
         Boolean => "B",
         Numeric => "N",
         String => "S",
@@ -240,7 +241,11 @@ fn type_row(ty: SqlType) -> Vec<Datum> {
         Array => "A",
         Composite => "C",
         Enum => "E",
-    };
+    }
+}
+
+fn type_row(ty: SqlType) -> Vec<Datum> {
+    let category = category_letter(ty.category());
     vec![
         Datum::Oid(ty.oid()),
         Datum::Text(ty.typname().into()),
@@ -255,6 +260,10 @@ fn type_row(ty: SqlType) -> Vec<Datum> {
         Datum::Oid(type_collation(ty)),
         Datum::Oid(ty.element().map_or(0, SqlType::oid)),
         Datum::Oid(ty.array_oid().unwrap_or(0)),
+        Datum::Oid(0),
+        Datum::Int4(-1),
+        Datum::Bool(false),
+        Datum::Null,
     ]
 }
 

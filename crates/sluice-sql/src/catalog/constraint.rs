@@ -41,6 +41,7 @@ pub const CON_DEFERRABLE: usize = 4;
 pub const CON_DEFERRED: usize = 5;
 pub const CON_VALIDATED: usize = 6;
 pub const CON_RELID: usize = 7;
+pub const CON_TYPID: usize = 8;
 pub const CON_INDID: usize = 9;
 pub const CON_FRELID: usize = 11;
 pub const CON_KEY: usize = 18;
@@ -83,6 +84,9 @@ pub struct NewConstraint<'a> {
     /// The table (`conrelid`) and its namespace (`connamespace`).
     pub table: Oid,
     pub namespace: Oid,
+    /// The domain a domain constraint belongs to (`contypid`; 0 for a
+    /// table's constraint, whose `table` is 0 then).
+    pub domain: Oid,
     /// The index enforcing it (`conindid`), 0 for a CHECK; for a foreign
     /// key, the referenced table's unique index its columns match.
     pub index: Oid,
@@ -126,7 +130,7 @@ impl NewConstraint<'_> {
             b(self.deferred),
             b(self.validated),
             Datum::Oid(self.table),
-            Datum::Oid(0),
+            Datum::Oid(self.domain),
             Datum::Oid(self.index),
             Datum::Oid(0),
             Datum::Oid(refs.map_or(0, |r| r.table)),

@@ -16,11 +16,12 @@
 //! `typelem` the element), created with its element type as PostgreSQL
 //! does.
 
+use super::constraint::{CON_BIN, CON_TYPE, CON_TYPID};
 use super::namespace::{namespace_oid, SearchPath};
 use super::relation::oid_of;
 use super::rows::tuple_desc;
 use super::schema::CatalogDef;
-use super::schema::{PG_ENUM, PG_TYPE};
+use super::schema::{PG_CONSTRAINT, PG_ENUM, PG_TYPE};
 use super::{insert, scan_eq_as};
 use crate::error::{Result, SqlError};
 use crate::parser::quote_identifier;
@@ -32,6 +33,7 @@ use sluice_access::heap::HeapRelation;
 use sluice_access::Engine;
 use sluice_common::{ItemPointer, Oid};
 use sluice_txn::{ComboCids, OwnXids, Snapshot, Transaction};
+use sluice_types::domains::{DomainCheck, DomainDesc, DomainType};
 use sluice_types::enums::{EnumDesc, EnumLabel, EnumType, SortOrder};
 use sluice_types::SqlType;
 use std::sync::Arc;
@@ -50,6 +52,14 @@ pub mod col {
     pub const ELEM: usize = 11;
     /// `typarray`.
     pub const ARRAY: usize = 12;
+    /// `typbasetype`.
+    pub const BASE_TYPE: usize = 13;
+    /// `typtypmod`.
+    pub const TYPMOD: usize = 14;
+    /// `typnotnull`.
+    pub const NOT_NULL: usize = 15;
+    /// `typdefault`.
+    pub const DEFAULT: usize = 16;
 }
 
 /// `pg_enum` columns by position.
@@ -191,8 +201,69 @@ fn from_row(
     }
     match row[col::TYPTYPE].as_str() {
         Some("e") => Ok(Some(SqlType::Enum(enum_type(engine, db, ctx, row)?))),
+        Some("d") => domain_type(engine, db, ctx, row),
         _ => Ok(SqlType::from_oid(oid_of(&row[0]))),
     }
+}
+
+/// The domain of `pg_type` row `row` with its CHECK constraints (from
+/// `pg_constraint`, by name); a domain over a domain gets the inner one's
+/// base type and constraints too, tested first.
+fn domain_type(
+    engine: &Engine,
+    db: Oid,
+    ctx: &VisibilityContext,
+    row: &[sluice_types::Datum],
+) -> Result<Option<SqlType>> {
+    let oid = oid_of(&row[0]);
+    let Some(base) = sql_type(engine, db, ctx, oid_of(&row[col::BASE_TYPE]))? else {
+        return Ok(None);
+    };
+    let typname = row[col::NAME].as_str().unwrap_or_default().to_string();
+    let mut desc = DomainDesc {
+        oid,
+        array_oid: oid_of(&row[col::ARRAY]),
+        sql_name: quote_identifier(&typname),
+        typname,
+        base,
+        typmod: match row[col::TYPMOD] {
+            sluice_types::Datum::Int4(m) => m,
+            _ => -1,
+        },
+        not_null: matches!(row[col::NOT_NULL], sluice_types::Datum::Bool(true)),
+        default: row[col::DEFAULT].as_str().map(str::to_string),
+        checks: domain_checks(engine, db, ctx, oid)?,
+    };
+    if let SqlType::Domain(inner) = base {
+        let inner = inner.desc();
+        desc.base = inner.base;
+        desc.typmod = if desc.typmod >= 0 { desc.typmod } else { inner.typmod };
+        desc.not_null |= inner.not_null;
+        desc.default = desc.default.or_else(|| inner.default.clone());
+        desc.checks.splice(0..0, inner.checks.iter().cloned());
+    }
+    Ok(Some(SqlType::Domain(DomainType::intern(desc))))
+}
+
+/// domain_checks -- the CHECK constraints of domain `oid`, by name.
+pub fn domain_checks(
+    engine: &Engine,
+    db: Oid,
+    ctx: &VisibilityContext,
+    oid: Oid,
+) -> Result<Vec<DomainCheck>> {
+    let key = sluice_types::Datum::Oid(oid);
+    let rows = scan_eq_as(engine, db, &PG_CONSTRAINT, ctx, CON_TYPID, &key, |_| true)?;
+    let mut checks: Vec<DomainCheck> = rows
+        .into_iter()
+        .filter(|(_, r)| r[CON_TYPE].as_str() == Some("c"))
+        .map(|(_, r)| DomainCheck {
+            name: r[1].as_str().unwrap_or_default().to_string(),
+            expr: r[CON_BIN].as_str().unwrap_or_default().to_string(),
+        })
+        .collect();
+    checks.sort();
+    Ok(checks)
 }
 
 /// The enum type of `pg_type` row `row`, with its labels as `ctx` sees them.
@@ -326,39 +397,83 @@ pub struct NewType<'a> {
     pub category: &'a str,
     /// The array type's OID (`typarray`).
     pub array_oid: Oid,
+    /// The type whose physical layout (`typlen`, `typbyval`, `typalign`)
+    /// and collation it has: `integer`'s for an enum, the base type's for
+    /// a domain.
+    pub layout: SqlType,
+    /// What makes a domain one.
+    pub domain: Option<DomainFacts>,
 }
 
-/// insert_with_array -- writes the `pg_type` rows of a new 4-byte by-value
-/// type (an enum) and of its array type `_name` (PostgreSQL names it so,
-/// prefixing more underscores only when that name is taken, which
-/// sluice does not do yet).
+/// The `pg_type` columns of a domain.
+pub struct DomainFacts {
+    /// `typbasetype`.
+    pub base: Oid,
+    /// `typtypmod`.
+    pub typmod: i32,
+    /// `typnotnull`.
+    pub not_null: bool,
+    /// `typdefault`.
+    pub default: Option<String>,
+}
+
+/// insert_with_array -- writes the `pg_type` rows of a new type and of its
+/// array type `_name` (PostgreSQL names it so, prefixing more underscores
+/// only when that name is taken, which sluice does not do yet).
 pub fn insert_with_array(
     engine: &Engine,
     db: Oid,
     txn: &mut Transaction,
     t: &NewType,
 ) -> Result<()> {
-    use sluice_types::Datum::{Bool, Int2, Oid as O, Text};
-    let row = |oid, name: String, len: i16, byval, typtype: &str, category: &str, elem, array| {
-        vec![
-            O(oid),
-            Text(name),
-            O(t.namespace),
-            O(t.owner),
-            Int2(len),
-            Bool(byval),
-            Text(typtype.into()),
-            Text(category.into()),
-            O(0),
-            Text("i".into()),
-            O(0),
-            O(elem),
-            O(array),
-        ]
-    };
-    let scalar = row(t.oid, t.name.to_string(), 4, true, t.typtype, t.category, 0, t.array_oid);
+    use sluice_types::Datum::{Bool, Int2, Int4, Null, Oid as O, Text};
+    let collation = super::bootstrap::type_collation(t.layout.base());
+    let align = super::bootstrap::align_letter(t.layout);
+    let mut scalar = vec![
+        O(t.oid),
+        Text(t.name.to_string()),
+        O(t.namespace),
+        O(t.owner),
+        Int2(t.layout.typlen()),
+        Bool(t.layout.typbyval()),
+        Text(t.typtype.into()),
+        Text(t.category.into()),
+        O(0),
+        Text(align.into()),
+        O(collation),
+        O(0),
+        O(t.array_oid),
+    ];
+    match &t.domain {
+        Some(d) => scalar.extend([
+            O(d.base),
+            Int4(d.typmod),
+            Bool(d.not_null),
+            d.default.clone().map_or(Null, Text),
+        ]),
+        None => scalar.extend([O(0), Int4(-1), Bool(false), Null]),
+    }
     insert(engine, db, &PG_TYPE, txn, &scalar)?;
-    let array = row(t.array_oid, format!("_{}", t.name), -1, false, "b", "A", t.oid, 0);
+    let array_align = if align == "d" { "d" } else { "i" };
+    let array = vec![
+        O(t.array_oid),
+        Text(format!("_{}", t.name)),
+        O(t.namespace),
+        O(t.owner),
+        Int2(-1),
+        Bool(false),
+        Text("b".into()),
+        Text("A".into()),
+        O(0),
+        Text(array_align.into()),
+        O(collation),
+        O(t.oid),
+        O(0),
+        O(0),
+        Int4(-1),
+        Bool(false),
+        Null,
+    ];
     insert(engine, db, &PG_TYPE, txn, &array)?;
     Ok(())
 }

@@ -54,6 +54,10 @@ pub const PG_TYPE: CatalogDef = CatalogDef {
         ("typcollation", Oid),
         ("typelem", Oid),
         ("typarray", Oid),
+        ("typbasetype", Oid),
+        ("typtypmod", Int4),
+        ("typnotnull", Bool),
+        ("typdefault", Text),
     ],
 };
 
@@ -612,7 +616,8 @@ pub fn catalog_by_oid(oid: Oid) -> Option<&'static CatalogDef> {
 
 /// Catalog columns whose text stands for what PostgreSQL keeps as a
 /// nullable variable-length value (`pg_node_tree`, a locale, options).
-const NULLABLE_TEXT: [&str; 17] = [
+const NULLABLE_TEXT: [&str; 18] = [
+    "typdefault",
     "reloptions",
     "relpartbound",
     "daticulocale",

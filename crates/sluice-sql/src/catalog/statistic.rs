@@ -157,6 +157,7 @@ pub fn sort_operators(ty: SqlType) -> (Oid, Oid) {
         SqlType::Json => (0, 0),
         SqlType::Record(_) => (2988, 2990),
         SqlType::Enum(_) => (3516, 3518),
+        SqlType::Domain(d) => sort_operators(d.base()),
     }
 }
 

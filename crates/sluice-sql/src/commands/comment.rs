@@ -41,6 +41,16 @@ pub fn comment(
         Ok(ObjectType::ObjectColumn) => column_object(cx, &names)?,
         Ok(ObjectType::ObjectTabconstraint) => constraint_object(cx, &names)?,
         Ok(ObjectType::ObjectSchema) => schema_object(cx, stmt)?,
+        Ok(kind @ (ObjectType::ObjectType | ObjectType::ObjectDomain)) => {
+            let Some(NodeEnum::TypeName(type_name)) =
+                stmt.object.as_deref().and_then(|o| o.node.as_ref())
+            else {
+                return Err(SqlError::internal("COMMENT ON TYPE without a type name"));
+            };
+            let domain = kind == ObjectType::ObjectDomain;
+            let oid = super::typecmds::type_for_change(cx, &type_name.names, domain)?;
+            ObjectAddress { classid: crate::catalog::schema::PG_TYPE.oid, objid: oid, objsubid: 0 }
+        }
         Ok(other) => {
             let kind = format!("{other:?}").trim_start_matches("Object").to_uppercase();
             return Err(SqlError::unsupported(format!("COMMENT ON {kind} is not supported yet")));

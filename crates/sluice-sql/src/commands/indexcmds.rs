@@ -502,6 +502,7 @@ fn insert_constraint(
         kind,
         table: table.oid,
         namespace: table.namespace,
+        domain: 0,
         index,
         validated: true,
         deferrable: false,

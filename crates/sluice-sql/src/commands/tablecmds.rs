@@ -249,7 +249,7 @@ pub(crate) fn choose_relation_name(
 /// `..._label2`, ... (each shortened to fit 63 bytes) that `taken` says is
 /// free (the loop of PostgreSQL's ChooseRelationName and
 /// ChooseConstraintName).
-pub(super) fn choose_name(
+pub(crate) fn choose_name(
     name1: &str,
     name2: &str,
     label: &str,
@@ -426,7 +426,9 @@ pub fn drop(cx: &mut dyn BackendContext, stmt: &DropStmt, sink: &mut dyn QuerySi
         Some(ObjectType::ObjectExtension) => super::extension::drop_extensions(cx, stmt, sink),
         Some(ObjectType::ObjectSchema) => super::schemacmds::drop_schemas(cx, stmt, sink),
         Some(ObjectType::ObjectView) => super::view::drop_views(cx, stmt, sink),
-        Some(ObjectType::ObjectType) => super::typecmds::drop_types(cx, stmt, sink),
+        Some(ObjectType::ObjectType | ObjectType::ObjectDomain) => {
+            super::typecmds::drop_types(cx, stmt, sink)
+        }
         _ => Err(SqlError::unsupported("only DROP TABLE and DROP SEQUENCE are supported yet")),
     }
 }

@@ -29,13 +29,20 @@
 //! table has a row type of its name), so two sessions cannot both create
 //! `mood` in one schema.
 
+mod domain;
+
+pub use domain::create_domain;
+
 use super::dependency::{dependents_error, relation_name, report_cascade};
 use super::tablecmds::{describe, drop_column, lock_if_still_there, see_committed_catalogs};
 use crate::catalog::authid::role_oid;
 use crate::catalog::comment::remove_comments;
+use crate::catalog::constraint::CON_TYPID;
 use crate::catalog::pg_type::{self, col, enum_col, NewType};
 use crate::catalog::relation::{self, oid_of};
-use crate::catalog::schema::{RelKind, PG_ATTRIBUTE, PG_CATALOG_NAMESPACE, PG_ENUM, PG_TYPE};
+use crate::catalog::schema::{
+    RelKind, PG_ATTRIBUTE, PG_CATALOG_NAMESPACE, PG_CONSTRAINT, PG_ENUM, PG_TYPE,
+};
 use crate::catalog::{delete, replace, scan};
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
@@ -43,7 +50,8 @@ use crate::executor::lmgr::{lock_object, lock_relation_name};
 use crate::parser::{node_str, quote_identifier};
 use crate::sink::{NestedSink, QuerySink};
 use pg_query::protobuf::{
-    AlterEnumStmt, AlterOwnerStmt, CreateEnumStmt, DropBehavior, DropStmt, Node, RangeVar,
+    AlterEnumStmt, AlterOwnerStmt, CreateEnumStmt, DropBehavior, DropStmt, Node, ObjectType,
+    RangeVar,
 };
 use pg_query::NodeEnum;
 use sluice_access::heap::visibility::VisibilityContext;
@@ -76,6 +84,10 @@ impl TypeRow {
 
     fn is_enum(&self) -> bool {
         self.values[col::TYPTYPE].as_str() == Some("e")
+    }
+
+    fn is_domain(&self) -> bool {
+        self.values[col::TYPTYPE].as_str() == Some("d")
     }
 
     fn array_oid(&self) -> Oid {
@@ -124,6 +136,8 @@ pub fn create_enum(
         typtype: "e",
         category: "E",
         array_oid: engine.new_oid()?,
+        layout: SqlType::Int4,
+        domain: None,
     };
     pg_type::insert_with_array(&engine, db, cx.txn()?, &new_type)?;
     for (i, label) in labels.into_iter().enumerate() {
@@ -136,7 +150,11 @@ pub fn create_enum(
 
 /// 42710 when `name` is taken in `namespace` by a type or a relation (whose
 /// row type has its name, in PostgreSQL).
-fn refuse_taken_name(cx: &mut dyn BackendContext, namespace: Oid, name: &str) -> Result<()> {
+pub(crate) fn refuse_taken_name(
+    cx: &mut dyn BackendContext,
+    namespace: Oid,
+    name: &str,
+) -> Result<()> {
     let (engine, db) = (cx.engine().clone(), cx.database());
     let taken_by_type = {
         let ctx = VisibilityContext::for_transaction(cx.txn()?, engine.txns());
@@ -348,6 +366,7 @@ pub fn drop_types(
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
     let cascade = DropBehavior::try_from(stmt.behavior) == Ok(DropBehavior::DropCascade);
+    let domains = ObjectType::try_from(stmt.remove_type) == Ok(ObjectType::ObjectDomain);
     for object in &stmt.objects {
         let Some(NodeEnum::TypeName(type_name)) = object.node.as_ref() else { continue };
         let (schema, name) = qualified_name(&type_name.names)?;
@@ -360,9 +379,13 @@ pub fn drop_types(
             }
             return Err(missing_type(&schema, &name));
         };
+        if domains && !ty.is_domain() {
+            let written = written(&schema, &name);
+            return Err(SqlError::new("42809", format!("\"{written}\" is not a domain")));
+        }
         drop_type(cx, &ty, cascade, sink)?;
     }
-    sink.complete("DROP TYPE")
+    sink.complete(if domains { "DROP DOMAIN" } else { "DROP TYPE" })
 }
 
 /// Drops type `ty` and its array type, and with `cascade` the columns of
@@ -388,18 +411,91 @@ fn drop_type(
         )
         .with_hint(format!("You can drop type {element} instead.")));
     }
-    let columns = described_columns(cx, ty)?;
-    let descriptions: Vec<String> = columns.iter().map(|c| c.description.clone()).collect();
-    if !cascade && !descriptions.is_empty() {
-        let lines: Vec<String> =
-            descriptions.iter().map(|d| format!("{d} depends on type {display}")).collect();
+    let mut dependents = Vec::new();
+    type_dependents(cx, ty, &display, &mut dependents)?;
+    if !cascade && !dependents.is_empty() {
+        let lines: Vec<String> = dependents
+            .iter()
+            .map(|d| format!("{} depends on {}", d.description, d.parent))
+            .collect();
         return Err(dependents_error(&format!("type {display}"), &lines));
     }
+    let descriptions: Vec<String> = dependents.iter().map(|d| d.description.clone()).collect();
     report_cascade(&descriptions, sink)?;
-    for c in columns {
-        drop_typed_column(cx, c.table, &c.column, sink)?;
+    for dependent in dependents.into_iter().rev() {
+        match dependent.object {
+            TypeDependent::Column(table, column) => drop_typed_column(cx, table, &column, sink)?,
+            TypeDependent::Domain(domain) => remove_type_rows(cx, &domain)?,
+        }
     }
     remove_type_rows(cx, ty)
+}
+
+/// What depends on a type being dropped.
+enum TypeDependent {
+    /// A table column of it.
+    Column(Oid, String),
+    /// A domain over it.
+    Domain(TypeRow),
+}
+
+/// One dependent, as the report names it and what it depends on.
+struct Dependent {
+    object: TypeDependent,
+    description: String,
+    parent: String,
+}
+
+/// type_dependents -- what dropping `ty` (named `display`) takes along,
+/// in PostgreSQL's report order: the columns of its array type, then each
+/// domain over it followed by that domain's own dependents, then its
+/// columns.
+fn type_dependents(
+    cx: &mut dyn BackendContext,
+    ty: &TypeRow,
+    display: &str,
+    out: &mut Vec<Dependent>,
+) -> Result<()> {
+    column_dependents(cx, ty.array_oid(), &format!("type {display}[]"), out)?;
+    for domain in domains_over(cx, ty)? {
+        let name = qualified_type_name(cx, &domain)?;
+        let description = format!("type {name}");
+        let parent = format!("type {display}");
+        let object =
+            TypeDependent::Domain(TypeRow { tid: domain.tid, values: domain.values.clone() });
+        out.push(Dependent { object, description, parent });
+        type_dependents(cx, &domain, &name, out)?;
+    }
+    column_dependents(cx, ty.oid(), &format!("type {display}"), out)
+}
+
+/// Adds the table columns of type `types` to `out`, depending on `parent`.
+fn column_dependents(
+    cx: &mut dyn BackendContext,
+    types: Oid,
+    parent: &str,
+    out: &mut Vec<Dependent>,
+) -> Result<()> {
+    for (table, column) in dependent_columns(cx, &[types])? {
+        let rel = describe(cx, table)?.id();
+        let name = relation_name(cx, &rel)?;
+        out.push(Dependent {
+            description: format!("column {} of table {name}", quote_identifier(&column)),
+            object: TypeDependent::Column(table, column),
+            parent: parent.to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// The domains whose base type is `ty` or its array type.
+fn domains_over(cx: &mut dyn BackendContext, ty: &TypeRow) -> Result<Vec<TypeRow>> {
+    let (engine, db) = (cx.engine().clone(), cx.database());
+    let bases = [ty.oid(), ty.array_oid()];
+    let rows = scan(&engine, db, &PG_TYPE, cx.txn()?, |r| {
+        r[col::TYPTYPE].as_str() == Some("d") && bases.contains(&oid_of(&r[col::BASE_TYPE]))
+    })?;
+    Ok(rows.into_iter().map(|(tid, values)| TypeRow { tid, values }).collect())
 }
 
 /// A table column of a type being dropped.
@@ -499,6 +595,11 @@ fn remove_type_rows(cx: &mut dyn BackendContext, ty: &TypeRow) -> Result<()> {
     for (tid, _) in scan(&engine, db, &PG_ENUM, txn, |r| oid_of(&r[enum_col::TYPID]) == ty.oid())? {
         delete(&engine, db, &PG_ENUM, txn, tid)?;
     }
+    let of_domain = |r: &[Datum]| oid_of(&r[CON_TYPID]) == ty.oid();
+    for (tid, row) in scan(&engine, db, &PG_CONSTRAINT, txn, of_domain)? {
+        delete(&engine, db, &PG_CONSTRAINT, txn, tid)?;
+        remove_comments(&engine, db, txn, PG_CONSTRAINT.oid, oid_of(&row[0]), None)?;
+    }
     let array = ty.array_oid();
     for (tid, _) in scan(&engine, db, &PG_TYPE, txn, |r| oid_of(&r[0]) == array)? {
         delete(&engine, db, &PG_TYPE, txn, tid)?;
@@ -525,6 +626,23 @@ fn dependent_columns(cx: &mut dyn BackendContext, types: &[Oid]) -> Result<Vec<(
     }
     columns.sort();
     Ok(columns)
+}
+
+/// type_for_change -- the OID of the type a grammar name list names,
+/// locked for a change to it (42704 if there is none; with `domain`,
+/// 42809 if it is not a domain).
+pub(crate) fn type_for_change(
+    cx: &mut dyn BackendContext,
+    names: &[Node],
+    domain: bool,
+) -> Result<Oid> {
+    let (schema, name) = qualified_name(names)?;
+    let ty = locked_type(cx, schema.as_deref(), &name)?;
+    if domain && !ty.is_domain() {
+        let display = type_display(cx, &ty)?;
+        return Err(SqlError::new("42809", format!("\"{display}\" is not a domain")));
+    }
+    Ok(ty.oid())
 }
 
 /// The type `schema.name` (or `name` along the search path), locked

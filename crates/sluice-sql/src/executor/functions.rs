@@ -72,6 +72,7 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
         SerialSequence => sequence::serial_sequence(host, args)?,
         GetUserById => regproc::user_by_id(host, args)?,
         TableIsVisible => regproc::table_is_visible(host, args)?,
+        TypeIsVisible => regproc::type_is_visible(host, args)?,
         FormatType => regproc::format_type(host, args)?,
         GetIndexDef => ruleutils::index_def(host, args)?,
         GetConstraintDef => ruleutils::constraint_def(host, args)?,

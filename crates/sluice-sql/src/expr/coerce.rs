@@ -225,6 +225,18 @@ pub(super) fn coerce_to_target(
     if !can_coerce(from, to, context) {
         return Ok(None);
     }
+    if let SqlType::Domain(domain) = to {
+        if from != to {
+            let base_typmod = if typmod >= 0 { typmod } else { domain.desc().typmod };
+            let base = domain.base();
+            let Some(arg) =
+                coerce_to_target(host, expr, base, base_typmod, context, explicit, location)?
+            else {
+                return Ok(None);
+            };
+            return super::domains::coerce_to_domain(host, arg, domain, location).map(Some);
+        }
+    }
     if let Some(name) = super::regtypes::cast_from_reg(&expr, to, location) {
         return Ok(Some(apply_typmod(name, typmod, explicit, location)));
     }

@@ -58,6 +58,11 @@ pub(crate) fn expr(e: &Expr, names: &[String]) -> String {
             let op = pattern_operator("~", *case_insensitive, *negated);
             format!("({} {op} {})", expr(&args[0], names), expr(&args[1], names))
         }
+        // PostgreSQL prints a coercion to a domain as the cast it came from;
+        // a constant already carries its base type's cast.
+        Expr::CoerceToDomain { arg, domain, .. } => {
+            format!("({})::{}", expr(arg, names), domain.desc().sql_name)
+        }
         Expr::NullTest { arg, negated, .. } => {
             let test = if *negated { "IS NOT NULL" } else { "IS NULL" };
             format!("({} {test})", expr(arg, names))
@@ -73,6 +78,13 @@ pub(crate) fn expr(e: &Expr, names: &[String]) -> String {
         Expr::Call { func, args, .. } => {
             let parts: Vec<String> = args.iter().map(|a| expr(a, names)).collect();
             format!("{}({})", format!("{func:?}").to_lowercase(), parts.join(", "))
+        }
+        // Only IN lists make these (`x IN (...)` is `= ANY`, `x NOT IN
+        // (...)` is `<> ALL`); written back as such they read back the same.
+        Expr::ScalarArrayOp { left, items, use_or, .. } => {
+            let parts: Vec<String> = items.iter().map(|a| expr(a, names)).collect();
+            let test = if *use_or { "IN" } else { "NOT IN" };
+            format!("({} {test} ({}))", expr(left, names), parts.join(", "))
         }
         Expr::Row { args, .. } => row(args, names),
         Expr::RowCompare { op, left, right, .. } => {

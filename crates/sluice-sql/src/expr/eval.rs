@@ -92,6 +92,11 @@ impl Evaluator<'_> {
                     _ => cast,
                 }
             }
+            Expr::CoerceToDomain { arg, domain, checks, .. } => {
+                let value = self.eval(arg, case)?;
+                super::domains::check_value(*domain, checks, &value, self.host)?;
+                Ok(value)
+            }
             Expr::Bool { op, args, .. } => self.bool_op(*op, args, case),
             Expr::Case { arg, whens, default, .. } => {
                 let operand = arg.as_deref().map(|a| self.eval(a, case)).transpose()?;

@@ -111,7 +111,9 @@ pub(super) fn func_call(a: &mut Analyzer, fc: &FuncCall) -> Result<Expr> {
             );
         }
     }
-    let inputs: Vec<SqlType> = args.iter().map(Expr::ty).collect();
+    // A domain argument is matched as its base type (PostgreSQL's
+    // func_select_candidate looks through domains).
+    let inputs: Vec<SqlType> = args.iter().map(|a| a.ty().base()).collect();
     let candidates: Vec<(&Proc, Vec<ArgType>)> =
         proc::lookup(name).filter_map(|p| p.signature(args.len()).map(|sig| (p, sig))).collect();
     let signatures: Vec<Vec<ArgType>> = candidates.iter().map(|(_, s)| s.clone()).collect();

@@ -91,6 +91,7 @@ mod column;
 mod conditional;
 mod datetime;
 pub(crate) mod deparse;
+pub(crate) mod domains;
 mod enums;
 mod eval;
 mod func;
@@ -272,6 +273,8 @@ pub enum SessionFunction {
     GetUserById,
     /// `pg_table_is_visible(relation oid)`: `boolean`.
     TableIsVisible,
+    /// `pg_type_is_visible(type oid)`: `boolean`.
+    TypeIsVisible,
     /// `format_type(type oid, typmod integer)`: `text`; not strict. A
     /// session function because types made by CREATE TYPE live in the
     /// catalogs.

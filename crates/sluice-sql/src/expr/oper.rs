@@ -186,6 +186,8 @@ fn resolve(
     left: Option<SqlType>,
     right: SqlType,
 ) -> Result<(Operator, Builtin, Vec<ArgType>)> {
+    // Operands of a domain are matched as its base type.
+    let (left, right) = (left.map(SqlType::base), right.base());
     let bare = match name.rsplit_once('.') {
         Some(("pg_catalog", op)) => op,
         Some(_) => "",

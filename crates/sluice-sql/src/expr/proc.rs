@@ -379,6 +379,7 @@ static PROCS: &[Proc] = &[
     f("quote_ident", &[TEXT], Text, QuoteIdent),
     session("pg_get_userbyid", &[OID], Name, S::GetUserById),
     session("pg_table_is_visible", &[OID], Bool, S::TableIsVisible),
+    session("pg_type_is_visible", &[OID], Bool, S::TypeIsVisible),
     session("pg_get_indexdef", &[OID], Text, S::GetIndexDef),
     session("pg_get_indexdef", &[OID, INT4, BOOL], Text, S::GetIndexDef),
     session("pg_get_viewdef", &[OID], Text, S::GetViewDef),

@@ -14,6 +14,7 @@
 //! later (a type mismatch in a CASE, a non-boolean WHERE) can point at the
 //! text, as PostgreSQL's `exprLocation` does.
 
+use sluice_types::domains::DomainType;
 use sluice_types::{Datum, SqlType};
 
 use sluice_types::ops::CmpOp;
@@ -83,6 +84,19 @@ pub enum Expr {
         typmod: i32,
         /// Explicit casts truncate over-long strings; others fail.
         explicit: bool,
+        /// Source position of the cast, if written.
+        location: Option<u32>,
+    },
+    /// A value becoming of a domain (PostgreSQL's CoerceToDomain): `arg`,
+    /// already of the base type, tested against the domain's NOT NULL and
+    /// CHECK constraints (each an expression over the value as column 0).
+    CoerceToDomain {
+        /// The value, of the domain's base type.
+        arg: Box<Expr>,
+        /// The domain.
+        domain: DomainType,
+        /// The CHECK constraints: name and expression, in test order.
+        checks: Vec<(String, Expr)>,
         /// Source position of the cast, if written.
         location: Option<u32>,
     },
@@ -327,6 +341,7 @@ impl Expr {
             | Expr::Row { ty, .. }
             | Expr::FieldSelect { ty, .. }
             | Expr::SubLink { ty, .. } => *ty,
+            Expr::CoerceToDomain { domain, .. } => SqlType::Domain(*domain),
             Expr::Bool { .. }
             | Expr::RowCompare { .. }
             | Expr::NullTest { .. }
@@ -376,6 +391,7 @@ impl Expr {
                 leftmost(*location, args.first().and_then(Expr::location))
             }
             Expr::Cast { arg, location, .. }
+            | Expr::CoerceToDomain { arg, location, .. }
             | Expr::NullTest { arg, location, .. }
             | Expr::BoolTest { arg, location, .. } => leftmost(*location, arg.location()),
             Expr::NullIf { left, location, .. }
@@ -426,9 +442,11 @@ impl Expr {
             | Expr::Bool { args, .. }
             | Expr::Coalesce { args, .. }
             | Expr::MinMax { args, .. } => args.iter().collect(),
-            Expr::Cast { arg, .. } | Expr::NullTest { arg, .. } | Expr::BoolTest { arg, .. } => {
-                vec![arg]
-            }
+            // A domain's checks read their own one-column row, not this one.
+            Expr::Cast { arg, .. }
+            | Expr::CoerceToDomain { arg, .. }
+            | Expr::NullTest { arg, .. }
+            | Expr::BoolTest { arg, .. } => vec![arg],
             Expr::Case { arg, whens, default, .. } => arg
                 .iter()
                 .map(|a| &**a)
@@ -464,9 +482,10 @@ impl Expr {
             | Expr::Bool { args, .. }
             | Expr::Coalesce { args, .. }
             | Expr::MinMax { args, .. } => args.iter_mut().collect(),
-            Expr::Cast { arg, .. } | Expr::NullTest { arg, .. } | Expr::BoolTest { arg, .. } => {
-                vec![arg]
-            }
+            Expr::Cast { arg, .. }
+            | Expr::CoerceToDomain { arg, .. }
+            | Expr::NullTest { arg, .. }
+            | Expr::BoolTest { arg, .. } => vec![arg],
             Expr::Case { arg, whens, default, .. } => arg
                 .iter_mut()
                 .map(|a| &mut **a)

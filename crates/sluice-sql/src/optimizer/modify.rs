@@ -89,7 +89,7 @@ pub(crate) fn column_defaults(
 ) -> Result<Vec<Expr>> {
     rel.columns
         .iter()
-        .map(|c| match &c.default {
+        .map(|c| match c.default.as_ref().or(domain_default(c.ty)) {
             Some(stored) => default_expr(stored, c.ty, c.typmod, params, types),
             None => coerce(
                 Expr::constant(sluice_types::Datum::Null, SqlType::Unknown, -1),
@@ -99,6 +99,14 @@ pub(crate) fn column_defaults(
             ),
         })
         .collect()
+}
+
+/// The default a column of a domain without one of its own takes.
+fn domain_default(ty: SqlType) -> Option<&'static String> {
+    match ty {
+        SqlType::Domain(d) => d.desc().default.as_ref(),
+        _ => None,
+    }
 }
 
 /// default_expr -- a stored column default (`pg_attrdef` text) analysed

@@ -3,6 +3,7 @@
 //! storage encode → decode all give back an equal value (and the same text).
 
 use crate::datetime::{calendar, Interval};
+use crate::domains::{DomainDesc, DomainType};
 use crate::enums::{EnumDesc, EnumLabel, EnumType, SortOrder};
 use crate::jsonb::JsonbValue;
 use crate::numeric::Numeric;
@@ -122,7 +123,24 @@ fn random_value(ty: SqlType, r: &mut Prng) -> Datum {
             let labels: Vec<_> = e.values().collect();
             Datum::Enum(*r.pick(&labels))
         }
+        SqlType::Domain(d) => random_value(d.base(), r),
     }
+}
+
+/// A domain over `numeric` (values are the base type's; constraints are
+/// the SQL layer's to test).
+fn celsius() -> SqlType {
+    SqlType::Domain(DomainType::intern(DomainDesc {
+        oid: 80_010,
+        array_oid: 80_011,
+        typname: "celsius".into(),
+        sql_name: "celsius".into(),
+        base: SqlType::Numeric,
+        typmod: -1,
+        not_null: false,
+        default: None,
+        checks: Vec::new(),
+    }))
 }
 
 /// An enum type whose labels need quoting in arrays and records.
@@ -166,8 +184,13 @@ fn same(a: &Datum, b: &Datum, ctx: &Context) -> bool {
 fn every_type_round_trips_through_text_binary_and_storage() {
     let ctx = Context::default();
     let mut r = Prng::new(0x5eed);
-    let enums = [weather(), SqlType::array_of(weather()).expect("enum arrays exist")];
-    for ty in ALL_TYPES.into_iter().chain(SqlType::array_types()).chain(enums) {
+    let made = [
+        weather(),
+        SqlType::array_of(weather()).expect("enum arrays exist"),
+        celsius(),
+        SqlType::array_of(celsius()).expect("domain arrays exist"),
+    ];
+    for ty in ALL_TYPES.into_iter().chain(SqlType::array_types()).chain(made) {
         for _ in 0..300 {
             let v = random_value(ty, &mut r);
             let text = io::output(&v, &ctx).expect("non-null");

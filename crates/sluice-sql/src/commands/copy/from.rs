@@ -35,6 +35,7 @@ use crate::executor::context::ExecParts;
 use crate::executor::host::ExecHost;
 use crate::executor::indexing::IndexSet;
 use crate::executor::ri_triggers::RowEvents;
+use crate::expr::domains::DomainColumns;
 use crate::expr::{eval, eval_qual, EvalHost, Expr};
 use crate::optimizer::constraint::{table_checks, table_generated, NewRowRules};
 use sluice_access::heap::heapam::heap_insert;
@@ -116,6 +117,10 @@ pub(crate) fn insert_rows(
     let catalog = host.type_catalog()?;
     let (checks, generated) = (table_checks(rel, &catalog)?, table_generated(rel, &catalog)?);
     let rules = NewRowRules { checks: &checks, generated: &generated };
+    let mut no_params = Vec::new();
+    let mut analysis =
+        crate::optimizer::planhost::PlanHost::new(&mut no_params).with_types(catalog);
+    let domains = DomainColumns::of(&target.fields, &types, &mut analysis)?;
     let mut row = vec![Datum::Null; rel.columns.len()];
     let mut count = 0u64;
     let mut events = RowEvents::for_table(rel);
@@ -127,8 +132,12 @@ pub(crate) fn insert_rows(
     loop {
         host.check_interrupts()?;
         let (more, lineno) = match &mut reader {
-            Reader::Text(text) => (text_row(text, target, options, &host, &mut row)?, text.lineno),
-            Reader::Binary(bin) => (binary_row(bin, target, &mut row)?, bin.lineno),
+            Reader::Text(text) => {
+                (text_row(text, target, options, &domains, &mut host, &mut row)?, text.lineno)
+            }
+            Reader::Binary(bin) => {
+                (binary_row(bin, target, &domains, &mut host, &mut row)?, bin.lineno)
+            }
         };
         if !more {
             drop(host);
@@ -215,7 +224,8 @@ fn text_row(
     text: &mut TextReader,
     target: &Target,
     options: &CopyOptions,
-    host: &ExecHost,
+    domains: &DomainColumns,
+    host: &mut ExecHost,
     row: &mut [Datum],
 ) -> Result<bool> {
     let rel = target.rel;
@@ -256,19 +266,26 @@ fn text_row(
             value = None;
         }
         let desc = &rel.columns[column];
+        let context = || column_context(&rel.name, lineno, &desc.name, value);
         row[column] = match value {
             None => Datum::Null,
-            Some(v) => io::parse(desc.ty, v, desc.typmod, host.context()).map_err(|e| {
-                SqlError::from(e).with_context(column_context(&rel.name, lineno, &desc.name, value))
-            })?,
+            Some(v) => io::parse(desc.ty, v, desc.typmod, host.context())
+                .map_err(|e| SqlError::from(e).with_context(context()))?,
         };
+        domains.check_column(column, &row[column], host).map_err(|e| e.with_context(context()))?;
     }
     Ok(true)
 }
 
 /// binary_row -- reads the next binary row into the listed columns of
 /// `row`; false at the end of the data.
-fn binary_row(bin: &mut BinaryReader, target: &Target, row: &mut [Datum]) -> Result<bool> {
+fn binary_row(
+    bin: &mut BinaryReader,
+    target: &Target,
+    domains: &DomainColumns,
+    host: &mut ExecHost,
+    row: &mut [Datum],
+) -> Result<bool> {
     let rel = target.rel;
     let more = bin
         .begin_row(target.fields.len())
@@ -282,6 +299,7 @@ fn binary_row(bin: &mut BinaryReader, target: &Target, row: &mut [Datum]) -> Res
             None => Ok(Datum::Null),
             Some(b) => Ok(binary::recv(desc.ty, b, desc.typmod)?),
         });
+        let value = value.and_then(|v| domains.check_column(column, &v, host).map(|()| v));
         let lineno = bin.lineno;
         row[column] = value.map_err(|e| {
             e.with_context(format!("COPY {}, line {lineno}, column {}", rel.name, desc.name))

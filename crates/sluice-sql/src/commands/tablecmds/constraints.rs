@@ -78,6 +78,7 @@ pub(crate) fn add_check(
         kind: ConstraintType::Check,
         table: table.oid,
         namespace: table.namespace,
+        domain: 0,
         index: 0,
         validated,
         deferrable: false,

@@ -332,6 +332,7 @@ fn store(cx: &mut dyn BackendContext, table: &RelationDesc, key: &ForeignKey) ->
         kind: ConstraintType::Foreign,
         table: table.oid,
         namespace: table.namespace,
+        domain: 0,
         index: key.index,
         validated: key.validated,
         deferrable: key.deferrable,

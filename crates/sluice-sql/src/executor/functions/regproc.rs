@@ -246,6 +246,29 @@ pub(super) fn format_type(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> 
     Ok(crate::expr::format_type_of(ty, args.get(1).and_then(Datum::as_i64)))
 }
 
+/// `pg_type_is_visible(oid)`: whether the type is the first of its name
+/// along the search path; NULL if there is no such type.
+pub(super) fn type_is_visible(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
+    let Some(Datum::Oid(oid)) = args.first() else { return Ok(Datum::Null) };
+    let path = search_path(host)?;
+    let (engine, db) = (host.env().engine.clone(), host.env().database);
+    let ctx = host.visibility();
+    let key = Datum::Oid(*oid);
+    let rows = crate::catalog::scan_eq_as(
+        &engine,
+        db,
+        &crate::catalog::schema::PG_TYPE,
+        ctx,
+        0,
+        &key,
+        |_| true,
+    )?;
+    let Some((_, row)) = rows.first() else { return Ok(Datum::Null) };
+    let name = row[pg_type::col::NAME].as_str().unwrap_or_default();
+    let first = pg_type::find_row(&engine, db, ctx, &path, None, name)?;
+    Ok(Datum::Bool(first.is_some_and(|(_, r)| r[0] == key)))
+}
+
 /// The type with OID `oid`, if there is one.
 fn type_by_oid(host: &mut ExecHost, oid: Oid) -> Result<Option<SqlType>> {
     let (engine, db) = (host.env().engine.clone(), host.env().database);

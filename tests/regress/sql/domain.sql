@@ -1,0 +1,139 @@
+-- Domains: CREATE DOMAIN with NOT NULL, CHECK and DEFAULT, a domain over a
+-- domain, coercion (casts, INSERT, UPDATE, COPY), operations inherited from
+-- the base type, the catalogs (pg_type, pg_constraint), COMMENT, DROP
+-- DOMAIN with dependents. Adapted from PostgreSQL's regression test
+-- domain.sql.
+create domain domaindroptest int4;
+comment on domain domaindroptest is 'About to drop this..';
+select obj_description('domaindroptest'::regtype, 'pg_type');
+create domain dependenttypetest domaindroptest;
+drop domain domaindroptest;
+drop domain domaindroptest cascade;
+drop domain domaindroptest cascade;
+drop domain if exists domaindroptest;
+drop domain int4;
+
+-- domain input
+create domain domainvarchar varchar(5);
+create domain domainnumeric numeric(8,2);
+create domain domainint4 int4;
+create domain domaintext text;
+SELECT cast('123456' as domainvarchar);
+SELECT cast('12345' as domainvarchar);
+create table basictest
+           ( testint4 domainint4
+           , testtext domaintext
+           , testvarchar domainvarchar
+           , testnumeric domainnumeric
+           );
+INSERT INTO basictest values ('88', 'haha', 'short', '123.12');      -- Good
+INSERT INTO basictest values ('88', 'haha', 'short text', '123.12'); -- Bad varchar
+INSERT INTO basictest values ('88', 'haha', 'short', '123.1212');    -- Truncate numeric
+COPY basictest (testvarchar) FROM stdin; -- fail
+notsoshorttext
+\.
+COPY basictest (testvarchar) FROM stdin;
+short
+\.
+select * from basictest;
+select testtext || testvarchar as concat, testnumeric + 42 as sum
+from basictest;
+select pg_typeof(coalesce(4::domainint4, 7::domainint4));
+select pg_typeof(4::domainint4), pg_typeof(4::domainint4 + 1);
+drop table basictest;
+drop domain domainvarchar restrict;
+drop domain domainnumeric restrict;
+drop domain domainint4 restrict;
+drop domain domaintext;
+
+-- NOT NULL, CHECK and DEFAULT
+create domain dnotnull varchar(15) NOT NULL;
+create domain dnull    varchar(15);
+create domain dcheck   varchar(15) NOT NULL CHECK (VALUE = 'a' OR VALUE = 'c' OR VALUE = 'd');
+create table nulltest
+           ( col1 dnotnull
+           , col2 dnotnull NULL  -- NOT NULL in the domain cannot be overridden
+           , col3 dnull    NOT NULL
+           , col4 dnull
+           , col5 dcheck CHECK (col5 IN ('c', 'd'))
+           );
+INSERT INTO nulltest DEFAULT VALUES;
+INSERT INTO nulltest values ('a', 'b', 'c', 'd', 'c');  -- Good
+insert into nulltest values ('a', 'b', 'c', 'd', NULL);
+insert into nulltest values ('a', 'b', 'c', 'd', 'a');
+INSERT INTO nulltest values (NULL, 'b', 'c', 'd', 'd');
+INSERT INTO nulltest values ('a', NULL, 'c', 'd', 'c');
+INSERT INTO nulltest values ('a', 'b', NULL, 'd', 'c');
+INSERT INTO nulltest values ('a', 'b', 'c', NULL, 'd'); -- Good
+COPY nulltest FROM stdin; --fail
+a	b	\N	d	d
+\.
+COPY nulltest FROM stdin; --fail
+a	b	c	d	\N
+\.
+COPY nulltest FROM stdin;
+a	b	c	\N	c
+\.
+select * from nulltest;
+SELECT cast('1' as dnotnull);
+SELECT cast(NULL as dnotnull); -- fail
+SELECT cast(cast(NULL as dnull) as dnotnull); -- fail
+SELECT cast(col4 as dnotnull) from nulltest; -- fail
+drop table nulltest;
+drop domain dnotnull restrict;
+drop domain dnull restrict;
+drop domain dcheck restrict;
+
+create domain ddef1 int4 DEFAULT 3;
+create domain ddef2 oid DEFAULT '12';
+create domain ddef3 text DEFAULT 5;
+create sequence ddef4_seq;
+create domain ddef4 int4 DEFAULT nextval('ddef4_seq');
+create domain ddef5 numeric(8,2) NOT NULL DEFAULT '12.12';
+create table defaulttest
+            ( col1 ddef1
+            , col2 ddef2
+            , col3 ddef3
+            , col4 ddef4 PRIMARY KEY
+            , col5 ddef1 NOT NULL DEFAULT NULL
+            , col6 ddef2 DEFAULT '88'
+            , col7 ddef4 DEFAULT 8000
+            , col8 ddef5
+            );
+insert into defaulttest(col4) values(0); -- fails, col5 defaults to null
+alter table defaulttest alter column col5 drop default;
+insert into defaulttest default values; -- succeeds, inserts domain default
+alter table defaulttest alter column col5 set default null;
+insert into defaulttest(col4) values(0); -- fails
+alter table defaulttest alter column col5 drop default;
+insert into defaulttest default values;
+insert into defaulttest default values;
+select * from defaulttest;
+drop table defaulttest cascade;
+
+-- CHECK constraints in the catalogs, and a domain over a domain
+create domain posint as integer constraint positive check (value > 0);
+create domain smallposint as posint check (value < 100) check (value <> 13);
+select 5::smallposint, 50::posint;
+select 0::smallposint;
+select 150::smallposint;
+select 13::smallposint;
+select 150::posint;
+select typname, typtype, typbasetype::regtype, typtypmod, typnotnull, typdefault
+from pg_type where typname in ('posint', 'smallposint', '_posint') order by 1;
+select conname, pg_get_constraintdef(oid), contypid::regtype, conrelid
+from pg_constraint where contypid in ('posint'::regtype, 'smallposint'::regtype) order by 1;
+create table sizes (s smallposint, p posint[]);
+insert into sizes values (7, '{1,2}');
+update sizes set s = s + 10 returning s, pg_typeof(s);
+update sizes set s = s + 100;
+select s * 2, s = 17, s::text, p from sizes;
+create domain broken as integer check (value > 'x');
+create domain agg as integer check (value > count(*));
+create domain uniq as integer unique;
+create domain nn as integer not null null;
+create domain rec as record;
+drop domain posint;
+drop domain posint cascade;
+select * from sizes;
+drop table sizes;
