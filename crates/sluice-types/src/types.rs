@@ -246,26 +246,13 @@ impl ElemType {
     /// The element type `elem` as an array element, or `None` for types
     /// PostgreSQL has no array type for (`unknown`, arrays themselves).
     pub fn new(elem: SqlType) -> Option<ElemType> {
-        match elem {
-            SqlType::Enum(e) => {
-                let desc = e.desc();
-                return Some(ElemType(dynamic_array_info(
-                    elem,
-                    desc.array_oid,
-                    &desc.typname,
-                    &desc.sql_name,
-                )));
-            }
-            SqlType::Domain(d) => {
-                let desc = d.desc();
-                return Some(ElemType(dynamic_array_info(
-                    elem,
-                    desc.array_oid,
-                    &desc.typname,
-                    &desc.sql_name,
-                )));
-            }
-            _ => {}
+        let made = match elem {
+            SqlType::Enum(e) => Some((e.desc().array_oid, &e.desc().typname, &e.desc().sql_name)),
+            SqlType::Domain(d) => Some((d.desc().array_oid, &d.desc().typname, &d.desc().sql_name)),
+            _ => None,
+        };
+        if let Some((oid, typname, sql_name)) = made {
+            return Some(ElemType(dynamic_array_info(elem, oid, typname, sql_name)));
         }
         ARRAY_TYPES.iter().find(|a| a.elem == elem).map(ElemType)
     }

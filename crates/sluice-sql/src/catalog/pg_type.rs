@@ -88,14 +88,8 @@ pub struct TypeCatalog {
 impl TypeCatalog {
     /// The types `txn`'s current statement sees, names resolved along `path`.
     pub fn new(engine: &Arc<Engine>, db: Oid, txn: &mut Transaction, path: SearchPath) -> Self {
-        TypeCatalog {
-            engine: engine.clone(),
-            db,
-            snapshot: txn.snapshot(),
-            combocids: txn.combocids(),
-            own_subxids: txn.own_subxids(),
-            path,
-        }
+        let ctx = VisibilityContext::for_transaction(txn, engine.txns());
+        TypeCatalog::from_visibility(engine, db, &ctx, path)
     }
 
     /// The types statement visibility `ctx` sees, names resolved along `path`.

@@ -116,18 +116,9 @@ pub fn create_enum(
             ));
         }
     }
-    let rv = RangeVar {
-        schemaname: schema.unwrap_or_default(),
-        relname: name.clone(),
-        ..Default::default()
-    };
-    let namespace = cx.creation_namespace(&rv)?;
-    lock_relation_name(&mut cx.parts()?, namespace, &name)?;
-    refuse_taken_name(cx, namespace, &name)?;
+    let (namespace, owner) = new_type_home(cx, schema, &name)?;
     let engine = cx.engine().clone();
     let db = cx.database();
-    let user = cx.user().to_string();
-    let owner = role_oid(&engine, cx.txn()?, &user)?;
     let new_type = NewType {
         oid: engine.new_oid()?,
         name: &name,
@@ -148,13 +139,30 @@ pub fn create_enum(
     sink.complete("CREATE TYPE")
 }
 
+/// new_type_home -- the schema a new type named `schema.name` (or `name`)
+/// goes to, locked as CREATE TABLE locks a new relation's name and checked
+/// free (42710), and the session user's OID as its owner.
+pub(crate) fn new_type_home(
+    cx: &mut dyn BackendContext,
+    schema: Option<String>,
+    name: &str,
+) -> Result<(Oid, Oid)> {
+    let rv = RangeVar {
+        schemaname: schema.unwrap_or_default(),
+        relname: name.to_string(),
+        ..Default::default()
+    };
+    let namespace = cx.creation_namespace(&rv)?;
+    lock_relation_name(&mut cx.parts()?, namespace, name)?;
+    refuse_taken_name(cx, namespace, name)?;
+    let engine = cx.engine().clone();
+    let user = cx.user().to_string();
+    Ok((namespace, role_oid(&engine, cx.txn()?, &user)?))
+}
+
 /// 42710 when `name` is taken in `namespace` by a type or a relation (whose
 /// row type has its name, in PostgreSQL).
-pub(crate) fn refuse_taken_name(
-    cx: &mut dyn BackendContext,
-    namespace: Oid,
-    name: &str,
-) -> Result<()> {
+fn refuse_taken_name(cx: &mut dyn BackendContext, namespace: Oid, name: &str) -> Result<()> {
     let (engine, db) = (cx.engine().clone(), cx.database());
     let taken_by_type = {
         let ctx = VisibilityContext::for_transaction(cx.txn()?, engine.txns());

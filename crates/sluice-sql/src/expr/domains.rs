@@ -25,13 +25,14 @@ pub(super) fn coerce_to_domain(
     domain: DomainType,
     location: Option<u32>,
 ) -> Result<Expr> {
-    let checks = domain
-        .desc()
-        .checks
-        .iter()
-        .map(|c| Ok((c.name.clone(), check_expr(host, domain, &c.expr)?)))
-        .collect::<Result<Vec<_>>>()?;
+    let checks = analysed_checks(host, domain)?;
     Ok(Expr::CoerceToDomain { arg: Box::new(arg), domain, checks, location })
+}
+
+/// The domain's CHECK constraints, each analysed.
+fn analysed_checks(host: &mut dyn AnalyzeHost, domain: DomainType) -> Result<Checks> {
+    let checks = &domain.desc().checks;
+    checks.iter().map(|c| Ok((c.name.clone(), check_expr(host, domain, &c.expr)?))).collect()
 }
 
 /// check_expr -- a domain CHECK's text analysed over `VALUE`.
@@ -110,13 +111,7 @@ impl DomainColumns {
             let Some(sluice_types::SqlType::Domain(domain)) = types.get(column).copied() else {
                 continue;
             };
-            let checks = domain
-                .desc()
-                .checks
-                .iter()
-                .map(|c| Ok((c.name.clone(), check_expr(host, domain, &c.expr)?)))
-                .collect::<Result<Vec<_>>>()?;
-            found.push((column, domain, checks));
+            found.push((column, domain, analysed_checks(host, domain)?));
         }
         Ok(DomainColumns(found))
     }

@@ -7,20 +7,18 @@
 //! type is made beside it, as for every type. The constraints are tested
 //! where values become of the domain (`expr::domains`).
 
-use super::{qualified_name, refuse_taken_name};
-use crate::catalog::authid::role_oid;
+use super::{new_type_home, qualified_name};
 use crate::catalog::bootstrap::category_letter;
 use crate::catalog::constraint::{insert_constraint, ConstraintType, NewConstraint};
 use crate::catalog::pg_type::{self, DomainFacts, NewType, TypeCatalog};
 use crate::catalog::schema::PG_CONSTRAINT;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
-use crate::executor::lmgr::lock_relation_name;
 use crate::expr::{analyze, check_boolean, coerce, type_from_name_in, CoercionContext, Scope};
 use crate::optimizer::planhost::PlanHost;
 use crate::parser::deparse_expr;
 use crate::sink::QuerySink;
-use pg_query::protobuf::{ConstrType, Constraint, CreateDomainStmt, Node, RangeVar};
+use pg_query::protobuf::{ConstrType, Constraint, CreateDomainStmt, Node};
 use pg_query::NodeEnum;
 use sluice_common::Oid;
 use sluice_types::{Datum, SqlType};
@@ -63,18 +61,9 @@ pub fn create_domain(
         .default
         .map(|raw| cook_default(raw, base, typmod, &types).map_err(without_position))
         .transpose()?;
-    let rv = RangeVar {
-        schemaname: schema.unwrap_or_default(),
-        relname: name.clone(),
-        ..Default::default()
-    };
-    let namespace = cx.creation_namespace(&rv)?;
-    lock_relation_name(&mut cx.parts()?, namespace, &name)?;
-    refuse_taken_name(cx, namespace, &name)?;
+    let (namespace, owner) = new_type_home(cx, schema, &name)?;
     let engine = cx.engine().clone();
     let db = cx.database();
-    let user = cx.user().to_string();
-    let owner = role_oid(&engine, cx.txn()?, &user)?;
     let new_type = NewType {
         oid: engine.new_oid()?,
         name: &name,
