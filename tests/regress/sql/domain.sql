@@ -137,3 +137,20 @@ drop domain posint;
 drop domain posint cascade;
 select * from sizes;
 drop table sizes;
+
+-- SET SCHEMA, and psql's \dD+ (which joins pg_description on tableoid)
+create schema dom1;
+create schema dom2;
+create domain dom1.d as int not null default 5 check (value <> 13);
+comment on domain dom1.d is 'not thirteen';
+alter domain dom1.d set schema dom1;
+alter domain dom1.d set schema dom2;
+alter domain dom1.d set schema dom2;
+alter domain dom2.d set schema nosuch;
+drop schema dom1;
+select typname, typnamespace::regnamespace from pg_type where typname in ('d', '_d') order by 1;
+\dD+ dom2.*
+select c.tableoid::regclass, t.tableoid::regclass, count(*)
+from pg_class c join pg_namespace t on t.oid = c.relnamespace where c.relname = 'pg_type' group by 1, 2;
+select tableoid from pg_class c, pg_type t limit 1;
+drop schema dom2 cascade;

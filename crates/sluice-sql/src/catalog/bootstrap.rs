@@ -264,6 +264,7 @@ fn type_row(ty: SqlType) -> Vec<Datum> {
         Datum::Int4(-1),
         Datum::Bool(false),
         Datum::Null,
+        Datum::Null,
     ]
 }
 

@@ -447,6 +447,7 @@ pub fn insert_with_array(
         ]),
         None => scalar.extend([O(0), Int4(-1), Bool(false), Null]),
     }
+    scalar.push(Null);
     insert(engine, db, &PG_TYPE, txn, &scalar)?;
     let array_align = if align == "d" { "d" } else { "i" };
     let array = vec![
@@ -466,6 +467,7 @@ pub fn insert_with_array(
         O(0),
         Int4(-1),
         Bool(false),
+        Null,
         Null,
     ];
     insert(engine, db, &PG_TYPE, txn, &array)?;

@@ -58,6 +58,7 @@ pub const PG_TYPE: CatalogDef = CatalogDef {
         ("typtypmod", Int4),
         ("typnotnull", Bool),
         ("typdefault", Text),
+        ("typacl", SqlType::TEXT_ARRAY),
     ],
 };
 

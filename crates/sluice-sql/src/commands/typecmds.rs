@@ -50,8 +50,8 @@ use crate::executor::lmgr::{lock_object, lock_relation_name};
 use crate::parser::{node_str, quote_identifier};
 use crate::sink::{NestedSink, QuerySink};
 use pg_query::protobuf::{
-    AlterEnumStmt, AlterOwnerStmt, CreateEnumStmt, DropBehavior, DropStmt, Node, ObjectType,
-    RangeVar,
+    AlterEnumStmt, AlterObjectSchemaStmt, AlterOwnerStmt, CreateEnumStmt, DropBehavior, DropStmt,
+    Node, ObjectType, RangeVar,
 };
 use pg_query::NodeEnum;
 use sluice_access::heap::visibility::VisibilityContext;
@@ -234,6 +234,47 @@ pub fn alter_owner(
         }
     }
     sink.complete("ALTER TYPE")
+}
+
+/// ALTER TYPE | DOMAIN name SET SCHEMA schema (the array type moves too).
+/// Moving to the schema it is in does nothing, as in PostgreSQL.
+pub fn set_type_schema(
+    cx: &mut dyn BackendContext,
+    stmt: &AlterObjectSchemaStmt,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    let domain = ObjectType::try_from(stmt.object_type) == Ok(ObjectType::ObjectDomain);
+    let tag = if domain { "ALTER DOMAIN" } else { "ALTER TYPE" };
+    let names = match stmt.object.as_deref().and_then(|n| n.node.as_ref()) {
+        Some(NodeEnum::List(list)) => list.items.clone(),
+        Some(NodeEnum::TypeName(t)) => t.names.clone(),
+        _ => return Err(SqlError::internal("SET SCHEMA without a type name")),
+    };
+    let (schema, name) = qualified_name(&names)?;
+    let ty = locked_type(cx, schema.as_deref(), &name)?;
+    if domain && !ty.is_domain() {
+        let written = written(&schema, &name);
+        return Err(SqlError::new("42809", format!("\"{written}\" is not a domain")));
+    }
+    let target = cx.schema_oid(&stmt.newschema)?;
+    if target == ty.namespace() {
+        return sink.complete(tag);
+    }
+    lock_relation_name(&mut cx.parts()?, target, &name)?;
+    if find_type(cx, Some(&stmt.newschema), &name)?.is_some() {
+        return Err(SqlError::new(
+            "42710",
+            format!("type \"{name}\" already exists in schema \"{}\"", stmt.newschema),
+        ));
+    }
+    let (engine, db) = (cx.engine().clone(), cx.database());
+    let array = ty.array_oid();
+    let rows = scan(&engine, db, &PG_TYPE, cx.txn()?, |r| oid_of(&r[0]) == array)?;
+    for (tid, mut row) in rows.into_iter().chain([(ty.tid, ty.values)]) {
+        row[col::NAMESPACE] = Datum::Oid(target);
+        replace(&engine, db, &PG_TYPE, cx.txn()?, tid, &row)?;
+    }
+    sink.complete(tag)
 }
 
 /// RENAME VALUE: rewrites the label's text; stored values (its OID) stay.

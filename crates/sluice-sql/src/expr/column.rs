@@ -9,6 +9,9 @@
 //! scope only knows table aliases. A lone name that is no column but names a
 //! FROM item, and `t.*` used as a value, are whole-row references: a
 //! [`Expr::Row`] of the item's columns (PostgreSQL's whole-row `Var`).
+//! Of the system columns only `tableoid` exists so far, for FROM items
+//! that are tables: the table's OID, what clients' catalog queries ask
+//! (`pg_description.classoid = c.tableoid`).
 
 use pg_query::protobuf::node::Node as NodeEnum;
 use pg_query::protobuf::ColumnRef;
@@ -55,12 +58,28 @@ pub(super) fn column_ref(scope: &Scope, c: &ColumnRef) -> Result<Expr> {
     };
     match find(scope, table, name) {
         Ok((index, col)) => Ok(Expr::Column { index, ty: col.ty, typmod: col.typmod, location }),
+        Err(e) if e.code == "42703" && name == "tableoid" => {
+            table_oid(scope, table).map_err(|e| e.at(location))?.ok_or_else(|| e.at(location))
+        }
         // A lone name that is no column but a FROM item is the whole row.
         Err(e) if table.is_none() && e.code == "42703" => {
             whole_row(scope, name, location).ok_or_else(|| e.at(location))
         }
         Err(e) => Err(e.at(location)),
     }
+}
+
+/// The system column `tableoid` of FROM item `table` (or of the one table
+/// in scope): the table's OID, a constant for a plain scan. `None` when the
+/// scope has no such table (the caller's 42703 stands); 42702 when an
+/// unqualified reference could mean several.
+fn table_oid(scope: &Scope, table: Option<&str>) -> Result<Option<Expr>> {
+    let mut found = scope.relations.iter().filter(|(name, _)| table.is_none_or(|t| t == name));
+    let Some((_, oid)) = found.next() else { return Ok(None) };
+    if found.next().is_some() {
+        return Err(SqlError::new("42702", "column reference \"tableoid\" is ambiguous"));
+    }
+    Ok(Some(Expr::constant(sluice_types::Datum::Oid(*oid), SqlType::Oid, -1)))
 }
 
 /// whole_row -- the row of FROM item `table` as a composite value (a

@@ -60,7 +60,10 @@ pub(crate) fn check_expr(
 /// The scope of a domain CHECK: the tested value, of the domain's base
 /// type, as column 0 `value`.
 pub(crate) fn value_scope(base: sluice_types::SqlType, typmod: i32) -> Scope {
-    Scope { columns: vec![ScopeColumn { table: None, name: "value".into(), ty: base, typmod }] }
+    Scope {
+        columns: vec![ScopeColumn { table: None, name: "value".into(), ty: base, typmod }],
+        relations: Vec::new(),
+    }
 }
 
 /// check_value -- tests `value` against `domain`'s constraints: 23502 for

@@ -157,6 +157,9 @@ pub struct ScopeColumn {
 pub struct Scope {
     /// Column `i` is `row[i]` at evaluation.
     pub columns: Vec<ScopeColumn>,
+    /// The tables among the scope's FROM items, by the name they go by,
+    /// with their OIDs: what the system column `tableoid` reads.
+    pub relations: Vec<(String, sluice_common::Oid)>,
 }
 
 /// The scope of a table's columns under `alias` (PostgreSQL's range table
@@ -175,6 +178,7 @@ pub fn relation_scope(rel: &crate::catalog::relation::RelationDesc, alias: &str)
                 typmod: c.typmod,
             })
             .collect(),
+        relations: vec![(alias.to_string(), rel.oid)],
     }
 }
 

@@ -118,7 +118,7 @@ pub(crate) fn default_expr(
     params: &mut Vec<Option<SqlType>>,
     types: &TypeCatalog,
 ) -> Result<Expr> {
-    let empty = Scope { columns: Vec::new() };
+    let empty = Scope::default();
     let mut host = PlanHost::new(params).with_types(types.clone());
     let text = crate::catalog::relation::evaluable_default(stored);
     let parsed = crate::parser::parse(&format!("SELECT {text}"))?;

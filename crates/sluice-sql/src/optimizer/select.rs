@@ -454,7 +454,7 @@ fn plan_from(
             Some(left) => join_items(left, right, JoinKind::Inner, None, 0),
         });
     }
-    Ok(result.map_or((Plan::Result, Scope { columns: Vec::new() }), |r| (r.plan, r.scope)))
+    Ok(result.map_or((Plan::Result, Scope::default()), |r| (r.plan, r.scope)))
 }
 
 /// join_items -- the nested loop joining `left` (outer) and `right` (inner).
@@ -472,6 +472,7 @@ fn join_items(
     let inner_width = right.scope.columns.len();
     let mut scope = left.scope;
     scope.columns.extend(right.scope.columns);
+    scope.relations.extend(right.scope.relations);
     let (own, further): (Vec<_>, Vec<_>) =
         right.lateral.args.into_iter().partition(|(_, e)| column_index(e) >= lateral_width);
     let params: Vec<(usize, Expr)> =
@@ -565,6 +566,7 @@ fn plan_range_var(
     let mark = pl.row_mark_for(refname(rv), FromKind::Relation);
     let mut scope =
         alias_scope(relation_scope(&rel, &rel.name).columns, rv.alias.as_ref(), &rel.name)?;
+    scope.relations = vec![(refname(rv).to_string(), rel.oid)];
     if let Some(spec) = mark {
         scope.columns.push(rowmarks::junk_column(refname(rv)));
         pl.note_marked(&rel, spec);
@@ -663,7 +665,7 @@ fn alias_scope(
     for column in &mut columns {
         column.table = Some(name.to_string());
     }
-    Ok(Scope { columns })
+    Ok(Scope { columns, relations: Vec::new() })
 }
 
 /// `left [INNER|LEFT] JOIN right ON ...`: `right` may also read `left`'s
@@ -696,6 +698,7 @@ fn plan_join(
     let inner = plan_from_item(pl, right, params, &right_lateral)?;
     let mut scope = outer.scope.clone();
     scope.columns.extend(inner.scope.columns.iter().cloned());
+    scope.relations.extend(inner.scope.relations.iter().cloned());
     let qual = match join.quals.as_deref() {
         Some(q) => {
             let mut host = PlanHost::with_planner(params, pl, &scope);
@@ -713,7 +716,7 @@ fn plan_values(
     stmt: &SelectStmt,
     params: &mut Vec<Option<SqlType>>,
 ) -> Result<Planned> {
-    let empty = Scope { columns: Vec::new() };
+    let empty = Scope::default();
     let mut host = PlanHost::with_planner(params, pl, &empty);
     let mut rows = Vec::new();
     for list in &stmt.values_lists {

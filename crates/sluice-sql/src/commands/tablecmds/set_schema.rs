@@ -35,6 +35,9 @@ pub fn set_schema(
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
     let kind = ObjectType::try_from(stmt.object_type).ok();
+    if matches!(kind, Some(ObjectType::ObjectType | ObjectType::ObjectDomain)) {
+        return crate::commands::typecmds::set_type_schema(cx, stmt, sink);
+    }
     let tag = match kind {
         Some(ObjectType::ObjectTable) => "ALTER TABLE",
         Some(ObjectType::ObjectSequence) => "ALTER SEQUENCE",

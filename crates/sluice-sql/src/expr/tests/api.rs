@@ -69,6 +69,7 @@ fn two_tables() -> Scope {
             col("t2", "i", SqlType::Int8),
             col("t2", "y", SqlType::Text),
         ],
+        relations: Vec::new(),
     }
 }
 

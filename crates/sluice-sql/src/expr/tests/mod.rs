@@ -67,7 +67,7 @@ fn scope() -> Scope {
             typmod: *typmod,
         })
         .collect();
-    Scope { columns }
+    Scope { columns, relations: Vec::new() }
 }
 
 /// The one row of `t`.

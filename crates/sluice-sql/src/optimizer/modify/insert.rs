@@ -162,7 +162,7 @@ pub(super) fn plan_insert_values(
     params: &mut Vec<Option<SqlType>>,
 ) -> Result<(Plan, Vec<Expr>)> {
     let InsertTarget { rel, targets, cols, overriding, types } = *target;
-    let empty = Scope { columns: Vec::new() };
+    let empty = Scope::default();
     let mut planner = Planner::new(parts);
     let mut host = PlanHost::with_planner(params, &mut planner, &empty);
     let mut rows = Vec::new();

@@ -44,7 +44,7 @@ pub(super) fn plan_function(
         return Err(SqlError::unsupported(format!("function {name} in FROM is not supported yet")));
     }
     let (args, refs) = pl.lateral(lateral, |pl| {
-        let empty = Scope { columns: Vec::new() };
+        let empty = Scope::default();
         let mut host = PlanHost::with_planner(params, pl, &empty);
         call.args.iter().map(|a| analyze(a, &empty, &mut host)).collect::<Result<Vec<_>>>()
     })?;
@@ -82,8 +82,10 @@ pub(super) fn plan_function(
         }
         None => ("generate_series".to_string(), "generate_series".to_string()),
     };
-    let scope =
-        Scope { columns: vec![ScopeColumn { table: Some(table), name: column, ty, typmod: -1 }] };
+    let scope = Scope {
+        columns: vec![ScopeColumn { table: Some(table), name: column, ty, typmod: -1 }],
+        relations: Vec::new(),
+    };
     Ok(FromItem { plan: Plan::GenerateSeries { start, stop, step, ty }, scope, lateral: refs })
 }
 
@@ -100,7 +102,7 @@ fn plan_partition_ancestors(
 ) -> Result<FromItem> {
     let regclass = SqlType::Reg(sluice_types::RegKind::Class);
     let (args, refs) = pl.lateral(lateral, |pl| {
-        let empty = Scope { columns: Vec::new() };
+        let empty = Scope::default();
         let mut host = PlanHost::with_planner(params, pl, &empty);
         call.args.iter().map(|a| analyze(a, &empty, &mut host)).collect::<Result<Vec<_>>>()
     })?;
@@ -154,7 +156,7 @@ fn constant_args(
     call: &protobuf::FuncCall,
     params: &mut Vec<Option<SqlType>>,
 ) -> Result<Vec<Expr>> {
-    let empty = Scope { columns: Vec::new() };
+    let empty = Scope::default();
     let mut host = PlanHost::with_planner(params, pl, &empty);
     call.args.iter().map(|a| analyze(a, &empty, &mut host)).collect()
 }

@@ -71,6 +71,7 @@ fn sort_keys(
             .iter()
             .map(|c| ScopeColumn { table: None, name: c.name.clone(), ty: c.ty, typmod: c.typmod })
             .collect(),
+        relations: Vec::new(),
     };
     let mut keys = Vec::new();
     for node in &stmt.sort_clause {
