@@ -135,3 +135,9 @@ INSERT INTO public.dumped VALUES (DEFAULT);
 SELECT * FROM public.dumped;
 RESET search_path;
 \d dumped
+
+-- acldefault: the privileges objects have before any GRANT (pg_dump asks)
+SELECT acldefault('n', nspowner) FROM pg_namespace WHERE nspname IN ('public', 'pg_catalog') ORDER BY nspname;
+SELECT acldefault('r', 10), acldefault('s', 10), acldefault('d', 10), acldefault('f', 10);
+SELECT acldefault('l', 10), acldefault('T', 10), acldefault('n', 10), acldefault('t', 10);
+SELECT acldefault('x', 10);

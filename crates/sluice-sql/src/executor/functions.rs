@@ -71,6 +71,7 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
         GetExpr => ruleutils::get_expr(host, args)?,
         SerialSequence => sequence::serial_sequence(host, args)?,
         GetUserById => regproc::user_by_id(host, args)?,
+        AclDefault => regproc::acl_default(host, args)?,
         TableIsVisible => regproc::table_is_visible(host, args)?,
         TypeIsVisible => regproc::type_is_visible(host, args)?,
         FormatType => regproc::format_type(host, args)?,

@@ -279,6 +279,9 @@ pub enum SessionFunction {
     TableIsVisible,
     /// `pg_type_is_visible(type oid)`: `boolean`.
     TypeIsVisible,
+    /// `acldefault(objtype "char", owner oid)`: the privileges an object
+    /// has before any GRANT, as `text[]` (sluice's `aclitem[]`).
+    AclDefault,
     /// `format_type(type oid, typmod integer)`: `text`; not strict. A
     /// session function because types made by CREATE TYPE live in the
     /// catalogs.

@@ -378,6 +378,7 @@ static PROCS: &[Proc] = &[
     f("pg_encoding_to_char", &[INT4], Name, EncodingToChar),
     f("quote_ident", &[TEXT], Text, QuoteIdent),
     session("pg_get_userbyid", &[OID], Name, S::GetUserById),
+    session("acldefault", &[TEXT, OID], SqlType::TEXT_ARRAY, S::AclDefault),
     session("pg_table_is_visible", &[OID], Bool, S::TableIsVisible),
     session("pg_type_is_visible", &[OID], Bool, S::TypeIsVisible),
     session("pg_get_indexdef", &[OID], Text, S::GetIndexDef),

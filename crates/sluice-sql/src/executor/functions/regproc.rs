@@ -138,6 +138,45 @@ pub(super) fn user_by_id(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
     Ok(Datum::Text(name.unwrap_or_else(|| format!("unknown (OID={oid})"))))
 }
 
+/// `acldefault(objtype, owner)`: PostgreSQL's built-in default ACL of an
+/// object of kind `objtype` owned by `owner` (acldefault in `acl.c`): the
+/// owner holds every privilege of the kind; PUBLIC also holds USAGE on
+/// types and languages, EXECUTE on functions, and CONNECT and TEMPORARY on
+/// databases. Items print as `aclitem` does (`grantee=privs/grantor`, an
+/// empty grantee for PUBLIC).
+pub(super) fn acl_default(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
+    let (Some(kind), Some(Datum::Oid(owner))) = (args.first().and_then(Datum::as_str), args.get(1))
+    else {
+        return Ok(Datum::Null);
+    };
+    let (public, owner_privileges) = match kind {
+        "c" | "r" => ("", "arwdDxt"),
+        "s" => ("", "rwU"),
+        "d" => ("Tc", "CTc"),
+        "f" => ("X", "X"),
+        "l" | "T" => ("U", "U"),
+        "n" => ("", "UC"),
+        "t" => ("", "C"),
+        "F" | "S" => ("", "U"),
+        "L" => ("", "rw"),
+        _ => {
+            return Err(SqlError::new(
+                "XX000",
+                format!("unrecognized objtype abbreviation: {kind}"),
+            ))
+        }
+    };
+    let name =
+        role_name(host, *owner)?.map(|n| quote_identifier(&n)).unwrap_or_else(|| owner.to_string());
+    let mut items = Vec::new();
+    if !public.is_empty() {
+        items.push(Datum::Text(format!("={public}/{name}")));
+    }
+    items.push(Datum::Text(format!("{name}={owner_privileges}/{name}")));
+    let elem = sluice_types::types::ElemType::new(SqlType::Text).expect("text[] exists");
+    Ok(Datum::array(elem, items))
+}
+
 /// The name of the role with OID `oid`, if there is one.
 fn role_name(host: &mut ExecHost, oid: Oid) -> Result<Option<String>> {
     name_by_oid(host, &PG_AUTHID, oid)
