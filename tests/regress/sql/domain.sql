@@ -154,3 +154,50 @@ select c.tableoid::regclass, t.tableoid::regclass, count(*)
 from pg_class c join pg_namespace t on t.oid = c.relnamespace where c.relname = 'pg_type' group by 1, 2;
 select tableoid from pg_class c, pg_type t limit 1;
 drop schema dom2 cascade;
+
+-- ALTER DOMAIN
+create domain con as integer;
+create table domcontest (col1 con);
+insert into domcontest values (1);
+insert into domcontest values (2);
+alter domain con add constraint t check (VALUE < 1); -- fails
+alter domain con add constraint t check (VALUE < 34);
+alter domain con add check (VALUE > 0);
+insert into domcontest values (-5); -- fails
+insert into domcontest values (42); -- fails
+insert into domcontest values (5);
+alter domain con drop constraint t;
+insert into domcontest values (-5); --fails
+insert into domcontest values (42);
+alter domain con drop constraint nonexistent;
+alter domain con drop constraint if exists nonexistent;
+-- NOT VALID, then VALIDATE
+create domain things AS INT;
+CREATE TABLE thethings (stuff things);
+INSERT INTO thethings (stuff) VALUES (55);
+ALTER DOMAIN things ADD CONSTRAINT meow CHECK (VALUE < 11);
+ALTER DOMAIN things ADD CONSTRAINT meow CHECK (VALUE < 11) NOT VALID;
+ALTER DOMAIN things VALIDATE CONSTRAINT meow;
+UPDATE thethings SET stuff = 10;
+ALTER DOMAIN things VALIDATE CONSTRAINT meow;
+select conname, convalidated from pg_constraint where contypid = 'things'::regtype;
+-- SET/DROP NOT NULL and DEFAULT
+create domain dnotnulltest integer;
+create table domnotnull ( col1 dnotnulltest , col2 dnotnulltest );
+insert into domnotnull default values;
+alter domain dnotnulltest set not null; -- fails
+update domnotnull set col1 = 5;
+alter domain dnotnulltest set not null; -- fails
+update domnotnull set col2 = 6;
+alter domain dnotnulltest set not null;
+update domnotnull set col1 = null; -- fails
+alter domain dnotnulltest drop not null;
+update domnotnull set col1 = null;
+alter domain dnotnulltest set default 7;
+insert into domnotnull default values;
+alter domain dnotnulltest drop default;
+insert into domnotnull default values;
+select * from domnotnull;
+alter domain int4 set not null;
+drop table domcontest, thethings, domnotnull;
+drop domain con, things, dnotnulltest;

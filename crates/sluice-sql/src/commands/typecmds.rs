@@ -29,8 +29,10 @@
 //! table has a row type of its name), so two sessions cannot both create
 //! `mood` in one schema.
 
+mod alter_domain;
 mod domain;
 
+pub use alter_domain::alter_domain;
 pub use domain::create_domain;
 
 use super::dependency::{dependents_error, relation_name, report_cascade};
@@ -660,7 +662,10 @@ fn remove_type_rows(cx: &mut dyn BackendContext, ty: &TypeRow) -> Result<()> {
 /// The live table columns whose type is one of `types`: (table OID,
 /// column name), oldest table first. (An index's or a view's columns
 /// depend on the table's, and go or fail with them.)
-fn dependent_columns(cx: &mut dyn BackendContext, types: &[Oid]) -> Result<Vec<(Oid, String)>> {
+pub(super) fn dependent_columns(
+    cx: &mut dyn BackendContext,
+    types: &[Oid],
+) -> Result<Vec<(Oid, String)>> {
     let (engine, db) = (cx.engine().clone(), cx.database());
     let rows = scan(&engine, db, &PG_ATTRIBUTE, cx.txn()?, |r| {
         types.contains(&oid_of(&r[2])) && !matches!(r[8], Datum::Bool(true))
@@ -675,6 +680,22 @@ fn dependent_columns(cx: &mut dyn BackendContext, types: &[Oid]) -> Result<Vec<(
     }
     columns.sort();
     Ok(columns)
+}
+
+/// locked_domain -- the domain a grammar name list names, locked for a
+/// change: its OID, name, `pg_type` row and the row's address (42704 if
+/// there is no such type, 42809 if it is not a domain).
+pub(super) fn locked_domain(
+    cx: &mut dyn BackendContext,
+    names: &[Node],
+) -> Result<(Oid, String, Vec<Datum>, ItemPointer)> {
+    let (schema, name) = qualified_name(names)?;
+    let ty = locked_type(cx, schema.as_deref(), &name)?;
+    if !ty.is_domain() {
+        let display = type_display(cx, &ty)?;
+        return Err(SqlError::new("42809", format!("{display} is not a domain")));
+    }
+    Ok((ty.oid(), name, ty.values, ty.tid))
 }
 
 /// type_for_change -- the OID of the type a grammar name list names,

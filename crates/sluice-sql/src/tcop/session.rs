@@ -325,6 +325,7 @@ impl Session {
             NodeEnum::CreateEnumStmt(stmt) => commands::typecmds::create_enum(self, stmt, sink),
             NodeEnum::AlterEnumStmt(stmt) => commands::typecmds::alter_enum(self, stmt, sink),
             NodeEnum::CreateDomainStmt(stmt) => commands::typecmds::create_domain(self, stmt, sink),
+            NodeEnum::AlterDomainStmt(stmt) => commands::typecmds::alter_domain(self, stmt, sink),
             NodeEnum::CreateSchemaStmt(stmt) => {
                 commands::schemacmds::create_schema(self, stmt, sink)
             }

@@ -149,7 +149,7 @@ fn without_position(mut error: SqlError) -> SqlError {
 }
 
 /// 42601 `<kind> not possible for domains`.
-fn not_possible(kind: &str) -> SqlError {
+pub(super) fn not_possible(kind: &str) -> SqlError {
     SqlError::syntax(format!("{kind} not possible for domains"))
 }
 
@@ -165,7 +165,12 @@ fn cook_default(raw: &Node, base: SqlType, typmod: i32, types: &TypeCatalog) -> 
 }
 
 /// A CHECK's expression over `VALUE`, analysed and deparsed.
-fn cook_check(c: &Constraint, base: SqlType, typmod: i32, types: &TypeCatalog) -> Result<String> {
+pub(super) fn cook_check(
+    c: &Constraint,
+    base: SqlType,
+    typmod: i32,
+    types: &TypeCatalog,
+) -> Result<String> {
     let raw =
         c.raw_expr.as_deref().ok_or_else(|| SqlError::internal("CHECK without expression"))?;
     let mut params = Vec::new();
@@ -182,7 +187,7 @@ fn cook_check(c: &Constraint, base: SqlType, typmod: i32, types: &TypeCatalog) -
 
 /// The CHECK's name: the one written, else `<domain>_check` numbered past
 /// the names of the schema's constraints (ChooseConstraintName).
-fn check_name(
+pub(super) fn check_name(
     cx: &mut dyn BackendContext,
     domain: &str,
     namespace: Oid,

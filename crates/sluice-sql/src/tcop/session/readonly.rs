@@ -25,6 +25,7 @@ pub(super) fn writing_command(node: &NodeEnum) -> Option<String> {
         NodeEnum::CreateEnumStmt(_) => "CREATE TYPE",
         NodeEnum::AlterEnumStmt(_) => "ALTER TYPE",
         NodeEnum::CreateDomainStmt(_) => "CREATE DOMAIN",
+        NodeEnum::AlterDomainStmt(_) => "ALTER DOMAIN",
         NodeEnum::ViewStmt(_) => "CREATE VIEW",
         NodeEnum::CreateTableAsStmt(_) => "CREATE TABLE AS",
         NodeEnum::AlterOwnerStmt(_) | NodeEnum::AlterObjectSchemaStmt(_) => "ALTER",
