@@ -15,9 +15,7 @@
 //! Descriptors are interned like enum types ([`crate::enums`]): one per
 //! state of a domain that a statement has seen, never freed.
 
-use std::collections::HashSet;
-use std::sync::{Mutex, OnceLock};
-
+use crate::intern::Interner;
 use crate::types::SqlType;
 
 /// A CHECK constraint of a domain.
@@ -64,20 +62,12 @@ impl std::fmt::Debug for DomainType {
 }
 
 /// The interned descriptors.
-static REGISTRY: OnceLock<Mutex<HashSet<&'static DomainDesc>>> = OnceLock::new();
+static REGISTRY: Interner<DomainDesc> = Interner::new();
 
 impl DomainType {
     /// intern -- the domain type for `desc`, registered on first use.
     pub fn intern(desc: DomainDesc) -> DomainType {
-        let registry = REGISTRY.get_or_init(|| Mutex::new(HashSet::new()));
-        // A panic elsewhere while holding the lock leaves the set intact.
-        let mut set = registry.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(found) = set.get(&desc) {
-            return DomainType(found);
-        }
-        let leaked: &'static DomainDesc = Box::leak(Box::new(desc));
-        set.insert(leaked);
-        DomainType(leaked)
+        DomainType(REGISTRY.intern(desc))
     }
 
     /// The descriptor.

@@ -20,11 +20,10 @@
 //! freed; there is one per state of a type a statement has seen.
 
 use std::cmp::Ordering;
-use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
-use std::sync::{Mutex, OnceLock};
 
 use crate::error::{ErrorKind, Result, TypeError};
+use crate::intern::Interner;
 
 /// One label of an enum type (one `pg_enum` row).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -98,22 +97,14 @@ impl std::fmt::Debug for EnumType {
 }
 
 /// The interned descriptors.
-static REGISTRY: OnceLock<Mutex<HashSet<&'static EnumDesc>>> = OnceLock::new();
+static REGISTRY: Interner<EnumDesc> = Interner::new();
 
 impl EnumType {
     /// intern -- the enum type for `desc`, registered on first use. The
     /// labels are sorted here, so callers may pass them in any order.
     pub fn intern(mut desc: EnumDesc) -> EnumType {
         desc.labels.sort_by_key(|l| l.sort_order);
-        let registry = REGISTRY.get_or_init(|| Mutex::new(HashSet::new()));
-        // A panic elsewhere while holding the lock leaves the set intact.
-        let mut set = registry.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(found) = set.get(&desc) {
-            return EnumType(found);
-        }
-        let leaked: &'static EnumDesc = Box::leak(Box::new(desc));
-        set.insert(leaked);
-        EnumType(leaked)
+        EnumType(REGISTRY.intern(desc))
     }
 
     /// The descriptor.

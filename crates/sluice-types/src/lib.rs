@@ -47,6 +47,7 @@ pub mod error;
 pub mod float;
 pub mod funcs;
 pub mod int;
+mod intern;
 pub mod io;
 pub mod json;
 pub mod jsonb;

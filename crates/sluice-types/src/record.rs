@@ -23,13 +23,11 @@
 //! reference to a table is a `record` too: its OID on the wire is 2249 and
 //! messages call it `record` where PostgreSQL names the table's type.
 
-use std::collections::HashSet;
-use std::sync::{Mutex, OnceLock};
-
 use crate::compare;
 use crate::context::Context;
 use crate::datum::Datum;
 use crate::error::{ErrorKind, Result, TypeError};
+use crate::intern::Interner;
 use crate::types::SqlType;
 
 /// OID of the pseudo-type `record`.
@@ -64,20 +62,12 @@ impl std::fmt::Debug for RecordType {
 }
 
 /// The interned descriptors.
-static REGISTRY: OnceLock<Mutex<HashSet<&'static RowType>>> = OnceLock::new();
+static REGISTRY: Interner<RowType> = Interner::new();
 
 impl RecordType {
     /// intern -- the record type for `row`, registered on first use.
     pub fn intern(row: RowType) -> RecordType {
-        let registry = REGISTRY.get_or_init(|| Mutex::new(HashSet::new()));
-        // A panic elsewhere while holding the lock leaves the set intact.
-        let mut set = registry.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(found) = set.get(&row) {
-            return RecordType(found);
-        }
-        let leaked: &'static RowType = Box::leak(Box::new(row));
-        set.insert(leaked);
-        RecordType(leaked)
+        RecordType(REGISTRY.intern(row))
     }
 
     /// The fields.
