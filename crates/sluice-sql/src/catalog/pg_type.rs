@@ -36,7 +36,7 @@ use sluice_txn::{ComboCids, OwnXids, Snapshot, Transaction};
 use sluice_types::domains::{DomainCheck, DomainDesc, DomainType};
 use sluice_types::enums::{EnumDesc, EnumLabel, EnumType, SortOrder};
 use sluice_types::SqlType;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// `pg_type` columns by position.
 pub mod col {
@@ -74,7 +74,9 @@ pub mod enum_col {
 
 /// The types a statement can see, for looking type names and OIDs up
 /// while its catalogs are borrowed elsewhere: the statement's snapshot
-/// and search path, owned.
+/// and search path, owned. Nearly every statement makes one (its stored
+/// expressions may name types) and nearly none looks a name up, so the
+/// search path is resolved, under the same snapshot, only when a name is.
 #[derive(Clone)]
 pub struct TypeCatalog {
     engine: Arc<Engine>,
@@ -82,22 +84,33 @@ pub struct TypeCatalog {
     snapshot: Snapshot,
     combocids: Arc<ComboCids>,
     own_subxids: Arc<OwnXids>,
-    path: SearchPath,
+    /// The `search_path` setting and the session user (`$user`).
+    setting: Arc<str>,
+    user: String,
+    path: OnceLock<SearchPath>,
 }
 
 impl TypeCatalog {
-    /// The types `txn`'s current statement sees, names resolved along `path`.
-    pub fn new(engine: &Arc<Engine>, db: Oid, txn: &mut Transaction, path: SearchPath) -> Self {
+    /// The types `txn`'s current statement sees, names resolved along the
+    /// `search_path` `setting` of a session of `user`.
+    pub fn new(
+        engine: &Arc<Engine>,
+        db: Oid,
+        txn: &mut Transaction,
+        setting: Arc<str>,
+        user: &str,
+    ) -> Self {
         let ctx = VisibilityContext::for_transaction(txn, engine.txns());
-        TypeCatalog::from_visibility(engine, db, &ctx, path)
+        TypeCatalog::from_visibility(engine, db, &ctx, setting, user)
     }
 
-    /// The types statement visibility `ctx` sees, names resolved along `path`.
+    /// The types statement visibility `ctx` sees (see [`TypeCatalog::new`]).
     pub fn from_visibility(
         engine: &Arc<Engine>,
         db: Oid,
         ctx: &VisibilityContext,
-        path: SearchPath,
+        setting: Arc<str>,
+        user: &str,
     ) -> Self {
         TypeCatalog {
             engine: engine.clone(),
@@ -105,8 +118,19 @@ impl TypeCatalog {
             snapshot: ctx.snapshot,
             combocids: ctx.combocids.clone(),
             own_subxids: ctx.own_subxids.clone(),
-            path,
+            setting,
+            user: user.to_string(),
+            path: OnceLock::new(),
         }
+    }
+
+    /// The search path, resolved on first use.
+    fn path(&self, ctx: &VisibilityContext) -> Result<&SearchPath> {
+        if let Some(path) = self.path.get() {
+            return Ok(path);
+        }
+        let path = SearchPath::resolve(&self.engine, self.db, ctx, &self.setting, &self.user)?;
+        Ok(self.path.get_or_init(|| path))
     }
 
     fn visibility(&self) -> VisibilityContext<'_> {
@@ -122,7 +146,8 @@ impl TypeCatalog {
     /// that CREATE TYPE made, if there is one. Built-in names are the
     /// caller's business (they are not looked up here).
     pub fn by_name(&self, schema: Option<&str>, name: &str) -> Result<Option<SqlType>> {
-        by_name(&self.engine, self.db, &self.visibility(), &self.path, schema, name)
+        let ctx = self.visibility();
+        by_name(&self.engine, self.db, &ctx, self.path(&ctx)?, schema, name)
     }
 }
 

@@ -200,7 +200,7 @@ fn copy_from(parts: &mut ExecParts, stmt: &CopyStmt, sink: &mut dyn QuerySink) -
     let rv =
         stmt.relation.as_ref().ok_or_else(|| SqlError::internal("COPY FROM without a table"))?;
     let rel = open_table(parts, rv, LockMode::RowExclusive)?;
-    let types = parts.type_catalog()?;
+    let types = parts.type_catalog();
     let mut param_types: Vec<Option<SqlType>> = Vec::new();
     let qual = match stmt.where_clause.as_deref() {
         Some(clause) => {

@@ -92,7 +92,7 @@ pub fn explain(
         })?;
         executed = Some((inst, execution_start.elapsed()));
     }
-    let types = parts.type_catalog()?;
+    let types = parts.type_catalog();
     let sc = ScanContext::new(parts.engine, parts.env.database, parts.env.settings, &ctx, types);
     let ctes = match &planned.plan {
         Plan::Statement { registry, .. } => registry.ctes.as_slice(),

@@ -561,7 +561,7 @@ pub fn build_index_from(
     scan: BuildScan,
 ) -> Result<usize> {
     let mut parts = cx.parts()?;
-    let types = parts.type_catalog()?;
+    let types = parts.type_catalog();
     let engine = parts.engine.clone();
     let db = parts.env.database;
     let ctx = VisibilityContext::for_transaction(parts.txn, engine.txns());

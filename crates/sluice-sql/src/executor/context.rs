@@ -63,10 +63,9 @@ pub struct ExecParts<'a> {
 impl ExecParts<'_> {
     /// type_catalog -- the types the running statement sees, along the
     /// session's search path.
-    pub fn type_catalog(&mut self) -> Result<TypeCatalog> {
-        let ctx = VisibilityContext::for_transaction(self.txn, self.engine.txns());
-        let path = self.env.search_path(&ctx)?;
-        Ok(TypeCatalog::from_visibility(self.engine, self.env.database, &ctx, path))
+    pub fn type_catalog(&mut self) -> TypeCatalog {
+        let setting = self.env.settings.get_str("search_path");
+        TypeCatalog::new(self.engine, self.env.database, self.txn, setting, self.env.user)
     }
 }
 
@@ -369,8 +368,9 @@ pub trait BackendContext {
     /// resolved along the session's search path.
     fn type_catalog(&mut self) -> Result<TypeCatalog> {
         let (engine, db) = (self.engine().clone(), self.database());
-        let path = self.search_path()?;
-        Ok(TypeCatalog::new(&engine, db, self.txn()?, path))
+        let setting = self.state().settings.get_str("search_path");
+        let user = self.user().to_string();
+        Ok(TypeCatalog::new(&engine, db, self.txn()?, setting, &user))
     }
 
     /// creation_namespace -- the schema a new relation named `rv` goes to

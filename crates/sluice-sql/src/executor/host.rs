@@ -16,6 +16,7 @@ use crate::optimizer::plannodes::Registry;
 use rand::Rng;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_access::Engine;
+use sluice_guc::Settings;
 use sluice_txn::Transaction;
 use sluice_types::{Context, Datum};
 use std::cell::OnceCell;
@@ -109,14 +110,10 @@ impl<'h, 'a> ExecHost<'h, 'a> {
 
     /// type_catalog -- the types the statement sees, along the session's
     /// search path (for stored expressions that name types).
-    pub fn type_catalog(&self) -> Result<TypeCatalog> {
-        let path = self.env.search_path(self.visibility())?;
-        Ok(TypeCatalog::from_visibility(
-            self.env.engine,
-            self.env.database,
-            self.visibility(),
-            path,
-        ))
+    pub fn type_catalog(&self) -> TypeCatalog {
+        let setting = self.env.settings.get_str("search_path");
+        let (engine, db, user) = (self.env.engine, self.env.database, self.env.user);
+        TypeCatalog::from_visibility(engine, db, self.visibility(), setting, user)
     }
 
     /// The statement's snapshot.

@@ -151,7 +151,7 @@ impl IndexSet {
                     Some(p) => {
                         let types = match &types {
                             Some(types) => types,
-                            None => types.insert(host.type_catalog()?),
+                            None => types.insert(host.type_catalog()),
                         };
                         Some(analyze_predicate(table, p, types)?)
                     }

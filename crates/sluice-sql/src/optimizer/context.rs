@@ -55,9 +55,9 @@ impl PlannerParts<'_> {
     }
 
     /// type_catalog -- the types the statement sees, by its search path.
-    pub fn type_catalog(&mut self) -> Result<TypeCatalog> {
-        let path = self.search_path()?;
-        Ok(TypeCatalog::new(self.engine, self.database, self.txn, path))
+    pub fn type_catalog(&mut self) -> TypeCatalog {
+        let setting = self.settings.get_str("search_path");
+        TypeCatalog::new(self.engine, self.database, self.txn, setting, self.user)
     }
 }
 

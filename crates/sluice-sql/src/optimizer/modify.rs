@@ -350,7 +350,7 @@ fn plan_update(
     }
     refuse(stmt.with_clause.is_some(), "WITH in UPDATE is not supported yet")?;
     let (rel, scope) = open_target(parts, stmt.relation.as_ref(), "update")?;
-    let types = parts.planner_parts().type_catalog()?;
+    let types = parts.planner_parts().type_catalog();
     let mut planner = Planner::new(parts);
     let mut plan_host = PlanHost::with_planner(param_types, &mut planner, &scope);
     let targets = update_targets(&rel, &stmt.target_list, &scope, &mut plan_host, &types)?;
@@ -377,7 +377,7 @@ fn plan_delete(
     }
     refuse(stmt.with_clause.is_some(), "WITH in DELETE is not supported yet")?;
     let (rel, scope) = open_target(parts, stmt.relation.as_ref(), "delete from")?;
-    let types = parts.planner_parts().type_catalog()?;
+    let types = parts.planner_parts().type_catalog();
     let mut planner = Planner::new(parts);
     let mut plan_host = PlanHost::with_planner(param_types, &mut planner, &scope);
     let (qual, returning) = where_and_returning(

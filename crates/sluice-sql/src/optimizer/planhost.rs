@@ -28,7 +28,7 @@ pub trait SubqueryPlanner {
     ) -> Result<(usize, SqlType)>;
 
     /// The types the statement sees (see [`AnalyzeHost::user_type`]).
-    fn type_catalog(&mut self) -> Result<TypeCatalog>;
+    fn type_catalog(&mut self) -> TypeCatalog;
 
     /// The scope `levels_up` query levels out, while a subquery is planned.
     fn outer_scope(&self, levels_up: usize) -> Option<&Scope>;
@@ -80,11 +80,11 @@ impl<'p> PlanHost<'p> {
 
     /// The types the host finds names in: its own, or its planner's;
     /// `None` for a host given neither.
-    pub fn type_catalog(&mut self) -> Result<Option<TypeCatalog>> {
+    fn type_catalog(&mut self) -> Option<TypeCatalog> {
         if let Some(types) = &self.types {
-            return Ok(Some(types.clone()));
+            return Some(types.clone());
         }
-        self.planner.as_deref_mut().map(|p| p.type_catalog()).transpose()
+        self.planner.as_deref_mut().map(|p| p.type_catalog())
     }
 
     /// A host for expressions over `scope` whose subqueries `planner` plans.
@@ -161,7 +161,7 @@ impl AnalyzeHost for PlanHost<'_> {
     }
 
     fn user_type(&mut self, schema: Option<&str>, name: &str) -> Result<Option<SqlType>> {
-        match self.type_catalog()? {
+        match self.type_catalog() {
             Some(types) => types.by_name(schema, name),
             None => Ok(None),
         }

@@ -417,7 +417,7 @@ pub(super) fn with_scan_context<T>(
     choose: impl FnOnce(&ScanContext) -> Result<T>,
 ) -> Result<T> {
     let mut parts = pl.parts().planner_parts();
-    let types = parts.type_catalog()?;
+    let types = parts.type_catalog();
     let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
     choose(&ScanContext::new(parts.engine, parts.database, parts.settings, &ctx, types))
 }

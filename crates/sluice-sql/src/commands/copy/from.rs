@@ -114,7 +114,7 @@ pub(crate) fn insert_rows(
     let ctx = VisibilityContext::for_transaction(txn, engine.txns());
     let mut host = ExecHost::new(env, Vec::new(), ctx);
     let indexes = IndexSet::open(&host, rel)?;
-    let catalog = host.type_catalog()?;
+    let catalog = host.type_catalog();
     let (checks, generated) = (table_checks(rel, &catalog)?, table_generated(rel, &catalog)?);
     let rules = NewRowRules { checks: &checks, generated: &generated };
     let mut no_params = Vec::new();

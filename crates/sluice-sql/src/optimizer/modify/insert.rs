@@ -24,7 +24,7 @@ pub(super) fn plan_insert(
     super::refuse_view_target(&rel, "insert into")?;
     let alias = rv.alias.as_ref().map_or_else(|| rel.name.clone(), |a| a.aliasname.clone());
     let targets = insert_columns(&rel, &stmt.cols)?;
-    let types = parts.planner_parts().type_catalog()?;
+    let types = parts.planner_parts().type_catalog();
     let defaults = column_defaults(&rel, param_types, &types)?;
     let default_values;
     let select = match stmt.select_stmt.as_deref().and_then(|n| n.node.as_ref()) {

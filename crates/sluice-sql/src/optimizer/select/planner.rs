@@ -215,7 +215,7 @@ impl<'p, 'a> Planner<'p, 'a> {
 }
 
 impl SubqueryPlanner for Planner<'_, '_> {
-    fn type_catalog(&mut self) -> Result<TypeCatalog> {
+    fn type_catalog(&mut self) -> TypeCatalog {
         self.parts.planner_parts().type_catalog()
     }
 
