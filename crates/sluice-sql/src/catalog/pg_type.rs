@@ -507,12 +507,16 @@ pub fn insert_enum_label(
     type_oid: Oid,
     label: &EnumLabel,
 ) -> Result<()> {
-    let row = [
+    insert(engine, db, &PG_ENUM, txn, &enum_label_row(type_oid, label))?;
+    Ok(())
+}
+
+/// The `pg_enum` row of `label`, a label of type `type_oid`.
+pub fn enum_label_row(type_oid: Oid, label: &EnumLabel) -> [sluice_types::Datum; 4] {
+    [
         sluice_types::Datum::Oid(label.oid),
         sluice_types::Datum::Oid(type_oid),
         sluice_types::Datum::Float4(label.sort_order.0),
         sluice_types::Datum::Text(label.label.clone()),
-    ];
-    insert(engine, db, &PG_ENUM, txn, &row)?;
-    Ok(())
+    ]
 }

@@ -169,13 +169,13 @@ fn refuse_taken_name(cx: &mut dyn BackendContext, namespace: Oid, name: &str) ->
     let taken_by_type = {
         let ctx = VisibilityContext::for_transaction(cx.txn()?, engine.txns());
         let key = Datum::Text(name.to_string());
-        crate::catalog::scan_eq_as(&engine, db, &PG_TYPE, &ctx, col::NAME, &key, |r| {
+        !crate::catalog::scan_eq_as(&engine, db, &PG_TYPE, &ctx, col::NAME, &key, |r| {
             oid_of(&r[col::NAMESPACE]) == namespace
         })?
         .is_empty()
     };
     let taken_by_relation = relation::lookup(&engine, db, cx.txn()?, &[namespace], name)?.is_some();
-    if !taken_by_type || taken_by_relation {
+    if taken_by_type || taken_by_relation {
         return Err(SqlError::new("42710", format!("type \"{name}\" already exists")));
     }
     Ok(())
@@ -226,16 +226,28 @@ pub fn alter_owner(
     let ty = locked_type(cx, schema.as_deref(), &name)?;
     let engine = cx.engine().clone();
     let owner = role_oid(&engine, cx.txn()?, role)?;
-    let db = cx.database();
+    set_with_array(cx, ty, col::OWNER, Datum::Oid(owner))?;
+    sink.complete("ALTER TYPE")
+}
+
+/// Sets column `column` of the `pg_type` rows of `ty` and of its array
+/// type to `value`, where it differs.
+fn set_with_array(
+    cx: &mut dyn BackendContext,
+    ty: TypeRow,
+    column: usize,
+    value: Datum,
+) -> Result<()> {
+    let (engine, db) = (cx.engine().clone(), cx.database());
     let array = ty.array_oid();
     let rows = scan(&engine, db, &PG_TYPE, cx.txn()?, |r| oid_of(&r[0]) == array)?;
     for (tid, mut row) in rows.into_iter().chain([(ty.tid, ty.values)]) {
-        if row[col::OWNER] != Datum::Oid(owner) {
-            row[col::OWNER] = Datum::Oid(owner);
+        if row[column] != value {
+            row[column] = value.clone();
             replace(&engine, db, &PG_TYPE, cx.txn()?, tid, &row)?;
         }
     }
-    sink.complete("ALTER TYPE")
+    Ok(())
 }
 
 /// ALTER TYPE | DOMAIN name SET SCHEMA schema (the array type moves too).
@@ -269,13 +281,7 @@ pub fn set_type_schema(
             format!("type \"{name}\" already exists in schema \"{}\"", stmt.newschema),
         ));
     }
-    let (engine, db) = (cx.engine().clone(), cx.database());
-    let array = ty.array_oid();
-    let rows = scan(&engine, db, &PG_TYPE, cx.txn()?, |r| oid_of(&r[0]) == array)?;
-    for (tid, mut row) in rows.into_iter().chain([(ty.tid, ty.values)]) {
-        row[col::NAMESPACE] = Datum::Oid(target);
-        replace(&engine, db, &PG_TYPE, cx.txn()?, tid, &row)?;
-    }
+    set_with_array(cx, ty, col::NAMESPACE, Datum::Oid(target))?;
     sink.complete(tag)
 }
 
@@ -290,7 +296,7 @@ fn rename_label(cx: &mut dyn BackendContext, ty: &TypeRow, old: &str, new: &str)
         return Err(SqlError::new("42710", format!("enum label \"{new}\" already exists")));
     }
     let renamed = EnumLabel { label: new.to_string(), ..label.clone() };
-    write_label(cx, *tid, ty.oid(), &renamed)
+    replace_label(cx, *tid, ty.oid(), &renamed).map(|_| ())
 }
 
 /// ADD VALUE (a label that exists is skipped with a NOTICE under IF NOT EXISTS).
@@ -371,29 +377,15 @@ fn renumber(
     Ok(())
 }
 
-fn write_label(
-    cx: &mut dyn BackendContext,
-    tid: ItemPointer,
-    type_oid: Oid,
-    label: &EnumLabel,
-) -> Result<()> {
-    replace_label(cx, tid, type_oid, label).map(|_| ())
-}
-
+/// Rewrites the `pg_enum` row of `label` at `tid`; its new address.
 fn replace_label(
     cx: &mut dyn BackendContext,
     tid: ItemPointer,
     type_oid: Oid,
     label: &EnumLabel,
 ) -> Result<ItemPointer> {
-    let row = [
-        Datum::Oid(label.oid),
-        Datum::Oid(type_oid),
-        Datum::Float4(label.sort_order.0),
-        Datum::Text(label.label.clone()),
-    ];
     let (engine, db) = (cx.engine().clone(), cx.database());
-    replace(&engine, db, &PG_ENUM, cx.txn()?, tid, &row)
+    replace(&engine, db, &PG_ENUM, cx.txn()?, tid, &pg_type::enum_label_row(type_oid, label))
 }
 
 /// The labels of enum `type_oid`, in sort order, with their rows.
@@ -527,14 +519,10 @@ fn column_dependents(
     parent: &str,
     out: &mut Vec<Dependent>,
 ) -> Result<()> {
-    for (table, column) in dependent_columns(cx, &[types])? {
-        let rel = describe(cx, table)?.id();
-        let name = relation_name(cx, &rel)?;
-        out.push(Dependent {
-            description: format!("column {} of table {name}", quote_identifier(&column)),
-            object: TypeDependent::Column(table, column),
-            parent: parent.to_string(),
-        });
+    for c in typed_columns(cx, types)? {
+        let parent = parent.to_string();
+        let object = TypeDependent::Column(c.table, c.column);
+        out.push(Dependent { object, description: c.description, parent });
     }
     Ok(())
 }
@@ -563,10 +551,15 @@ pub(crate) struct TypedColumn {
 /// report lists them (the array type's first: it goes first, as an
 /// internal part of the type).
 fn described_columns(cx: &mut dyn BackendContext, ty: &TypeRow) -> Result<Vec<TypedColumn>> {
-    let mut columns = dependent_columns(cx, &[ty.array_oid()])?;
-    columns.extend(dependent_columns(cx, &[ty.oid()])?);
+    let mut columns = typed_columns(cx, ty.array_oid())?;
+    columns.extend(typed_columns(cx, ty.oid())?);
+    Ok(columns)
+}
+
+/// The table columns of type `oid`, as reports name them.
+fn typed_columns(cx: &mut dyn BackendContext, oid: Oid) -> Result<Vec<TypedColumn>> {
     let mut described = Vec::new();
-    for (table, column) in columns {
+    for (table, column) in dependent_columns(cx, &[oid])? {
         let rel = describe(cx, table)?.id();
         let name = relation_name(cx, &rel)?;
         let description = format!("column {} of table {name}", quote_identifier(&column));

@@ -9,7 +9,6 @@
 //! evaluated with the tested value as that row. A NULL passes every CHECK,
 //! as in SQL; a CHECK that yields false fails with 23514.
 
-use pg_query::NodeEnum;
 use sluice_types::domains::DomainType;
 use sluice_types::Datum;
 
@@ -41,20 +40,20 @@ pub(crate) fn check_expr(
     domain: DomainType,
     text: &str,
 ) -> Result<Expr> {
-    let invalid = || SqlError::internal(format!("invalid domain check constraint {text}"));
-    let parsed = crate::parser::parse(&format!("SELECT {text}"))?;
-    let Some(NodeEnum::SelectStmt(select)) = parsed.first().map(|s| &s.node) else {
-        return Err(invalid());
-    };
-    let Some(NodeEnum::ResTarget(target)) =
-        select.target_list.first().and_then(|t| t.node.as_ref())
-    else {
-        return Err(invalid());
-    };
-    let node = target.val.as_deref().ok_or_else(invalid)?;
+    let node = crate::parser::parse_expr(text, "domain check constraint")?;
     let desc = domain.desc();
-    let expr = analyze(node, &value_scope(desc.base, desc.typmod), host)?;
-    check_boolean(expr, "CHECK")
+    analyze_check(&node, desc.base, desc.typmod, host)
+}
+
+/// analyze_check -- a domain CHECK expression over `VALUE` (a value of
+/// `base(typmod)`), which must be boolean.
+pub(crate) fn analyze_check(
+    node: &pg_query::protobuf::Node,
+    base: sluice_types::SqlType,
+    typmod: i32,
+    host: &mut dyn AnalyzeHost,
+) -> Result<Expr> {
+    check_boolean(analyze(node, &value_scope(base, typmod), host)?, "CHECK")
 }
 
 /// The scope of a domain CHECK: the tested value, of the domain's base

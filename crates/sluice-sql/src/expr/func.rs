@@ -201,7 +201,6 @@ fn function_style_cast(
     coerce_to_target(host, arg.clone(), ty, -1, CoercionContext::Explicit, true, location)
 }
 
-/// An aggregate call: coerce its argument, check nesting, tell the host.
 /// `min(anyenum)` and `max(anyenum)`: PostgreSQL declares them on the
 /// pseudo-type, which the static catalog cannot list for types made later.
 fn enum_min_max(name: &str, args: &[Expr]) -> Option<(AggKind, SqlType)> {
@@ -216,6 +215,7 @@ fn enum_min_max(name: &str, args: &[Expr]) -> Option<(AggKind, SqlType)> {
     }
 }
 
+/// An aggregate call: coerce its argument, check nesting, tell the host.
 fn aggregate(
     a: &mut Analyzer,
     fc: &FuncCall,

@@ -60,15 +60,8 @@ fn analyze_check(table: &RelationDesc, raw: &Node, types: &TypeCatalog) -> Resul
 /// stored_check -- the expression of a stored CHECK constraint (text in
 /// deparsed form over `table`'s columns).
 pub fn stored_check(table: &RelationDesc, text: &str, types: &TypeCatalog) -> Result<Expr> {
-    let parsed = crate::parser::parse(&format!("SELECT 1 WHERE {text}"))?;
-    let Some(pg_query::NodeEnum::SelectStmt(select)) = parsed.first().map(|s| &s.node) else {
-        return Err(SqlError::internal(format!("invalid check constraint text {text}")));
-    };
-    let node = select
-        .where_clause
-        .as_deref()
-        .ok_or_else(|| SqlError::internal(format!("invalid check constraint text {text}")))?;
-    analyze_check(table, node, types)
+    let node = crate::parser::parse_expr(text, "check constraint text")?;
+    analyze_check(table, &node, types)
 }
 
 /// table_checks -- every CHECK constraint of `table`, in the order they
@@ -124,17 +117,8 @@ pub fn analyze_generation(table: &RelationDesc, raw: &Node, types: &TypeCatalog)
 /// stored_generation -- the expression of a stored generation expression
 /// (`pg_attrdef` text over `table`'s columns), of its own type.
 pub fn stored_generation(table: &RelationDesc, text: &str, types: &TypeCatalog) -> Result<Expr> {
-    let invalid = || SqlError::internal(format!("invalid generation expression {text}"));
-    let parsed = crate::parser::parse(&format!("SELECT {text}"))?;
-    let Some(pg_query::NodeEnum::SelectStmt(select)) = parsed.first().map(|s| &s.node) else {
-        return Err(invalid());
-    };
-    let Some(pg_query::NodeEnum::ResTarget(target)) =
-        select.target_list.first().and_then(|t| t.node.as_ref())
-    else {
-        return Err(invalid());
-    };
-    analyze_generation(table, target.val.as_deref().ok_or_else(invalid)?, types)
+    let node = crate::parser::parse_expr(text, "generation expression")?;
+    analyze_generation(table, &node, types)
 }
 
 /// table_generated -- the generated columns of `table` with their

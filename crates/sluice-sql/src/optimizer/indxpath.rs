@@ -20,7 +20,7 @@ use super::plannodes::IndexQual;
 use crate::catalog::index::IndexDesc;
 use crate::catalog::pg_type::TypeCatalog;
 use crate::catalog::relation::RelationDesc;
-use crate::error::{Result, SqlError};
+use crate::error::Result;
 use crate::expr::{analyze, coerce, relation_scope, BoolOp, Builtin, CoercionContext, Expr};
 use sluice_types::ops::CmpOp;
 use sluice_types::{Datum, SqlType};
@@ -28,16 +28,11 @@ use sluice_types::{Datum, SqlType};
 /// analyze_predicate -- the WHERE clause of a partial index (stored as SQL
 /// text) as an expression over the table's columns.
 pub fn analyze_predicate(table: &RelationDesc, text: &str, types: &TypeCatalog) -> Result<Expr> {
-    let parsed = crate::parser::parse(&format!("SELECT 1 WHERE {text}"))?;
-    let Some(pg_query::NodeEnum::SelectStmt(select)) = parsed.first().map(|s| &s.node) else {
-        return Err(SqlError::internal("invalid index predicate"));
-    };
-    let node =
-        select.where_clause.as_deref().ok_or_else(|| SqlError::internal("invalid predicate"))?;
+    let node = crate::parser::parse_expr(text, "index predicate")?;
     let scope = relation_scope(table, &table.name);
     let mut params = Vec::new();
     let mut host = PlanHost::new(&mut params).with_types(types.clone());
-    let expr = analyze(node, &scope, &mut host)?;
+    let expr = analyze(&node, &scope, &mut host)?;
     coerce(expr, SqlType::Bool, -1, CoercionContext::Assignment)
 }
 

@@ -121,21 +121,9 @@ pub(crate) fn default_expr(
     let empty = Scope::default();
     let mut host = PlanHost::new(params).with_types(types.clone());
     let text = crate::catalog::relation::evaluable_default(stored);
-    let parsed = crate::parser::parse(&format!("SELECT {text}"))?;
-    let node = default_target(&parsed)?;
+    let node = crate::parser::parse_expr(&text, "column default")?;
     let expr = analyze(&node, &empty, &mut host)?;
     coerce(expr, ty, typmod, CoercionContext::Assignment)
-}
-
-fn default_target(parsed: &[crate::parser::RawStatement]) -> Result<Node> {
-    let Some(NodeEnum::SelectStmt(select)) = parsed.first().map(|s| &s.node) else {
-        return Err(SqlError::internal("invalid column default"));
-    };
-    let Some(NodeEnum::ResTarget(rt)) = select.target_list.first().and_then(|t| t.node.as_ref())
-    else {
-        return Err(SqlError::internal("invalid column default"));
-    };
-    rt.val.as_deref().cloned().ok_or_else(|| SqlError::internal("invalid column default"))
 }
 
 /// An INSERT, UPDATE or DELETE ready to run: its target, what it does and

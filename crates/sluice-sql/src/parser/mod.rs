@@ -15,7 +15,7 @@ mod nodes;
 pub(crate) mod unsupported;
 
 pub use nodes::node_str;
-pub(crate) use nodes::{deparse_expr, quote_identifier, quoted_len};
+pub(crate) use nodes::{deparse_expr, parse_expr, quote_identifier, quoted_len};
 
 use crate::error::{Result, SqlError};
 use pg_query::NodeEnum;

@@ -61,6 +61,24 @@ pub(crate) fn deparse_expr(expr: &pg_query::protobuf::Node) -> Result<String> {
     Ok(text.strip_prefix("SELECT ").unwrap_or(&text).to_string())
 }
 
+/// parse_expr -- the expression node of SQL text that [`deparse_expr`]
+/// (or the expression deparser) wrote: a stored default, CHECK, generation
+/// expression or index predicate. Text that is no lone expression is an
+/// internal error naming `what` it was stored as.
+pub(crate) fn parse_expr(text: &str, what: &str) -> Result<pg_query::protobuf::Node> {
+    let invalid = || SqlError::internal(format!("invalid {what} {text}"));
+    let parsed = super::parse(&format!("SELECT {text}"))?;
+    let Some(NodeEnum::SelectStmt(select)) = parsed.first().map(|s| &s.node) else {
+        return Err(invalid());
+    };
+    let Some(NodeEnum::ResTarget(target)) =
+        select.target_list.first().and_then(|t| t.node.as_ref())
+    else {
+        return Err(invalid());
+    };
+    target.val.as_deref().cloned().ok_or_else(invalid)
+}
+
 /// quoted_len -- the length of the quoted token `text` starts with, both
 /// `quote` characters included (a doubled quote inside stands for one, as
 /// in SQL string literals and quoted identifiers); all of `text` if it is

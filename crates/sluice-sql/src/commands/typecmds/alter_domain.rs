@@ -29,7 +29,7 @@ use crate::parser::{deparse_expr, quote_identifier};
 use crate::sink::QuerySink;
 use pg_query::protobuf::{AlterDomainStmt, ConstrType};
 use pg_query::NodeEnum;
-use sluice_common::Oid;
+use sluice_common::{ItemPointer, Oid};
 use sluice_txn::lmgr::LockMode;
 use sluice_types::{Datum, SqlType};
 
@@ -51,20 +51,30 @@ pub fn alter_domain(
             };
             replace(&engine, db, &PG_TYPE, cx.txn()?, tid, &row)?;
         }
-        "N" | "O" => {
-            let not_null = stmt.subtype == "O";
-            if not_null {
-                validate(cx, oid, "value IS NULL", "contains null values", "23502")?;
-            }
-            row[col::NOT_NULL] = Datum::Bool(not_null);
-            replace(&engine, db, &PG_TYPE, cx.txn()?, tid, &row)?;
-        }
-        "C" => add_constraint(cx, stmt, oid, &name, &row)?,
+        "N" | "O" => set_not_null(cx, oid, row, tid, stmt.subtype == "O")?,
+        "C" => add_constraint(cx, stmt, oid, &name, row, tid)?,
         "X" => drop_constraint(cx, stmt, oid, &name, sink)?,
         "V" => validate_constraint(cx, &stmt.name, oid, &name)?,
         other => return Err(SqlError::internal(format!("unrecognized ALTER DOMAIN type {other}"))),
     }
     sink.complete("ALTER DOMAIN")
+}
+
+/// SET NOT NULL (after checking the stored values) or DROP NOT NULL.
+fn set_not_null(
+    cx: &mut dyn BackendContext,
+    oid: Oid,
+    mut row: Vec<Datum>,
+    tid: ItemPointer,
+    not_null: bool,
+) -> Result<()> {
+    if not_null {
+        validate(cx, oid, "value IS NULL", "contains null values", "23502")?;
+    }
+    row[col::NOT_NULL] = Datum::Bool(not_null);
+    let (engine, db) = (cx.engine().clone(), cx.database());
+    replace(&engine, db, &PG_TYPE, cx.txn()?, tid, &row)?;
+    Ok(())
 }
 
 /// ADD [CONSTRAINT name] CHECK (expr) [NOT VALID] (or NOT NULL, as SET NOT NULL).
@@ -73,31 +83,24 @@ fn add_constraint(
     stmt: &AlterDomainStmt,
     oid: Oid,
     name: &str,
-    row: &[Datum],
+    row: Vec<Datum>,
+    tid: ItemPointer,
 ) -> Result<()> {
     let Some(NodeEnum::Constraint(c)) = stmt.def.as_deref().and_then(|d| d.node.as_ref()) else {
         return Err(SqlError::internal("ALTER DOMAIN ADD without a constraint"));
     };
     match ConstrType::try_from(c.contype).unwrap_or(ConstrType::Undefined) {
         ConstrType::ConstrCheck => {}
-        ConstrType::ConstrNotnull => {
-            validate(cx, oid, "value IS NULL", "contains null values", "23502")?;
-            let mut row = row.to_vec();
-            row[col::NOT_NULL] = Datum::Bool(true);
-            let (engine, db) = (cx.engine().clone(), cx.database());
-            let tid = type_tid(cx, oid)?;
-            replace(&engine, db, &PG_TYPE, cx.txn()?, tid, &row)?;
-            return Ok(());
-        }
+        ConstrType::ConstrNotnull => return set_not_null(cx, oid, row, tid, true),
         ConstrType::ConstrUnique => return Err(not_possible("unique constraints")),
         ConstrType::ConstrPrimary => return Err(not_possible("primary key constraints")),
         ConstrType::ConstrForeign => return Err(not_possible("foreign key constraints")),
         _ => return Err(SqlError::unsupported("this ALTER DOMAIN ADD form is not supported yet")),
     }
-    let base = domain_base(cx, row)?;
+    let base = domain_base(cx, &row)?;
     let types = cx.type_catalog()?;
     let text = cook_check(c, base.0, base.1, &types)?;
-    let conname = check_name(cx, name, row_namespace(row), c, &[])?;
+    let conname = check_name(cx, name, row_namespace(&row), c, &[])?;
     if !c.skip_validation {
         let test = format!("NOT ({text})");
         validate(cx, oid, &test, "contains values that violate the new constraint", "23514")?;
@@ -107,7 +110,7 @@ fn add_constraint(
         name: &conname,
         kind: ConstraintType::Check,
         table: 0,
-        namespace: row_namespace(row),
+        namespace: row_namespace(&row),
         domain: oid,
         index: 0,
         validated: !c.skip_validation,
@@ -171,7 +174,7 @@ fn domain_constraint(
     cx: &mut dyn BackendContext,
     oid: Oid,
     conname: &str,
-) -> Result<Vec<(sluice_common::ItemPointer, Vec<Datum>)>> {
+) -> Result<Vec<(ItemPointer, Vec<Datum>)>> {
     let (engine, db) = (cx.engine().clone(), cx.database());
     scan(&engine, db, &PG_CONSTRAINT, cx.txn()?, |r| {
         oid_of(&r[CON_TYPID]) == oid && r[CON_NAME].as_str() == Some(conname)
@@ -227,13 +230,4 @@ fn domain_base(cx: &mut dyn BackendContext, row: &[Datum]) -> Result<(SqlType, i
 
 fn row_namespace(row: &[Datum]) -> Oid {
     oid_of(&row[col::NAMESPACE])
-}
-
-/// The current address of type `oid`'s row.
-fn type_tid(cx: &mut dyn BackendContext, oid: Oid) -> Result<sluice_common::ItemPointer> {
-    let (engine, db) = (cx.engine().clone(), cx.database());
-    scan(&engine, db, &PG_TYPE, cx.txn()?, |r| oid_of(&r[0]) == oid)?
-        .first()
-        .map(|(tid, _)| *tid)
-        .ok_or_else(|| SqlError::internal(format!("cache lookup failed for type {oid}")))
 }

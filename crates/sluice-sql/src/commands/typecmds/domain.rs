@@ -14,7 +14,7 @@ use crate::catalog::pg_type::{self, DomainFacts, NewType, TypeCatalog};
 use crate::catalog::schema::PG_CONSTRAINT;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
-use crate::expr::{analyze, check_boolean, coerce, type_from_name_in, CoercionContext, Scope};
+use crate::expr::{analyze, coerce, type_from_name_in, CoercionContext, Scope};
 use crate::optimizer::planhost::PlanHost;
 use crate::parser::deparse_expr;
 use crate::sink::QuerySink;
@@ -177,8 +177,7 @@ pub(super) fn cook_check(
     let mut host = PlanHost::new(&mut params).with_types(types.clone());
     host.agg_clause = Some("check constraints");
     host.sublink_clause = Some("check constraint");
-    let scope = crate::expr::domains::value_scope(base, typmod);
-    let expr = check_boolean(analyze(raw, &scope, &mut host)?, "CHECK")?;
+    let expr = crate::expr::domains::analyze_check(raw, base, typmod, &mut host)?;
     if !params.is_empty() {
         return Err(SqlError::new("42P02", "there is no parameter $1"));
     }
