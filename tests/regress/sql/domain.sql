@@ -199,5 +199,7 @@ alter domain dnotnulltest drop default;
 insert into domnotnull default values;
 select * from domnotnull;
 alter domain int4 set not null;
+alter domain int4 set schema public;
+comment on domain int4 is 'not a domain';
 drop table domcontest, thethings, domnotnull;
 drop domain con, things, dnotnulltest;

@@ -267,8 +267,8 @@ pub fn set_type_schema(
     let (schema, name) = qualified_name(&names)?;
     let ty = locked_type(cx, schema.as_deref(), &name)?;
     if domain && !ty.is_domain() {
-        let written = written(&schema, &name);
-        return Err(SqlError::new("42809", format!("\"{written}\" is not a domain")));
+        let display = type_display(cx, &ty)?;
+        return Err(SqlError::new("42809", format!("{display} is not a domain")));
     }
     let target = cx.schema_oid(&stmt.newschema)?;
     if target == ty.namespace() {
@@ -702,8 +702,8 @@ pub(crate) fn type_for_change(
     let (schema, name) = qualified_name(names)?;
     let ty = locked_type(cx, schema.as_deref(), &name)?;
     if domain && !ty.is_domain() {
-        let display = type_display(cx, &ty)?;
-        return Err(SqlError::new("42809", format!("\"{display}\" is not a domain")));
+        let written = written(&schema, &name);
+        return Err(SqlError::new("42809", format!("\"{written}\" is not a domain")));
     }
     Ok(ty.oid())
 }
