@@ -11,7 +11,6 @@ CREATE TEMP TABLE oc (a int) ON COMMIT DELETE ROWS;
 CREATE TABLE ts (a int) TABLESPACE pg_global;
 -- columns
 CREATE TABLE coll (a text COLLATE "C");
-ALTER TABLE base ADD COLUMN gen int GENERATED ALWAYS AS (a * 2) STORED;
 CREATE TABLE idn_src (a int GENERATED ALWAYS AS IDENTITY);
 CREATE TABLE idn (LIKE idn_src INCLUDING IDENTITY);
 DROP TABLE idn_src;
@@ -51,26 +50,20 @@ SELECT relname FROM pg_class WHERE relname IN ('p', 'c', 'ch', 'tt', 'ut', 'coll
 INSERT INTO t VALUES (1, 2, 'x');
 SELECT * FROM t;
 BEGIN; COMMIT AND CHAIN; ROLLBACK;
--- ADD COLUMN with a volatile default needs a value per row (PostgreSQL rewrites the table)
-CREATE TABLE vol (a int);
-INSERT INTO vol VALUES (1);
-ALTER TABLE vol ADD COLUMN id serial;
-ALTER TABLE vol ADD COLUMN r float8 DEFAULT random();
-SELECT * FROM vol;
-DROP TABLE vol;
+-- ALTER COLUMN TYPE of a foreign key's column.
+CREATE TABLE fk_parent (id int PRIMARY KEY);
+CREATE TABLE fk_child (pid int REFERENCES fk_parent);
+ALTER TABLE fk_child ALTER COLUMN pid TYPE bigint;
+ALTER TABLE fk_parent ALTER COLUMN id TYPE bigint;
+DROP TABLE fk_child, fk_parent;
 -- CREATE TABLE AS of what CREATE TABLE refuses, and materialized views.
 CREATE UNLOGGED TABLE ctas_unlogged AS SELECT 1;
 CREATE MATERIALIZED VIEW mv AS SELECT 1;
--- Writing through a view (PostgreSQL's automatically updatable views).
-CREATE VIEW tview AS SELECT a, b FROM t;
-INSERT INTO tview VALUES (1, 2);
-UPDATE tview SET b = 3;
-DELETE FROM tview;
-DROP VIEW tview;
--- View options and WITH CHECK OPTION.
-CREATE VIEW tview WITH (security_barrier) AS SELECT a FROM t;
-CREATE VIEW tview AS SELECT a FROM t WITH CHECK OPTION;
+-- Temporary views; INSERT ... ON CONFLICT through a view.
 CREATE TEMP VIEW tview AS SELECT a FROM t;
+CREATE VIEW tview AS SELECT a, b FROM t;
+INSERT INTO tview VALUES (1, 2) ON CONFLICT DO NOTHING;
+DROP VIEW tview;
 -- PostgreSQL 18's virtual generated columns (no STORED).
 CREATE TABLE vgen (a int, b int GENERATED ALWAYS AS (a * 2) VIRTUAL);
 CREATE TABLE vgen (a int, b int GENERATED ALWAYS AS (a * 2));

@@ -152,6 +152,18 @@ pub struct TableForeignKeys {
     pub incoming: Vec<Arc<ForeignKey>>,
 }
 
+impl TableForeignKeys {
+    /// Whether a key of either direction uses column `attnum` of table
+    /// `table` (whose keys these are).
+    pub fn involve(&self, table: Oid, attnum: i16) -> bool {
+        let referencing =
+            self.outgoing.iter().any(|k| k.table == table && k.columns.contains(&attnum));
+        let referenced =
+            self.incoming.iter().any(|k| k.referenced == table && k.ref_columns.contains(&attnum));
+        referencing || referenced
+    }
+}
+
 /// foreign_keys_of -- table `relid`'s foreign keys, both ways.
 pub fn foreign_keys_of(
     engine: &Engine,

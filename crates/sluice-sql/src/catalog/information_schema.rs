@@ -10,8 +10,8 @@
 //! with what sluice cannot say yet left out: no privilege filtering (every
 //! session is a superuser), no domains, composite types or temporary
 //! schemas, and `_pg_expandarray` written as `generate_series` over the
-//! key array. Views answer `NO` to `is_insertable_into`: sluice does not
-//! write through views yet (PostgreSQL says `YES` for simple ones). NOT
+//! key array. `reloptions` is text in sluice, so `check_option` is found
+//! in it with LIKE rather than `= ANY`. NOT
 //! NULL columns appear as PostgreSQL 15 shows them, as CHECK constraints
 //! named `<schema oid>_<table oid>_<attnum>_not_null`.
 
@@ -70,7 +70,8 @@ const TABLES: SqlView = SqlView {
         END)::varchar AS table_type, NULL::name AS self_referencing_column_name, NULL::varchar \
         AS reference_generation, NULL::name AS user_defined_type_catalog, NULL::name AS \
         user_defined_type_schema, NULL::name AS user_defined_type_name, (CASE WHEN c.relkind \
-        IN ('r', 'p') THEN 'YES' ELSE 'NO' END)::varchar AS is_insertable_into, 'NO'::varchar \
+        IN ('r', 'p') OR c.relkind = 'v' AND (pg_catalog.pg_relation_is_updatable(c.oid, \
+        false) & 8) = 8 THEN 'YES' ELSE 'NO' END)::varchar AS is_insertable_into, 'NO'::varchar \
         AS is_typed, NULL::varchar AS commit_action FROM pg_catalog.pg_namespace nc JOIN \
         pg_catalog.pg_class c ON nc.oid = c.relnamespace WHERE c.relkind IN ('r', 'v', 'f', \
         'p')",
@@ -167,7 +168,9 @@ const COLUMNS: SqlView = SqlView {
         identity_cycle, (CASE WHEN a.attgenerated <> '' THEN 'ALWAYS' ELSE 'NEVER' \
         END)::varchar AS is_generated, (CASE WHEN a.attgenerated <> '' THEN \
         pg_catalog.pg_get_expr(ad.adbin, ad.adrelid) END)::varchar AS generation_expression, \
-        (CASE WHEN c.relkind IN ('r', 'p') THEN 'YES' ELSE 'NO' END)::varchar AS is_updatable \
+        (CASE WHEN c.relkind IN ('r', 'p') THEN 'YES' WHEN c.relkind = 'v' AND \
+        pg_catalog.pg_column_is_updatable(c.oid, a.attnum, false) THEN 'YES' ELSE 'NO' \
+        END)::varchar AS is_updatable \
         FROM pg_catalog.pg_attribute a LEFT JOIN pg_catalog.pg_attrdef ad ON a.attrelid = \
         ad.adrelid AND a.attnum = ad.adnum JOIN pg_catalog.pg_class c ON a.attrelid = c.oid \
         JOIN pg_catalog.pg_namespace nc ON c.relnamespace = nc.oid JOIN pg_catalog.pg_type t \
@@ -196,8 +199,12 @@ const VIEWS_VIEW: SqlView = SqlView {
     ],
     query: "SELECT pg_catalog.current_database()::name AS table_catalog, nc.nspname AS \
         table_schema, c.relname AS table_name, pg_catalog.pg_get_viewdef(c.oid)::varchar AS \
-        view_definition, 'NONE'::varchar AS check_option, 'NO'::varchar AS is_updatable, \
-        'NO'::varchar AS is_insertable_into, 'NO'::varchar AS is_trigger_updatable, \
+        view_definition, (CASE WHEN c.reloptions LIKE '%check_option=cascaded%' THEN \
+        'CASCADED' WHEN c.reloptions LIKE '%check_option=local%' THEN 'LOCAL' ELSE 'NONE' \
+        END)::varchar AS check_option, (CASE WHEN (pg_catalog.pg_relation_is_updatable(c.oid, \
+        false) & 20) = 20 THEN 'YES' ELSE 'NO' END)::varchar AS is_updatable, (CASE WHEN \
+        (pg_catalog.pg_relation_is_updatable(c.oid, false) & 8) = 8 THEN 'YES' ELSE 'NO' \
+        END)::varchar AS is_insertable_into, 'NO'::varchar AS is_trigger_updatable, \
         'NO'::varchar AS is_trigger_deletable, 'NO'::varchar AS is_trigger_insertable_into \
         FROM pg_catalog.pg_namespace nc JOIN pg_catalog.pg_class c ON nc.oid = c.relnamespace \
         WHERE c.relkind = 'v'",

@@ -36,6 +36,20 @@ pub fn view_query(engine: &Engine, db: Oid, ctx: &VisibilityContext, view: Oid) 
         .ok_or_else(|| SqlError::internal(format!("view {view} has no _RETURN rule")))
 }
 
+/// view_select -- the stored query of view `view`, parsed.
+pub fn view_select(
+    engine: &Engine,
+    db: Oid,
+    ctx: &VisibilityContext,
+    view: Oid,
+) -> Result<pg_query::protobuf::SelectStmt> {
+    let text = view_query(engine, db, ctx, view)?;
+    match crate::parser::parse(&text)?.into_iter().next().map(|s| s.node) {
+        Some(pg_query::NodeEnum::SelectStmt(select)) => Ok(*select),
+        _ => Err(SqlError::internal(format!("view {view} has no query"))),
+    }
+}
+
 /// view_rule -- the address and row of view `view`'s `_RETURN` rule.
 pub fn view_rule(
     engine: &Engine,

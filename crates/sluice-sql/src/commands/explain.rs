@@ -65,6 +65,7 @@ pub fn explain(
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
     let options = explain_options(stmt)?;
+    let stmt = &through_views(cx, stmt)?;
     let (query, modify) = explained_query(stmt)?;
     if modify.is_some() && options.analyze {
         return Err(SqlError::unsupported(
@@ -191,6 +192,24 @@ fn explained_query(stmt: &ExplainStmt) -> Result<(SelectStmt, Option<Modify>)> {
         }
         _ => Err(SqlError::unsupported("EXPLAIN of this statement is not supported yet")),
     }
+}
+
+/// The statement with an INSERT, UPDATE or DELETE through a view
+/// rewritten onto the view's table, as it will run.
+fn through_views(cx: &mut dyn BackendContext, stmt: &ExplainStmt) -> Result<ExplainStmt> {
+    let mut stmt = stmt.clone();
+    let Some(query) = stmt.query.as_deref_mut().and_then(|n| n.node.as_mut()) else {
+        return Ok(stmt);
+    };
+    if !matches!(query, NodeEnum::InsertStmt(_) | NodeEnum::UpdateStmt(_) | NodeEnum::DeleteStmt(_))
+    {
+        return Ok(stmt);
+    }
+    let mut parts = cx.parts()?;
+    if let Some(rewritten) = crate::optimizer::modify::rewrite_target_views(&mut parts, query)? {
+        *query = rewritten.stmt;
+    }
+    Ok(stmt)
 }
 
 /// A duration in milliseconds.

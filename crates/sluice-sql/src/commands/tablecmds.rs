@@ -18,6 +18,7 @@
 //! `alter.rs` and `rename.rs`.
 
 mod alter;
+mod alter_type;
 pub mod cluster;
 mod columns;
 mod constraints;
@@ -27,6 +28,7 @@ mod like;
 mod lookup;
 mod reloptions;
 mod rename;
+mod rewrite;
 mod set_schema;
 
 pub use alter::alter_table;
@@ -145,7 +147,7 @@ pub fn create_table(
 /// and stores each in the analysed, deparsed form (PostgreSQL's cooked
 /// expression: `(b)::numeric * 1.5` for `b * 1.5` into a numeric column),
 /// as CHECK constraints are stored.
-fn cook_generated(cx: &mut dyn BackendContext, oid: Oid) -> Result<()> {
+pub(super) fn cook_generated(cx: &mut dyn BackendContext, oid: Oid) -> Result<()> {
     let table = describe(cx, oid)?;
     let names: Vec<String> = table.columns.iter().map(|c| c.name.clone()).collect();
     let types = cx.type_catalog()?;

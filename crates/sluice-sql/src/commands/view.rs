@@ -31,9 +31,11 @@
 //! locked AccessShare while the query is planned.
 
 mod dependents;
+mod options;
 
 pub(crate) use dependents::{
-    drop_dependent_views, rename_column_in_views, rename_in_views, views_without_column,
+    drop_dependent_views, refuse_retyped_views, rename_column_in_views, rename_in_views,
+    views_without_column,
 };
 
 use super::sequence::{range_var, relation_exists};
@@ -49,7 +51,7 @@ use crate::executor;
 use crate::executor::context::BackendContext;
 use crate::parser::{node_str, quote_identifier, RawStatement};
 use crate::sink::{OutputColumn, QuerySink};
-use pg_query::protobuf::{DropBehavior, DropStmt, SelectStmt, ViewCheckOption, ViewStmt};
+use pg_query::protobuf::{DropBehavior, DropStmt, SelectStmt, ViewStmt};
 use pg_query::{NodeEnum, NodeRef};
 use sluice_common::Oid;
 use sluice_txn::lmgr::LockMode;
@@ -63,14 +65,16 @@ pub fn create_view(
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
     let rv = stmt.view.as_ref().ok_or_else(|| SqlError::internal("CREATE VIEW without a name"))?;
-    refuse_view_clauses(stmt, rv)?;
+    refuse_temporary(rv)?;
     let Some(NodeEnum::SelectStmt(query)) = stmt.query.as_deref().and_then(|q| q.node.as_ref())
     else {
         return Err(SqlError::internal("CREATE VIEW without a query"));
     };
     let namespace = cx.creation_namespace(rv)?;
+    let options = options::view_options(stmt, query)?;
     let columns = view_columns(cx, query, text, stmt)?;
     let (stored, relations) = stored_query(cx, query, text)?;
+    let definition = ViewDefinition { columns, stored, relations, options };
     crate::executor::lmgr::lock_relation_name(&mut cx.parts()?, namespace, &rv.relname)?;
     let existing = if relation_exists(cx, namespace, &rv.relname)? {
         let in_schema = pg_query::protobuf::RangeVar {
@@ -82,28 +86,22 @@ pub fn create_view(
         None
     };
     match existing {
-        Some(old) if stmt.replace => replace_view(cx, &old, &columns, &stored, &relations)?,
+        Some(old) if stmt.replace => replace_view(cx, &old, &definition)?,
         Some(_) => {
             return Err(SqlError::new(
                 "42P07",
                 format!("relation \"{}\" already exists", rv.relname),
             ))
         }
-        None => define_view(cx, &rv.relname, namespace, &columns, &stored, &relations)?,
+        None => define_view(cx, &rv.relname, namespace, &definition)?,
     }
     sink.complete("CREATE VIEW")
 }
 
-/// 0A000 for what CREATE VIEW accepts that sluice does not do yet.
-fn refuse_view_clauses(stmt: &ViewStmt, rv: &pg_query::protobuf::RangeVar) -> Result<()> {
+/// 0A000 for a temporary view, which sluice does not make yet.
+fn refuse_temporary(rv: &pg_query::protobuf::RangeVar) -> Result<()> {
     if rv.relpersistence == "t" {
         return Err(SqlError::unsupported("temporary views are not supported yet"));
-    }
-    if !stmt.options.is_empty() {
-        return Err(SqlError::unsupported("view options are not supported yet"));
-    }
-    if ViewCheckOption::try_from(stmt.with_check_option) != Ok(ViewCheckOption::NoCheckOption) {
-        return Err(SqlError::unsupported("WITH CHECK OPTION is not supported yet"));
     }
     Ok(())
 }
@@ -274,15 +272,26 @@ fn describe_query(
         .ok_or_else(|| SqlError::internal("view query returns no rows"))
 }
 
+/// What CREATE VIEW makes a view of.
+struct ViewDefinition {
+    /// Its columns.
+    columns: Vec<OutputColumn>,
+    /// The query text its rule keeps.
+    stored: String,
+    /// The relations the query reads.
+    relations: Vec<Oid>,
+    /// Its `reloptions` (`{check_option=local}`).
+    options: Option<String>,
+}
+
 /// Creates view `name` in `namespace`.
 fn define_view(
     cx: &mut dyn BackendContext,
     name: &str,
     namespace: Oid,
-    columns: &[OutputColumn],
-    stored: &str,
-    relations: &[Oid],
+    definition: &ViewDefinition,
 ) -> Result<()> {
+    let ViewDefinition { columns, stored, relations, options } = definition;
     let (engine, db) = (cx.engine().clone(), cx.database());
     let oid = engine.new_oid()?;
     lock_relation(cx, oid, LockMode::AccessExclusive)?;
@@ -295,7 +304,7 @@ fn define_view(
         shared: false,
         kind: RelKind::View,
         natts: columns.len() as i16,
-        options: None,
+        options: options.clone(),
     };
     insert(&engine, db, &PG_CLASS, cx.txn()?, &class.values())?;
     for (i, column) in columns.iter().enumerate() {
@@ -318,10 +327,9 @@ fn view_attribute(view: Oid, column: &OutputColumn, index: usize) -> Vec<Datum> 
 fn replace_view(
     cx: &mut dyn BackendContext,
     old: &RelationId,
-    columns: &[OutputColumn],
-    stored: &str,
-    relations: &[Oid],
+    definition: &ViewDefinition,
 ) -> Result<()> {
+    let ViewDefinition { columns, stored, relations, options } = definition;
     if old.kind != RelKind::View {
         return Err(SqlError::new("42809", format!("\"{}\" is not a view", old.name)));
     }
@@ -363,7 +371,13 @@ fn replace_view(
     drop_rule(cx, old.oid)?;
     add_rule(&engine, db, cx.txn()?, old.oid, stored, relations)?;
     let natts = columns.len() as i16;
-    crate::commands::tablecmds::update_class_row(cx, old.oid, |row| row[15] = Datum::Int2(natts))?;
+    let options = options.clone().map_or(Datum::Null, Datum::Text);
+    let reloptions = PG_CLASS.columns.iter().position(|c| c.0 == "reloptions");
+    let reloptions = reloptions.ok_or_else(|| SqlError::internal("pg_class has no reloptions"))?;
+    crate::commands::tablecmds::update_class_row(cx, old.oid, |row| {
+        row[15] = Datum::Int2(natts);
+        row[reloptions] = options;
+    })?;
     cx.txn()?.increment_command();
     Ok(())
 }

@@ -7,6 +7,9 @@
 //! constraint is checked like a validated one: only rows stored before it
 //! was added escape it.
 //!
+//! A row written through a view with a check option must then make each
+//! view's WHERE clause true (NULL fails, unlike a CHECK): 44000 otherwise.
+//!
 //! UNIQUE and PRIMARY KEY are not here: their indexes enforce them as the
 //! entries go in (`indexing.rs`).
 
@@ -14,7 +17,7 @@ use super::host::ExecHost;
 use crate::catalog::relation::RelationDesc;
 use crate::error::{Result, SqlError};
 use crate::expr::{eval, EvalHost};
-use crate::optimizer::constraint::{CheckExpr, NewRowRules};
+use crate::optimizer::constraint::{CheckExpr, NewRowRules, ViewCheckExpr};
 use sluice_types::Datum;
 
 /// prepare_row -- computes `row`'s generated columns, then checks it
@@ -28,7 +31,60 @@ pub(crate) fn prepare_row(
     for generated in rules.generated {
         row[generated.column] = eval(&generated.expr, row, host)?;
     }
-    check_row(rel, rules.checks, row, host)
+    check_row(rel, rules.checks, row, host)?;
+    check_view_options(rules.view_checks, row, host)
+}
+
+/// prepare_rewritten_row -- like [`prepare_row`], for a row a table
+/// rewrite (ALTER COLUMN TYPE) carries over: the errors name the table's
+/// rows rather than a new one, as PostgreSQL's ATRewriteTable words them.
+pub(crate) fn prepare_rewritten_row(
+    rel: &RelationDesc,
+    rules: NewRowRules,
+    row: &mut [Datum],
+    host: &mut ExecHost,
+) -> Result<()> {
+    for generated in rules.generated {
+        row[generated.column] = eval(&generated.expr, row, host)?;
+    }
+    for (column, value) in rel.columns.iter().zip(row.iter()) {
+        if column.not_null && value.is_null() {
+            return Err(SqlError::new(
+                "23502",
+                format!(
+                    "column \"{}\" of relation \"{}\" contains null values",
+                    column.name, rel.name
+                ),
+            ));
+        }
+    }
+    for check in rules.checks {
+        if matches!(eval(&check.expr, row, host)?, Datum::Bool(false)) {
+            return Err(SqlError::new(
+                "23514",
+                format!(
+                    "check constraint \"{}\" of relation \"{}\" is violated by some row",
+                    check.name, rel.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// check_view_options -- 44000 for the first view whose check option
+/// `row` does not meet.
+fn check_view_options(checks: &[ViewCheckExpr], row: &[Datum], host: &mut ExecHost) -> Result<()> {
+    for check in checks {
+        if !matches!(eval(&check.expr, row, host)?, Datum::Bool(true)) {
+            return Err(SqlError::new(
+                "44000",
+                format!("new row violates check option for view \"{}\"", check.view),
+            )
+            .with_detail(failing_row(row, host)));
+        }
+    }
+    Ok(())
 }
 
 /// check_row -- 23502 if a NOT NULL column of `rel` is NULL in `row`, else

@@ -12,6 +12,7 @@ mod regproc;
 pub(crate) use regproc::RegColumns;
 mod ruleutils;
 pub mod sequence;
+mod updatable;
 
 use super::host::ExecHost;
 use crate::activity::Signal;
@@ -83,6 +84,8 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
         // Extended statistics do not exist yet.
         StatisticsObjDefColumns => Datum::Null,
         RelationIsPublishable => regproc::relation_is_publishable(host, args)?,
+        RelationIsUpdatable => updatable::relation_is_updatable(host, args)?,
+        ColumnIsUpdatable => updatable::column_is_updatable(host, args)?,
         PartitionAncestors => regproc::partition_ancestors(host, args)?,
         GetTriggerDef => Datum::Null,
         AdvisoryLock(which) => advisory::lock(host, which, args)?,

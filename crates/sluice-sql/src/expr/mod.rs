@@ -128,6 +128,7 @@ pub use datetime::{now_timestamptz, session_context};
 pub use eval::{eval, eval_qual};
 pub use naming::column_name;
 pub use oper::make_op;
+pub(crate) use proc::is_aggregate;
 pub use regtypes::{function_named, function_signature, function_with_args, FunctionNamed};
 pub use tree::{BoolOp, BoolTestKind, CaseWhen, Expr};
 pub use typeinfo::format_type_of;
@@ -298,6 +299,11 @@ pub enum SessionFunction {
     ColDescription,
     /// `pg_relation_is_publishable(regclass)`: `boolean`.
     RelationIsPublishable,
+    /// `pg_relation_is_updatable(regclass, include_triggers boolean)`:
+    /// `integer`, the statements the relation takes as a bitmask.
+    RelationIsUpdatable,
+    /// `pg_column_is_updatable(regclass, smallint, boolean)`: `boolean`.
+    ColumnIsUpdatable,
     /// `pg_partition_ancestors(regclass)`: the relation and the partitioned
     /// tables above it. sluice has no partitions, so the set is the relation
     /// alone, and the function is a scalar that returns it — the same

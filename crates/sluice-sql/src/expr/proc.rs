@@ -70,6 +70,11 @@ pub(super) fn lookup(name: &str) -> impl Iterator<Item = &'static Proc> + '_ {
     PROCS.iter().filter(move |p| p.name == name)
 }
 
+/// Whether some aggregate is called `name`.
+pub(crate) fn is_aggregate(name: &str) -> bool {
+    lookup(name).any(|p| matches!(p.imp, Imp::Agg(_)))
+}
+
 /// Whether some function is called `name`.
 pub(super) fn exists(name: &str) -> bool {
     lookup(name).next().is_some()
@@ -393,6 +398,8 @@ static PROCS: &[Proc] = &[
     session("obj_description", &[OID, NAME], Text, S::ObjDescription),
     session("col_description", &[OID, INT4], Text, S::ColDescription),
     session("pg_relation_is_publishable", &[REGCLASS], Bool, S::RelationIsPublishable),
+    session("pg_relation_is_updatable", &[REGCLASS, BOOL], Int4, S::RelationIsUpdatable),
+    session("pg_column_is_updatable", &[REGCLASS, INT2, BOOL], Bool, S::ColumnIsUpdatable),
     session("pg_get_triggerdef", &[OID], Text, S::GetTriggerDef),
     session("pg_get_triggerdef", &[OID, BOOL], Text, S::GetTriggerDef),
     session("pg_partition_ancestors", &[REGCLASS], Reg(RegKind::Class), S::PartitionAncestors),

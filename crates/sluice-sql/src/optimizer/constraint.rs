@@ -134,12 +134,40 @@ pub fn table_generated(table: &RelationDesc, types: &TypeCatalog) -> Result<Vec<
     Ok(generated)
 }
 
-/// A table's rules for new row versions: its generated columns and its
-/// CHECK constraints.
+/// The check option of a view a row is written through (see
+/// `modify/view_target.rs`).
+pub struct ViewCheckExpr {
+    /// The view's name.
+    pub view: String,
+    /// Its WHERE clause over the table's row: the row must make it true.
+    pub expr: Expr,
+}
+
+/// view_check -- a view's WHERE clause `qual` over `table`, which the
+/// statement names `alias`, as a check option.
+pub(crate) fn view_check(
+    table: &RelationDesc,
+    alias: &str,
+    view: &str,
+    qual: &Node,
+    types: &TypeCatalog,
+) -> Result<ViewCheckExpr> {
+    let scope = relation_scope(table, alias);
+    let mut params = Vec::new();
+    let mut host = PlanHost::new(&mut params).with_types(types.clone());
+    host.sublink_clause = Some("the check option of a view");
+    let expr = check_boolean(analyze(qual, &scope, &mut host)?, "WHERE")?;
+    Ok(ViewCheckExpr { view: view.to_string(), expr })
+}
+
+/// A table's rules for new row versions: its generated columns, its CHECK
+/// constraints and the check options of the views it is written through.
 #[derive(Clone, Copy)]
 pub struct NewRowRules<'a> {
     /// CHECK constraints, in the order they are tested.
     pub checks: &'a [CheckExpr],
     /// Generated columns, computed before the checks.
     pub generated: &'a [GeneratedExpr],
+    /// Check options of views, innermost first, tested after the CHECKs.
+    pub view_checks: &'a [ViewCheckExpr],
 }

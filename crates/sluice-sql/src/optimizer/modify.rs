@@ -17,9 +17,14 @@
 
 mod insert;
 pub mod onconflict;
+mod view_target;
+
+pub(crate) use view_target::{not_auto_updatable, rewrite_target_views, updatable_columns};
 
 use super::choose_scan;
-use super::constraint::{table_checks, table_generated, CheckExpr, GeneratedExpr};
+use super::constraint::{
+    table_checks, table_generated, view_check, CheckExpr, GeneratedExpr, ViewCheckExpr,
+};
 use super::context::PlannerContext;
 use super::planhost::PlanHost;
 use super::plannodes::{IndexPath, Plan, Registry};
@@ -143,6 +148,9 @@ pub struct ModifyPlan {
     /// The table's generated columns, computed for every new row version
     /// before the checks (none for a DELETE).
     pub(crate) generated: Vec<GeneratedExpr>,
+    /// The check options of the views the statement writes through,
+    /// innermost first (see `view_target.rs`).
+    pub(crate) view_checks: Vec<ViewCheckExpr>,
 }
 
 /// What a [`ModifyPlan`] does to its table.
@@ -185,12 +193,16 @@ impl ModifyPlan {
             Action::Delete { .. } => (Vec::new(), Vec::new()),
             _ => (table_checks(&rel, types)?, table_generated(&rel, types)?),
         };
-        Ok(ModifyPlan { rel, action, returning, checks, generated })
+        Ok(ModifyPlan { rel, action, returning, checks, generated, view_checks: Vec::new() })
     }
 
     /// What the plan's new row versions go through before they are stored.
     pub(crate) fn rules(&self) -> super::constraint::NewRowRules<'_> {
-        super::constraint::NewRowRules { checks: &self.checks, generated: &self.generated }
+        super::constraint::NewRowRules {
+            checks: &self.checks,
+            generated: &self.generated,
+            view_checks: &self.view_checks,
+        }
     }
 
     /// The RETURNING list's columns, if the statement has one.
@@ -202,6 +214,32 @@ impl ModifyPlan {
 /// plan -- analyses and plans an INSERT, UPDATE or DELETE, inferring
 /// parameter types into `param_types`.
 pub fn plan(
+    parts: &mut dyn PlannerContext,
+    node: &NodeEnum,
+    param_types: &mut Vec<Option<SqlType>>,
+) -> Result<ModifyPlan> {
+    let Some(rewritten) = view_target::rewrite_target_views(parts, node)? else {
+        return plan_table_target(parts, node, param_types);
+    };
+    let mut plan = plan_table_target(parts, &rewritten.stmt, param_types)?;
+    let alias = match &rewritten.stmt {
+        NodeEnum::InsertStmt(s) => s.relation.as_ref(),
+        NodeEnum::UpdateStmt(s) => s.relation.as_ref(),
+        NodeEnum::DeleteStmt(s) => s.relation.as_ref(),
+        _ => None,
+    }
+    .map_or_else(|| plan.rel.name.clone(), |rv| view_target::refname(rv).to_string());
+    let types = parts.planner_parts().type_catalog();
+    for check in &rewritten.checks {
+        if let Some(qual) = &check.qual {
+            plan.view_checks.push(view_check(&plan.rel, &alias, &check.view, qual, &types)?);
+        }
+    }
+    Ok(plan)
+}
+
+/// An INSERT, UPDATE or DELETE of a table.
+fn plan_table_target(
     parts: &mut dyn PlannerContext,
     node: &NodeEnum,
     param_types: &mut Vec<Option<SqlType>>,
@@ -238,6 +276,12 @@ pub(crate) fn update_targets(
         let Some(NodeEnum::ResTarget(rt)) = node.node.as_ref() else { continue };
         let index = target_column(rel, rt)?;
         let column = &rel.columns[index];
+        if targets.iter().any(|(i, _)| *i == index) {
+            return Err(SqlError::syntax(format!(
+                "multiple assignments to same column \"{}\"",
+                column.name
+            )));
+        }
         let value = rt.val.as_deref().ok_or_else(|| SqlError::internal("SET without a value"))?;
         let expr = match value.node.as_ref() {
             Some(NodeEnum::SetToDefault(_)) => {
@@ -280,25 +324,12 @@ fn dml_qual(clause: Option<&Node>, scope: &Scope, host: &mut PlanHost) -> Result
 fn open_target(
     parts: &mut dyn PlannerContext,
     rv: Option<&RangeVar>,
-    verb: &str,
 ) -> Result<(RelationDesc, Scope)> {
     let rv = rv.ok_or_else(|| SqlError::internal("UPDATE/DELETE without a table"))?;
     let rel = open_relation(parts, rv, LockMode::RowExclusive)?;
-    refuse_view_target(&rel, verb)?;
     let alias = rv.alias.as_ref().map_or_else(|| rel.name.clone(), |a| a.aliasname.clone());
     let scope = relation_scope(&rel, &alias);
     Ok((rel, scope))
-}
-
-/// refuse_view_target -- 0A000 for a view as the table of `verb` (`insert
-/// into`, `update`, `delete from`): PostgreSQL writes through simple views
-/// (automatically updatable views), which sluice does not do yet.
-pub(crate) fn refuse_view_target(rel: &RelationDesc, verb: &str) -> Result<()> {
-    if rel.kind != crate::catalog::schema::RelKind::View {
-        return Ok(());
-    }
-    Err(SqlError::unsupported(format!("cannot {verb} view \"{}\"", rel.name))
-        .with_detail("Automatically updatable views are not supported yet."))
 }
 
 /// The WHERE clause and RETURNING list of an UPDATE/DELETE.
@@ -337,7 +368,7 @@ fn plan_update(
         return Err(SqlError::unsupported("UPDATE ... FROM is not supported yet"));
     }
     refuse(stmt.with_clause.is_some(), "WITH in UPDATE is not supported yet")?;
-    let (rel, scope) = open_target(parts, stmt.relation.as_ref(), "update")?;
+    let (rel, scope) = open_target(parts, stmt.relation.as_ref())?;
     let types = parts.planner_parts().type_catalog();
     let mut planner = Planner::new(parts);
     let mut plan_host = PlanHost::with_planner(param_types, &mut planner, &scope);
@@ -364,7 +395,7 @@ fn plan_delete(
         return Err(SqlError::unsupported("DELETE ... USING is not supported yet"));
     }
     refuse(stmt.with_clause.is_some(), "WITH in DELETE is not supported yet")?;
-    let (rel, scope) = open_target(parts, stmt.relation.as_ref(), "delete from")?;
+    let (rel, scope) = open_target(parts, stmt.relation.as_ref())?;
     let types = parts.planner_parts().type_catalog();
     let mut planner = Planner::new(parts);
     let mut plan_host = PlanHost::with_planner(param_types, &mut planner, &scope);

@@ -33,6 +33,7 @@ pub use relations::open_relation;
 use rowmarks::{FromKind, LockRequest};
 use sluice_access::heap::visibility::VisibilityContext;
 use targets::*;
+pub(crate) use view::stored_select;
 
 use super::context::PlannerContext;
 use super::planhost::PlanHost;

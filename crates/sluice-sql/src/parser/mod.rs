@@ -15,7 +15,9 @@ mod nodes;
 pub(crate) mod unsupported;
 
 pub use nodes::node_str;
-pub(crate) use nodes::{deparse_expr, parse_expr, quote_identifier, quoted_len};
+pub(crate) use nodes::{
+    def_arg_string, deparse_expr, parse_expr, quote_identifier, quoted_len, raw_location,
+};
 
 use crate::error::{Result, SqlError};
 use pg_query::NodeEnum;

@@ -24,6 +24,41 @@ pub fn node_str(node: &Node) -> Option<String> {
     }
 }
 
+/// The value of an option as text (PostgreSQL's defGetString): a string,
+/// a number, or a word the grammar took for a type name (`= foo`); `true`
+/// when no value is given.
+pub(crate) fn def_arg_string(def: &pg_query::protobuf::DefElem) -> String {
+    let Some(arg) = def.arg.as_deref() else { return "true".to_string() };
+    match arg.node.as_ref() {
+        Some(NodeEnum::TypeName(t)) => t.names.last().and_then(node_str).unwrap_or_default(),
+        Some(NodeEnum::Boolean(b)) => if b.boolval { "true" } else { "false" }.to_string(),
+        _ => node_str(arg).unwrap_or_default(),
+    }
+}
+
+/// raw_location -- the 1-based position of a raw expression, for the
+/// node kinds errors point at.
+pub(crate) fn raw_location(node: &Node) -> Option<u32> {
+    let location = match node.node.as_ref()? {
+        NodeEnum::SortBy(s) => return s.node.as_deref().and_then(raw_location),
+        NodeEnum::ResTarget(r) => r.location,
+        NodeEnum::AConst(c) => c.location,
+        NodeEnum::ColumnRef(c) => c.location,
+        NodeEnum::AExpr(a) => a.location,
+        NodeEnum::FuncCall(f) => f.location,
+        NodeEnum::ParamRef(p) => p.location,
+        NodeEnum::TypeCast(t) => t.location,
+        NodeEnum::SetToDefault(d) => d.location,
+        NodeEnum::RowExpr(r) => r.location,
+        NodeEnum::AArrayExpr(a) => a.location,
+        NodeEnum::CaseExpr(c) => c.location,
+        NodeEnum::SubLink(s) => s.location,
+        NodeEnum::BoolExpr(b) => b.location,
+        _ => return None,
+    };
+    crate::error::position(location)
+}
+
 /// quote_identifier -- `ident` as SQL shows it: bare if it is a plain
 /// lower-case identifier, else in double quotes (PostgreSQL's quote_identifier,
 /// without the keyword check).

@@ -116,7 +116,7 @@ pub(crate) fn insert_rows(
     let indexes = IndexSet::open(&host, rel)?;
     let catalog = host.type_catalog();
     let (checks, generated) = (table_checks(rel, &catalog)?, table_generated(rel, &catalog)?);
-    let rules = NewRowRules { checks: &checks, generated: &generated };
+    let rules = NewRowRules { checks: &checks, generated: &generated, view_checks: &[] };
     let mut no_params = Vec::new();
     let mut analysis =
         crate::optimizer::planhost::PlanHost::new(&mut no_params).with_types(catalog);

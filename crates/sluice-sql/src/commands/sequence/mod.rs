@@ -194,6 +194,20 @@ pub fn alter_sequence(
     sink.complete("ALTER SEQUENCE")
 }
 
+/// set_sequence_type -- `ALTER SEQUENCE seq AS ty`, for an identity column
+/// whose type changed: limits that were the old type's own become the new
+/// type's.
+pub(crate) fn set_sequence_type(
+    cx: &mut dyn BackendContext,
+    seq: &RelationId,
+    ty: SqlType,
+) -> Result<()> {
+    let options = SeqOptions { as_type: Some(ty), ..SeqOptions::default() };
+    let current = sequence::read(cx.engine(), seq.locator)?;
+    let state = init_params(&options, Some(current))?;
+    rewrite(cx, seq, &state)
+}
+
 /// rewrite -- gives `seq` a new relfilenode holding `state` and records the
 /// new parameters (see the module doc for why).
 fn rewrite(cx: &mut dyn BackendContext, seq: &RelationId, state: &SeqState) -> Result<()> {

@@ -179,6 +179,7 @@ fn run_subcommand(
             columns::drop_column(cx, table, &cmd.name, cmd.missing_ok, cascade, sink)
         }
         Ok(AtChangeOwner) => change_owner(cx, table, cmd),
+        Ok(AtAlterColumnType) => super::alter_type::alter_column_type(cx, table, cmd),
         Ok(AtAddIdentity) => columns::add_identity(cx, table, &cmd.name, def),
         Ok(AtDropIdentity) => columns::drop_identity(cx, table, &cmd.name, cmd.missing_ok, sink),
         _ => Err(SqlError::unsupported("this ALTER TABLE form is not supported yet")),

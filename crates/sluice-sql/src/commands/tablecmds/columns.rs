@@ -19,10 +19,11 @@
 //! ADD COLUMN writes no page, as in PostgreSQL 11 and later: rows stored
 //! before the column existed have fewer attributes, and reading them gives
 //! the column's `attmissingval` — its default evaluated once, when the
-//! column was added — or NULL. A volatile default (`nextval`, `random()`)
-//! would need a value per row, which PostgreSQL gets by rewriting the table;
-//! sluice refuses it (0A000) when the table has rows.
+//! column was added — or NULL. A value per row (a volatile default such as
+//! `random()`, a serial or identity column's sequence, a generated column)
+//! rewrites the table instead (`rewrite.rs`), as PostgreSQL does.
 
+use super::rewrite::rewrite_table;
 use super::{create_serial_sequences, new_column, record_serial_dependencies};
 use crate::catalog::depend::{self, ATTRDEF_CLASS, CONSTRAINT_CLASS};
 use crate::catalog::index::indexes_of;
@@ -38,7 +39,7 @@ use crate::executor::context::BackendContext;
 use crate::executor::host::ExecHost;
 use crate::expr::{eval, Expr};
 use crate::optimizer::indxpath::analyze_predicate;
-use crate::optimizer::modify::default_expr;
+use crate::optimizer::modify::{column_defaults, default_expr};
 use crate::parser::deparse_expr;
 use crate::sink::QuerySink;
 use pg_query::protobuf::{ColumnDef, Node};
@@ -53,7 +54,7 @@ const ATT_NOTNULL: usize = 6;
 const ATT_HASDEF: usize = 7;
 
 /// The attnum of `table`'s column `name`: 42703 if it has none.
-fn attnum(table: &RelationDesc, name: &str) -> Result<i16> {
+pub(super) fn attnum(table: &RelationDesc, name: &str) -> Result<i16> {
     match table.column_index(name) {
         Some(i) => Ok(i as i16 + 1),
         None => Err(SqlError::new(
@@ -90,7 +91,7 @@ pub(crate) fn set_default(
 /// cook_default -- a default's stored text analysed for a column of type
 /// `ty`/`typmod`, so one that cannot be evaluated for it fails when it is
 /// set rather than at the next INSERT.
-fn cook_default(
+pub(super) fn cook_default(
     text: &str,
     ty: sluice_types::SqlType,
     typmod: i32,
@@ -123,7 +124,7 @@ fn remove_default(cx: &mut dyn BackendContext, table: &RelationDesc, attnum: i16
 
 /// update_attribute -- rewrites the `pg_attribute` row of column `attnum`
 /// of `table` with `change` (a new row version only if it changed).
-fn update_attribute(
+pub(super) fn update_attribute(
     cx: &mut dyn BackendContext,
     table: &RelationDesc,
     attnum: i16,
@@ -188,13 +189,6 @@ pub(crate) fn add_column(
 ) -> Result<Option<super::NewColumn>> {
     let types = cx.type_catalog()?;
     let mut column = new_column(def, &table.name, &types)?;
-    if column.generated.is_some() {
-        // PostgreSQL computes the new column for every row, rewriting the
-        // table; sluice's ADD COLUMN writes no page.
-        return Err(SqlError::unsupported(
-            "ALTER TABLE ... ADD COLUMN ... GENERATED ALWAYS AS is not supported yet",
-        ));
-    }
     if table.column_index(&column.name).is_some() {
         let message =
             format!("column \"{}\" of relation \"{}\" already exists", column.name, table.name);
@@ -205,20 +199,25 @@ pub(crate) fn add_column(
         return Err(SqlError::new("42701", message));
     }
     let has_rows = has_rows(cx, table)?;
-    let serials = match (column.serial || column.identity.is_some()) && has_rows {
-        true => return Err(volatile_default(&column.name)),
-        false => create_serial_sequences(
-            cx,
-            &table.name,
-            table.namespace,
-            std::slice::from_mut(&mut column),
-        )?,
+    let serials = create_serial_sequences(
+        cx,
+        &table.name,
+        table.namespace,
+        std::slice::from_mut(&mut column),
+    )?;
+    // A value per row (a sequence's, a volatile default's, a generated
+    // column's) needs the table rewritten; a constant one is stored once.
+    let volatile = match &column.default {
+        Some(text) => cook_default(text, column.ty, column.typmod, &types)?.is_volatile(),
+        None => false,
     };
-    let missing = match (&column.default, has_rows) {
+    let per_row = has_rows
+        && (volatile || column.generated.is_some() || column.identity.is_some() || column.serial);
+    let missing = match (&column.default, has_rows && !per_row) {
         (Some(text), true) => missing_value(cx, &column, text)?,
         _ => Datum::Null,
     };
-    if has_rows && column.not_null && missing.is_null() {
+    if has_rows && !per_row && column.not_null && missing.is_null() {
         return Err(SqlError::new(
             "23502",
             format!(
@@ -235,15 +234,29 @@ pub(crate) fn add_column(
     }
     set_relnatts(cx, table.oid, attnum)?;
     cx.txn()?.increment_command();
+    if column.generated.is_some() {
+        super::cook_generated(cx, table.oid).map_err(super::rewrite::unplaced)?;
+    }
+    if per_row {
+        fill_new_column(cx, table)?;
+    }
     Ok(Some(column))
 }
 
-/// 0A000 for a volatile default on a table with rows.
-fn volatile_default(column: &str) -> SqlError {
-    SqlError::unsupported(format!(
-        "adding column \"{column}\" with a volatile default to a table with rows is not supported yet"
-    ))
-    .with_hint("Add the column without a default, fill it with UPDATE, then set the default.")
+/// fill_new_column -- rewrites `table` (as it was before its last column
+/// was added) with the new column's default, or generated value, computed
+/// for each row.
+fn fill_new_column(cx: &mut dyn BackendContext, table: &RelationDesc) -> Result<()> {
+    let new = super::describe(cx, table.oid)?;
+    let types = cx.type_catalog()?;
+    let value = match new.columns.last() {
+        Some(c) if c.generated.is_some() => None,
+        _ => column_defaults(&new, &mut Vec::new(), &types)?.pop(),
+    };
+    rewrite_table(cx, table, &mut |mut row, host| {
+        row.push(value.as_ref().map_or(Ok(Datum::Null), |v| eval(v, &[], host))?);
+        Ok(row)
+    })
 }
 
 /// Whether `table` has a row the command's snapshot sees.
@@ -261,9 +274,6 @@ fn missing_value(
     default: &str,
 ) -> Result<Datum> {
     let expr = cook_default(default, column.ty, column.typmod, &cx.type_catalog()?)?;
-    if expr.is_volatile() {
-        return Err(volatile_default(&column.name));
-    }
     let mut parts = cx.parts()?;
     let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
     let mut host = ExecHost::new(&mut parts.env, Vec::new(), ctx);
@@ -289,7 +299,9 @@ fn insert_column(
         row[ATT_MISSINGVAL] = Datum::Bytea(to_storage(ty, &missing));
     }
     insert(&engine, db, &PG_ATTRIBUTE, txn, &row)?;
-    let Some(default) = &column.default else { return Ok(None) };
+    let Some(default) = column.default.as_ref().or(column.generated.as_ref()) else {
+        return Ok(None);
+    };
     super::insert_attrdef(cx, table.oid, attnum, default).map(Some)
 }
 

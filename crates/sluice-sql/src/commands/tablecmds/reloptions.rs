@@ -16,7 +16,7 @@ use crate::catalog::{replace, scan_as};
 use crate::error::position;
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
-use crate::parser::node_str;
+use crate::parser::def_arg_string;
 use pg_query::protobuf::{CreateStmt, Node};
 use pg_query::NodeEnum;
 use sluice_types::Datum;
@@ -49,7 +49,7 @@ pub(super) fn alter_reloptions(
         if reset {
             continue;
         }
-        let value = def.arg.as_deref().and_then(node_str).unwrap_or_else(|| "true".into());
+        let value = def_arg_string(def);
         validate_reloption(&def.defname, &value)?;
         options.push((def.defname.clone(), value));
     }
@@ -74,7 +74,7 @@ pub(super) fn reloptions(stmt: &CreateStmt) -> Result<Option<String>> {
     for option in &stmt.options {
         let Some(NodeEnum::DefElem(def)) = option.node.as_ref() else { continue };
         refuse_toast_option(def)?;
-        let value = def.arg.as_deref().and_then(node_str).unwrap_or_else(|| "true".into());
+        let value = def_arg_string(def);
         validate_reloption(&def.defname, &value)?;
         items.push(format!("{}={}", def.defname, value));
     }

@@ -218,6 +218,19 @@ fn edit_view_queries(
     .with_detail(format!("Reading the view would fail: {}", error.message)))
 }
 
+/// refuse_retyped_views -- 0A000 when the new type of column `column` of
+/// `table` reaches the columns of a view over it (PostgreSQL's "used by a
+/// view or rule", which it says of any view reading the column).
+pub(crate) fn refuse_retyped_views(
+    cx: &mut dyn BackendContext,
+    table: &RelationDesc,
+    column: &str,
+) -> Result<()> {
+    let Some((view, _)) = broken_view(cx, table.oid)? else { return Ok(()) };
+    Err(SqlError::unsupported("cannot alter type of a column used by a view or rule")
+        .with_detail(format!("rule _RETURN on view {} depends on column \"{column}\"", view.name)))
+}
+
 /// broken_view -- the first view reading `rel` that no longer plans to its
 /// columns, with the error planning it gives; None if all do.
 fn broken_view(cx: &mut dyn BackendContext, rel: Oid) -> Result<Option<(RelationId, SqlError)>> {

@@ -21,7 +21,6 @@ pub(super) fn plan_insert(
     let overriding = Overriding::of(stmt);
     let rv = stmt.relation.as_ref().ok_or_else(|| SqlError::internal("INSERT without a table"))?;
     let rel = open_relation(parts, rv, LockMode::RowExclusive)?;
-    super::refuse_view_target(&rel, "insert into")?;
     let alias = rv.alias.as_ref().map_or_else(|| rel.name.clone(), |a| a.aliasname.clone());
     let targets = insert_columns(&rel, &stmt.cols)?;
     let types = parts.planner_parts().type_catalog();
@@ -37,7 +36,11 @@ pub(super) fn plan_insert(
     };
     let (source, conversions) = if select.values_lists.is_empty() {
         let planned = plan_insert_source(parts, select, param_types)?;
-        check_arity(planned.columns.len(), &targets, &stmt.cols)?;
+        // Their positions, where the select list has one entry per value.
+        let one_per_value = select.op == pg_query::protobuf::SetOperation::SetopNone as i32
+            && select.target_list.len() == planned.columns.len();
+        let values: &[Node] = if one_per_value { &select.target_list } else { &[] };
+        check_arity(planned.columns.len(), values, &targets, &stmt.cols)?;
         let mut conversions = source_conversions(
             &rel,
             &targets,
@@ -75,12 +78,23 @@ pub(super) fn plan_insert(
     ModifyPlan::new(rel, action, returning, &types)
 }
 
-pub(super) fn check_arity(values: usize, targets: &[usize], cols: &[Node]) -> Result<()> {
-    if values > targets.len() {
-        return Err(SqlError::syntax("INSERT has more expressions than target columns"));
+/// check_arity -- 42601 unless the source gives a value for each target
+/// column (fewer are fine without a column list); the error points at
+/// the first extra value (`values` are the source's, where known) or the
+/// first target column without one.
+pub(super) fn check_arity(
+    width: usize,
+    values: &[Node],
+    targets: &[usize],
+    cols: &[Node],
+) -> Result<()> {
+    if width > targets.len() {
+        return Err(SqlError::syntax("INSERT has more expressions than target columns")
+            .at(values.get(targets.len()).and_then(crate::parser::raw_location)));
     }
-    if values < targets.len() && !cols.is_empty() {
-        return Err(SqlError::syntax("INSERT has more target columns than expressions"));
+    if width < targets.len() && !cols.is_empty() {
+        return Err(SqlError::syntax("INSERT has more target columns than expressions")
+            .at(cols.get(width).and_then(crate::parser::raw_location)));
     }
     Ok(())
 }
@@ -169,7 +183,7 @@ pub(super) fn plan_insert_values(
     let mut width = None;
     for list in &select.values_lists {
         let Some(NodeEnum::List(items)) = list.node.as_ref() else { continue };
-        check_arity(items.items.len(), targets, cols)?;
+        check_arity(items.items.len(), &items.items, targets, cols)?;
         if *width.get_or_insert(items.items.len()) != items.items.len() {
             return Err(SqlError::syntax("VALUES lists must all be the same length"));
         }

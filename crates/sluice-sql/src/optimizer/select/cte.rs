@@ -329,7 +329,7 @@ fn check_recursive_shape(def: &CommonTableExpr, select: &SelectStmt) -> Result<(
         .at(position(def.location)));
     }
     let not_implemented = |what: &str, node: Option<&pg_query::protobuf::Node>| {
-        let location = node.and_then(node_location);
+        let location = node.and_then(crate::parser::raw_location);
         SqlError::unsupported(format!("{what} in a recursive query is not implemented"))
             .at(location)
     };
@@ -348,22 +348,6 @@ fn check_recursive_shape(def: &CommonTableExpr, select: &SelectStmt) -> Result<(
         return Err(not_implemented("FOR UPDATE/SHARE", Some(lock)));
     }
     Ok(())
-}
-
-/// The 1-based position of a raw expression, for the few node kinds the
-/// checks above point at.
-fn node_location(node: &pg_query::protobuf::Node) -> Option<u32> {
-    let location = match node.node.as_ref()? {
-        NodeEnum::SortBy(s) => return s.node.as_deref().and_then(node_location),
-        NodeEnum::AConst(c) => c.location,
-        NodeEnum::ColumnRef(c) => c.location,
-        NodeEnum::AExpr(a) => a.location,
-        NodeEnum::FuncCall(f) => f.location,
-        NodeEnum::ParamRef(p) => p.location,
-        NodeEnum::TypeCast(t) => t.location,
-        _ => return None,
-    };
-    position(location)
 }
 
 /// 42804 when the union's type of column `n` differs from the type the

@@ -13,7 +13,7 @@
 //! unreadable rather than shift its columns (see `commands/view.rs`).
 
 use super::*;
-use crate::catalog::rewrite::view_query;
+use crate::catalog::rewrite::view_select;
 use pg_query::protobuf::{Alias, RangeSubselect};
 
 /// plan_view -- view `rel`, named by `rv`, as a subquery.
@@ -23,7 +23,7 @@ pub(super) fn plan_view(
     rel: &RelationDesc,
     params: &mut Vec<Option<SqlType>>,
 ) -> Result<FromItem> {
-    let query = stored_select(pl, rel)?;
+    let query = stored_select(pl.parts(), rel)?;
     let names: Vec<&str> = rel.live_columns().map(|i| rel.columns[i].name.as_str()).collect();
     let given: Vec<String> = rv
         .alias
@@ -68,17 +68,13 @@ pub(super) fn plan_view(
 }
 
 /// The view's stored query, parsed.
-fn stored_select(pl: &mut Planner, rel: &RelationDesc) -> Result<SelectStmt> {
-    let text = {
-        let parts = pl.parts().planner_parts();
-        let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
-        view_query(parts.engine, parts.database, &ctx, rel.oid)?
-    };
-    let statement = crate::parser::parse(&text)?.into_iter().next();
-    match statement.map(|s| s.node) {
-        Some(NodeEnum::SelectStmt(select)) => Ok(*select),
-        _ => Err(SqlError::internal(format!("view \"{}\" has no query", rel.name))),
-    }
+pub(crate) fn stored_select(
+    parts: &mut dyn PlannerContext,
+    rel: &RelationDesc,
+) -> Result<SelectStmt> {
+    let parts = parts.planner_parts();
+    let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
+    view_select(parts.engine, parts.database, &ctx, rel.oid)
 }
 
 /// 55000 when the planned query no longer returns the view's columns.
