@@ -72,7 +72,7 @@ use sluice_sql::catalog::namespace::missing_relation;
 use sluice_sql::catalog::relation::{self, oid_of, RelationDesc, RelationId};
 use sluice_sql::catalog::rows::deform_row;
 use sluice_sql::catalog::scan;
-use sluice_sql::catalog::schema::{RelKind, PG_CATALOG_NAMESPACE, PG_INDEX};
+use sluice_sql::catalog::schema::{PG_CATALOG_NAMESPACE, PG_INDEX};
 use sluice_sql::catalog::statistic::{latest_view, namespace_names};
 use sluice_sql::commands::tablecmds::cluster::{
     check_clusterable, current_table, mark_index_clustered, named_index, INDISCLUSTERED,
@@ -157,7 +157,7 @@ fn lock_table(
     let Some(rel) = relation::by_oid(parts.engine, parts.env.database, &ctx, target.oid)? else {
         return Ok(None);
     };
-    if rel.kind != RelKind::Table {
+    if !rel.kind.has_heap() {
         let message = format!(
             "skipping \"{}\" --- cannot vacuum non-tables or special system tables",
             rel.name
@@ -418,7 +418,7 @@ fn parse_options(stmt: &ClusterStmt) -> Result<bool> {
 /// system catalog.
 fn find_table(cx: &mut dyn BackendContext, rv: &RangeVar) -> Result<RelationId> {
     let rel = cx.find_named(rv)?;
-    if rel.kind != RelKind::Table {
+    if !rel.kind.has_heap() {
         return Err(SqlError::new(
             "42809",
             format!("\"{}\" is not a table or materialized view", rel.name),

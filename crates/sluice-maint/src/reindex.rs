@@ -226,7 +226,7 @@ fn reindex_table(
     options: ReindexOptions,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
-    if table.kind != RelKind::Table {
+    if !table.kind.has_heap() {
         return Err(SqlError::new(
             "42809",
             format!("\"{}\" is not a table or materialized view", table.name),
@@ -397,7 +397,7 @@ fn concurrent_table(
             Err(SqlError::new("42809", format!("\"{}\" is not an index", target.name)))
         }
         ReindexObjectType::ReindexObjectIndex => table_of_index(cx, target.oid),
-        _ if target.kind != RelKind::Table => Err(SqlError::new(
+        _ if !target.kind.has_heap() => Err(SqlError::new(
             "42809",
             format!("\"{}\" is not a table or materialized view", target.name),
         )),

@@ -56,9 +56,8 @@ CREATE TABLE fk_child (pid int REFERENCES fk_parent);
 ALTER TABLE fk_child ALTER COLUMN pid TYPE bigint;
 ALTER TABLE fk_parent ALTER COLUMN id TYPE bigint;
 DROP TABLE fk_child, fk_parent;
--- CREATE TABLE AS of what CREATE TABLE refuses, and materialized views.
+-- CREATE TABLE AS of what CREATE TABLE refuses.
 CREATE UNLOGGED TABLE ctas_unlogged AS SELECT 1;
-CREATE MATERIALIZED VIEW mv AS SELECT 1;
 -- Temporary views; INSERT ... ON CONFLICT through a view.
 CREATE TEMP VIEW tview AS SELECT a FROM t;
 CREATE VIEW tview AS SELECT a, b FROM t;

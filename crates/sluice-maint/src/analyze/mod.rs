@@ -257,7 +257,7 @@ pub(crate) fn analyze_relation(
     let Some(rel) = relation::by_oid(parts.engine, parts.env.database, &ctx, relid)? else {
         return Ok(());
     };
-    if rel.kind != RelKind::Table {
+    if !rel.kind.has_heap() {
         if !options.in_vacuum {
             let message = format!(
                 "skipping \"{}\" --- cannot analyze non-tables or special system tables",

@@ -71,7 +71,6 @@ use sluice_guc::Settings;
 use sluice_sql::activity::{ActivityTable, VacuumActivity};
 use sluice_sql::catalog::index::{indexes_of, IndexDesc};
 use sluice_sql::catalog::relation::{self, RelationDesc};
-use sluice_sql::catalog::schema::RelKind;
 use sluice_sql::catalog::statistic::{self, latest_view};
 use sluice_sql::error::position;
 use sluice_sql::error::{Result, SqlError};
@@ -240,7 +239,7 @@ fn vacuum_target(
     let Some(rel) = relation::by_oid(parts.engine, parts.env.database, &ctx, target.oid)? else {
         return Ok(());
     };
-    if rel.kind != RelKind::Table {
+    if !rel.kind.has_heap() {
         let message = format!(
             "skipping \"{}\" --- cannot vacuum non-tables or special system tables",
             rel.name

@@ -361,7 +361,7 @@ impl ClassRow<'_> {
     pub fn values(&self) -> Vec<Datum> {
         // Sequences have no access method, as in PostgreSQL.
         let am = match self.kind {
-            RelKind::Table => HEAP_AM_OID,
+            RelKind::Table | RelKind::MatView => HEAP_AM_OID,
             RelKind::Index => BTREE_AM_OID,
             RelKind::Sequence | RelKind::View => 0,
         };
@@ -392,7 +392,7 @@ impl ClassRow<'_> {
             Datum::Oid(0),
             Datum::Int2(0),
             // relhasrules: a view's `_RETURN` rule.
-            Datum::Bool(self.kind == RelKind::View),
+            Datum::Bool(matches!(self.kind, RelKind::View | RelKind::MatView)),
             Datum::Bool(false),
             Datum::Bool(false),
             Datum::Bool(false),

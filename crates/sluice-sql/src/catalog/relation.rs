@@ -99,6 +99,9 @@ pub struct RelationDesc {
     pub options: Option<String>,
     /// Table or sequence (`relkind`).
     pub kind: RelKind,
+    /// `relispopulated`: false for a materialized view made or refreshed
+    /// WITH NO DATA.
+    pub populated: bool,
     /// `relpages` as VACUUM/ANALYZE last counted (0 if never).
     pub pages: i32,
     /// `reltuples` as ANALYZE last estimated (-1 if never).
@@ -440,6 +443,7 @@ fn describe(
         fillfactor: fillfactor_of(options.as_deref()),
         options,
         kind: id.kind,
+        populated: !matches!(class[25], Datum::Bool(false)),
         pages: match class[8] {
             Datum::Int4(n) => n,
             _ => 0,

@@ -679,6 +679,9 @@ pub enum RelKind {
     Index,
     /// A view ('v'): no storage, a `pg_rewrite` row holds its query.
     View,
+    /// A materialized view ('m'): a heap holding its query's result as of
+    /// the last refresh, and the query in a `pg_rewrite` row.
+    MatView,
 }
 
 impl RelKind {
@@ -689,7 +692,14 @@ impl RelKind {
             RelKind::Sequence => "S",
             RelKind::Index => "i",
             RelKind::View => "v",
+            RelKind::MatView => "m",
         }
+    }
+
+    /// Whether the relation keeps rows in a heap (a table or a
+    /// materialized view).
+    pub fn has_heap(self) -> bool {
+        matches!(self, RelKind::Table | RelKind::MatView)
     }
 
     /// The kind a `relkind` letter stands for, if sluice has it.
@@ -699,6 +709,7 @@ impl RelKind {
             "S" => Some(RelKind::Sequence),
             "i" => Some(RelKind::Index),
             "v" => Some(RelKind::View),
+            "m" => Some(RelKind::MatView),
             _ => None,
         }
     }

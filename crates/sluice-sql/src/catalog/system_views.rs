@@ -36,24 +36,51 @@ pub struct SqlView {
 }
 
 /// The system views that are queries over the catalogs.
-pub const SQL_VIEWS: [SqlView; 1] = [SqlView {
-    oid: 12028,
-    rule: 12031,
-    namespace: PG_CATALOG_NAMESPACE,
-    name: "pg_views",
-    columns: &[
-        ("schemaname", SqlType::Name),
-        ("viewname", SqlType::Name),
-        ("viewowner", SqlType::Name),
-        ("definition", SqlType::Text),
-    ],
-    query: "SELECT n.nspname AS schemaname, c.relname AS viewname, \
+pub const SQL_VIEWS: [SqlView; 2] = [
+    SqlView {
+        oid: 12028,
+        rule: 12031,
+        namespace: PG_CATALOG_NAMESPACE,
+        name: "pg_views",
+        columns: &[
+            ("schemaname", SqlType::Name),
+            ("viewname", SqlType::Name),
+            ("viewowner", SqlType::Name),
+            ("definition", SqlType::Text),
+        ],
+        query: "SELECT n.nspname AS schemaname, c.relname AS viewname, \
             pg_catalog.pg_get_userbyid(c.relowner) AS viewowner, \
             pg_catalog.pg_get_viewdef(c.oid) AS definition \
             FROM pg_catalog.pg_class c \
             LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
             WHERE c.relkind = 'v'",
-}];
+    },
+    // Every relation is in the default tablespace, which PostgreSQL shows
+    // as NULL: sluice has no pg_tablespace to join.
+    SqlView {
+        oid: 12038,
+        rule: 12041,
+        namespace: PG_CATALOG_NAMESPACE,
+        name: "pg_matviews",
+        columns: &[
+            ("schemaname", SqlType::Name),
+            ("matviewname", SqlType::Name),
+            ("matviewowner", SqlType::Name),
+            ("tablespace", SqlType::Name),
+            ("hasindexes", SqlType::Bool),
+            ("ispopulated", SqlType::Bool),
+            ("definition", SqlType::Text),
+        ],
+        query: "SELECT n.nspname AS schemaname, c.relname AS matviewname, \
+                pg_catalog.pg_get_userbyid(c.relowner) AS matviewowner, \
+                NULL::name AS tablespace, c.relhasindex AS hasindexes, \
+                c.relispopulated AS ispopulated, \
+                pg_catalog.pg_get_viewdef(c.oid) AS definition \
+                FROM pg_catalog.pg_class c \
+                LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+                WHERE c.relkind = 'm'",
+    },
+];
 
 /// insert_sql_views -- stores [`SQL_VIEWS`] and the `information_schema`
 /// views in database `db` (initdb).

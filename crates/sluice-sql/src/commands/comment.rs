@@ -35,6 +35,9 @@ pub fn comment(
     let object = match ObjectType::try_from(stmt.objtype) {
         Ok(ObjectType::ObjectTable) => relation_object(cx, &names, RelKind::Table, "a table")?,
         Ok(ObjectType::ObjectIndex) => relation_object(cx, &names, RelKind::Index, "an index")?,
+        Ok(ObjectType::ObjectMatview) => {
+            relation_object(cx, &names, RelKind::MatView, "a materialized view")?
+        }
         Ok(ObjectType::ObjectSequence) => {
             relation_object(cx, &names, RelKind::Sequence, "a sequence")?
         }

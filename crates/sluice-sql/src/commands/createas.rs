@@ -33,9 +33,6 @@ pub fn create_table_as(
     text: &str,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
-    if ObjectType::try_from(stmt.objtype) == Ok(ObjectType::ObjectMatview) {
-        return Err(SqlError::unsupported("materialized views are not supported yet"));
-    }
     let into =
         stmt.into.as_deref().ok_or_else(|| SqlError::internal("CREATE TABLE AS without INTO"))?;
     let query = match stmt.query.as_deref().and_then(|q| q.node.as_ref()) {
@@ -43,15 +40,32 @@ pub fn create_table_as(
         _ => return Err(SqlError::unsupported("CREATE TABLE AS EXECUTE is not supported yet")),
     };
     let rv = into_relation(into)?;
+    let matview = ObjectType::try_from(stmt.objtype) == Ok(ObjectType::ObjectMatview);
     if stmt.if_not_exists {
         let namespace = cx.creation_namespace(rv)?;
         if relation_exists(cx, namespace, &rv.relname)? {
             let skipping = format!("relation \"{}\" already exists, skipping", rv.relname);
             sink.notice(&SqlError::new("42P07", skipping))?;
-            return sink.complete("CREATE TABLE AS");
+            let tag = match matview {
+                true => "CREATE MATERIALIZED VIEW",
+                false => "CREATE TABLE AS",
+            };
+            return sink.complete(tag);
         }
     }
-    create_and_fill(cx, into, query, text, sink)
+    if matview {
+        return super::matview::create_matview(cx, stmt, query, text, sink);
+    }
+    let rows = create_and_fill(cx, into, query, text, &mut NestedSink::new(sink))?;
+    complete(rows, sink)
+}
+
+/// `SELECT n`, or `CREATE TABLE AS` for a table made WITH NO DATA.
+fn complete(rows: Option<u64>, sink: &mut dyn QuerySink) -> Result<()> {
+    match rows {
+        Some(rows) => sink.complete(&format!("SELECT {rows}")),
+        None => sink.complete("CREATE TABLE AS"),
+    }
 }
 
 /// SELECT ... INTO [TEMP] table FROM ...: CREATE TABLE AS under another name.
@@ -64,7 +78,8 @@ pub fn select_into(
     let mut query = select.clone();
     let into =
         query.into_clause.take().ok_or_else(|| SqlError::internal("SELECT INTO without INTO"))?;
-    create_and_fill(cx, &into, query, text, sink)
+    let rows = create_and_fill(cx, &into, query, text, &mut NestedSink::new(sink))?;
+    complete(rows, sink)
 }
 
 /// The relation an INTO clause names.
@@ -72,18 +87,16 @@ fn into_relation(into: &IntoClause) -> Result<&pg_query::protobuf::RangeVar> {
     into.rel.as_ref().ok_or_else(|| SqlError::internal("INTO without a relation"))
 }
 
-/// Creates the table `into` names with the columns `query` returns, then
-/// inserts the rows unless WITH NO DATA.
-fn create_and_fill(
+/// create_and_fill -- creates the table `into` names with the columns
+/// `query` returns, then inserts the rows unless WITH NO DATA; returns how
+/// many (`None` without data). `sink` (a nested one) gets the notices.
+pub(crate) fn create_and_fill(
     cx: &mut dyn BackendContext,
     into: &IntoClause,
     query: SelectStmt,
     text: &str,
-    sink: &mut dyn QuerySink,
-) -> Result<()> {
-    if into.view_query.is_some() {
-        return Err(SqlError::internal("view query in CREATE TABLE AS"));
-    }
+    sink: &mut NestedSink,
+) -> Result<Option<u64>> {
     let select = Node { node: Some(NodeEnum::SelectStmt(Box::new(query))) };
     let node = select.node.clone().ok_or_else(|| SqlError::internal("empty query"))?;
     let described = RawStatement { node, location: 0, text: text.to_string() };
@@ -101,10 +114,10 @@ fn create_and_fill(
         access_method: into.access_method.clone(),
         ..Default::default()
     };
-    create_table(cx, &create, &mut NestedSink::new(sink))?;
+    create_table(cx, &create, sink)?;
     cx.txn()?.increment_command();
     if into.skip_data {
-        return sink.complete("CREATE TABLE AS");
+        return Ok(None);
     }
     let insert = InsertStmt {
         relation: into.rel.clone(),
@@ -116,10 +129,9 @@ fn create_and_fill(
         location: 0,
         text: text.to_string(),
     };
-    let mut counted = NestedSink::new(sink);
-    executor::run(cx, &statement, &[], &mut counted)?;
-    let rows = counted.last_tag().and_then(|t| t.rsplit(' ').next()?.parse::<u64>().ok());
-    sink.complete(&format!("SELECT {}", rows.unwrap_or(0)))
+    executor::run(cx, &statement, &[], sink)?;
+    let rows = sink.last_tag().and_then(|t| t.rsplit(' ').next()?.parse::<u64>().ok());
+    Ok(Some(rows.unwrap_or(0)))
 }
 
 /// The column definitions of a table holding `columns`, renamed by `names`

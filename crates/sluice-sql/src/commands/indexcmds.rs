@@ -162,7 +162,7 @@ fn open_table(
     rv: &pg_query::protobuf::RangeVar,
 ) -> Result<RelationDesc> {
     let table = cx.lookup_relation(rv)?.ok_or_else(|| missing_relation(&rv.relname))?;
-    if table.kind != RelKind::Table {
+    if !table.kind.has_heap() {
         return Err(SqlError::new(
             "42809",
             format!("cannot create index on relation \"{}\"", table.name),
@@ -178,6 +178,7 @@ pub(crate) fn kind_plural(kind: RelKind) -> &'static str {
         RelKind::Sequence => "sequences",
         RelKind::Index => "indexes",
         RelKind::View => "views",
+        RelKind::MatView => "materialized views",
     }
 }
 
@@ -663,9 +664,9 @@ pub fn drop_indexes(
                     false => remove_index(cx, rel.oid)?,
                 }
             }
-            Some(_) => {
+            Some(other) => {
                 return Err(SqlError::new("42809", format!("\"{name}\" is not an index"))
-                    .with_hint("Use DROP TABLE to remove a table."))
+                    .with_hint(super::tablecmds::drop_hint(other.kind)))
             }
             None if stmt.missing_ok => sink.notice(&SqlError::new(
                 "00000",

@@ -9,6 +9,7 @@ pub mod dependency;
 pub mod explain;
 pub mod extension;
 pub mod indexcmds;
+pub mod matview;
 pub mod schemacmds;
 pub mod sequence;
 pub mod tablecmds;

@@ -422,7 +422,8 @@ fn lock_view_relations(
 /// DROP TABLE / DROP SEQUENCE [IF EXISTS] name, ...
 pub fn drop(cx: &mut dyn BackendContext, stmt: &DropStmt, sink: &mut dyn QuerySink) -> Result<()> {
     match ObjectType::try_from(stmt.remove_type).ok() {
-        Some(ObjectType::ObjectTable) => drop_tables(cx, stmt, sink),
+        Some(ObjectType::ObjectTable) => drop_tables(cx, stmt, RelKind::Table, sink),
+        Some(ObjectType::ObjectMatview) => drop_tables(cx, stmt, RelKind::MatView, sink),
         Some(ObjectType::ObjectSequence) => sequence::drop_sequences(cx, stmt, sink),
         Some(ObjectType::ObjectIndex) => super::indexcmds::drop_indexes(cx, stmt, sink),
         Some(ObjectType::ObjectExtension) => super::extension::drop_extensions(cx, stmt, sink),
@@ -431,16 +432,19 @@ pub fn drop(cx: &mut dyn BackendContext, stmt: &DropStmt, sink: &mut dyn QuerySi
         Some(ObjectType::ObjectType | ObjectType::ObjectDomain) => {
             super::typecmds::drop_types(cx, stmt, sink)
         }
-        _ => Err(SqlError::unsupported("only DROP TABLE and DROP SEQUENCE are supported yet")),
+        _ => Err(SqlError::unsupported("DROP of this kind of object is not supported yet")),
     }
 }
 
-/// DROP TABLE [IF EXISTS] name, ... (with the sequences its columns own).
+/// DROP TABLE | MATERIALIZED VIEW [IF EXISTS] name, ... (with the
+/// sequences a table's columns own).
 fn drop_tables(
     cx: &mut dyn BackendContext,
     stmt: &DropStmt,
+    kind: RelKind,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
+    let what = if kind == RelKind::MatView { "materialized view" } else { "table" };
     for object in &stmt.objects {
         let Some(NodeEnum::List(list)) = object.node.as_ref() else { continue };
         let names: Vec<String> = list.items.iter().filter_map(node_str).collect();
@@ -448,7 +452,7 @@ fn drop_tables(
         let found = cx.find_relation(&rv)?;
         let name = rv.relname.clone();
         if let Some(rel) = &found {
-            refuse_drop_of_other_kind(rel, &name)?;
+            refuse_drop_of_other_kind(rel, &name, kind)?;
         }
         // A table dropped by a session this one waited for is gone.
         let found = match found {
@@ -459,32 +463,40 @@ fn drop_tables(
             if stmt.missing_ok {
                 sink.notice(&SqlError::new(
                     "00000",
-                    format!("table \"{name}\" does not exist, skipping"),
+                    format!("{what} \"{name}\" does not exist, skipping"),
                 ))?;
                 continue;
             }
-            return Err(SqlError::new("42P01", format!("table \"{name}\" does not exist")));
+            return Err(SqlError::new("42P01", format!("{what} \"{name}\" does not exist")));
         };
-        refuse_drop_of_other_kind(&rel, &name)?;
+        refuse_drop_of_other_kind(&rel, &name, kind)?;
         let cascade = stmt.behavior == pg_query::protobuf::DropBehavior::DropCascade as i32;
         drop_table(cx, &rel, cascade, sink)?;
     }
-    sink.complete("DROP TABLE")
+    sink.complete(if kind == RelKind::MatView { "DROP MATERIALIZED VIEW" } else { "DROP TABLE" })
 }
 
-/// 42501 for a system catalog, 42809 for a relation that is not a table
-/// (before any lock is taken, as PostgreSQL's RangeVarCallbackForDropRelation).
-fn refuse_drop_of_other_kind(rel: &RelationId, name: &str) -> Result<()> {
+/// 42501 for a system catalog, 42809 for a relation not of `kind` (before
+/// any lock is taken, as PostgreSQL's RangeVarCallbackForDropRelation).
+fn refuse_drop_of_other_kind(rel: &RelationId, name: &str, kind: RelKind) -> Result<()> {
     refuse_system_catalog(rel)?;
-    if rel.kind == RelKind::Table {
+    if rel.kind == kind {
         return Ok(());
     }
-    let hint = match rel.kind {
+    let expected = if kind == RelKind::MatView { "a materialized view" } else { "a table" };
+    Err(SqlError::new("42809", format!("\"{name}\" is not {expected}"))
+        .with_hint(drop_hint(rel.kind)))
+}
+
+/// The HINT of a DROP naming a relation of another kind: the DROP for it.
+pub(crate) fn drop_hint(kind: RelKind) -> &'static str {
+    match kind {
+        RelKind::Table => "Use DROP TABLE to remove a table.",
         RelKind::View => "Use DROP VIEW to remove a view.",
+        RelKind::MatView => "Use DROP MATERIALIZED VIEW to remove a materialized view.",
         RelKind::Index => "Use DROP INDEX to remove an index.",
-        _ => "Use DROP SEQUENCE to remove a sequence.",
-    };
-    Err(SqlError::new("42809", format!("\"{name}\" is not a table")).with_hint(hint))
+        RelKind::Sequence => "Use DROP SEQUENCE to remove a sequence.",
+    }
 }
 
 /// drop_table -- drops table `rel` with its indexes and owned sequences;
@@ -497,7 +509,8 @@ pub(crate) fn drop_table(
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
     lock_relation(cx, rel.oid, LockMode::AccessExclusive)?;
-    super::view::drop_dependent_views(cx, rel, "table", cascade, sink)?;
+    let kind = if rel.kind == RelKind::MatView { "materialized view" } else { "table" };
+    super::view::drop_dependent_views(cx, rel, kind, cascade, sink)?;
     let desc = describe(cx, rel.oid)?;
     foreign_key::drop_referencing_keys(cx, &desc, cascade, sink)?;
     super::indexcmds::drop_table_indexes(cx, rel.oid)?;
@@ -514,7 +527,7 @@ pub(crate) fn drop_table(
 /// (PostgreSQL's heap_drop_with_catalog). The caller
 /// holds AccessExclusive on it and has dealt with objects depending on it.
 pub(crate) fn remove_relation(cx: &mut dyn BackendContext, rel: &RelationId) -> Result<()> {
-    if rel.kind == RelKind::View {
+    if matches!(rel.kind, RelKind::View | RelKind::MatView) {
         super::view::drop_rule(cx, rel.oid)?;
     }
     let engine = cx.engine().clone();

@@ -667,7 +667,7 @@ pub(super) fn dependent_columns(
     for (_, row) in rows {
         let table = oid_of(&row[0]);
         let kind = relation::find_by_oid(&engine, db, cx.txn()?, table)?.map(|r| r.kind);
-        if kind == Some(RelKind::Table) {
+        if kind.is_some_and(RelKind::has_heap) {
             columns.push((table, row[1].as_str().unwrap_or_default().to_string()));
         }
     }

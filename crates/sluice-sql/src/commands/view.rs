@@ -109,7 +109,7 @@ fn refuse_temporary(rv: &pg_query::protobuf::RangeVar) -> Result<()> {
 /// stored_query -- the text a view keeps for `query` (see the module doc)
 /// and the relations it reads. `text` is the statement `query` was parsed
 /// from; its locations point into it.
-fn stored_query(
+pub(crate) fn stored_query(
     cx: &mut dyn BackendContext,
     query: &SelectStmt,
     text: &str,
@@ -216,15 +216,17 @@ fn refname(rv: &pg_query::protobuf::RangeVar) -> &str {
     rv.alias.as_ref().map_or(rv.relname.as_str(), |a| a.aliasname.as_str())
 }
 
-/// The query of the edited CREATE VIEW statement, deparsed.
+/// The query of the edited CREATE [MATERIALIZED] VIEW statement, deparsed.
 fn deparse_view_query(edited: &str) -> Result<String> {
     let parsed = pg_query::parse(edited, pg_query::ParserOptions::default())
         .map_err(|e| SqlError::internal(format!("view query no longer parses: {e}")))?;
     let stmt = parsed.protobuf.stmts.into_iter().next().and_then(|s| s.stmt?.node);
-    let Some(NodeEnum::ViewStmt(view)) = stmt else {
-        return Err(SqlError::internal("edited CREATE VIEW is no longer one"));
+    let query = match stmt {
+        Some(NodeEnum::ViewStmt(view)) => view.query,
+        Some(NodeEnum::CreateTableAsStmt(matview)) => matview.query,
+        _ => return Err(SqlError::internal("edited CREATE VIEW is no longer one")),
     };
-    let query = view.query.and_then(|q| q.node).ok_or_else(|| SqlError::internal("no query"))?;
+    let query = query.and_then(|q| q.node).ok_or_else(|| SqlError::internal("no query"))?;
     query
         .deparse(pg_query::DeparseOptions::default())
         .map_err(|e| SqlError::internal(format!("cannot deparse view query: {e}")))
@@ -421,7 +423,7 @@ pub fn drop_views(
         };
         if rel.kind != RelKind::View {
             return Err(SqlError::new("42809", format!("\"{}\" is not a view", rel.name))
-                .with_hint("Use DROP TABLE to remove a table."));
+                .with_hint(super::tablecmds::drop_hint(rel.kind)));
         }
         drop_dependent_views(cx, &rel, "view", cascade, sink)?;
         remove_relation(cx, &rel)?;

@@ -23,6 +23,7 @@ use super::ri_triggers::RowEvents;
 use super::scanstats::ScanTally;
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::{deform_row, form_row};
+use crate::catalog::schema::RelKind;
 use crate::error::{Result, SqlError};
 use crate::executor::context::ExecParts;
 use crate::expr::{eval, eval_qual, Expr};
@@ -60,6 +61,44 @@ pub fn run(
     }
 }
 
+thread_local! {
+    /// How many [`MatViewMaintenance`] guards this backend holds.
+    static MATVIEW_MAINTENANCE: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// While one is held, INSERT and DELETE may change materialized views:
+/// REFRESH fills them through those statements (PostgreSQL's
+/// OpenMatViewIncrementalMaintenance). Backends are threads, and a
+/// statement runs start to end on its backend's thread.
+pub struct MatViewMaintenance(());
+
+impl MatViewMaintenance {
+    /// Opens materialized views to change until the guard drops.
+    pub fn open() -> MatViewMaintenance {
+        MATVIEW_MAINTENANCE.with(|n| n.set(n.get() + 1));
+        MatViewMaintenance(())
+    }
+}
+
+impl Drop for MatViewMaintenance {
+    fn drop(&mut self) {
+        MATVIEW_MAINTENANCE.with(|n| n.set(n.get() - 1));
+    }
+}
+
+/// 42809 for a statement changing a materialized view outside REFRESH
+/// (PostgreSQL's CheckValidResultRel).
+fn check_target(plan: &ModifyPlan) -> Result<()> {
+    let open = MATVIEW_MAINTENANCE.with(|n| n.get() > 0);
+    if plan.rel.kind == RelKind::MatView && !open {
+        return Err(SqlError::new(
+            "42809",
+            format!("cannot change materialized view \"{}\"", plan.rel.name),
+        ));
+    }
+    Ok(())
+}
+
 /// execute -- runs a planned INSERT, UPDATE or DELETE with bound `params`.
 pub fn execute(
     parts: &mut ExecParts,
@@ -67,6 +106,7 @@ pub fn execute(
     params: Vec<Datum>,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
+    check_target(plan)?;
     if let Some(columns) = plan.returning_columns() {
         sink.columns(columns)?;
     }

@@ -564,6 +564,13 @@ fn plan_range_var(
     if rel.kind == RelKind::View {
         return view::plan_view(pl, rv, &rel, params);
     }
+    if !rel.populated {
+        return Err(SqlError::new(
+            "55000",
+            format!("materialized view \"{}\" has not been populated", rel.name),
+        )
+        .with_hint("Use the REFRESH MATERIALIZED VIEW command."));
+    }
     let mark = pl.row_mark_for(refname(rv), FromKind::Relation);
     let mut scope =
         alias_scope(relation_scope(&rel, &rel.name).columns, rv.alias.as_ref(), &rel.name)?;

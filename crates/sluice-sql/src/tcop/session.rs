@@ -322,6 +322,9 @@ impl Session {
             NodeEnum::ViewStmt(stmt) => {
                 commands::view::create_view(self, stmt, &statement.text, sink)
             }
+            NodeEnum::RefreshMatViewStmt(stmt) => {
+                commands::matview::refresh_matview(self, stmt, sink)
+            }
             NodeEnum::CreateEnumStmt(stmt) => commands::typecmds::create_enum(self, stmt, sink),
             NodeEnum::AlterEnumStmt(stmt) => commands::typecmds::alter_enum(self, stmt, sink),
             NodeEnum::CreateDomainStmt(stmt) => commands::typecmds::create_domain(self, stmt, sink),

@@ -56,6 +56,7 @@ pub fn rename(
         Some(ObjectType::ObjectIndex) => "ALTER INDEX",
         Some(ObjectType::ObjectSequence) => "ALTER SEQUENCE",
         Some(ObjectType::ObjectView) => "ALTER VIEW",
+        Some(ObjectType::ObjectMatview) => "ALTER MATERIALIZED VIEW",
         _ => return Err(SqlError::unsupported("this RENAME form is not supported yet")),
     };
     let rv = stmt.relation.as_ref().ok_or_else(|| SqlError::internal("RENAME without relation"))?;
@@ -105,6 +106,9 @@ fn check_kind(rel: &RelationId, target: Option<ObjectType>) -> Result<()> {
         }
         Some(ObjectType::ObjectView) if rel.kind != RelKind::View => {
             Err(SqlError::new("42809", format!("\"{}\" is not a view", rel.name)))
+        }
+        Some(ObjectType::ObjectMatview) if rel.kind != RelKind::MatView => {
+            Err(SqlError::new("42809", format!("\"{}\" is not a materialized view", rel.name)))
         }
         _ => Ok(()),
     }

@@ -15,7 +15,7 @@
 use super::{describe_query, refname};
 use crate::catalog::relation::{find_by_oid, RelationDesc, RelationId};
 use crate::catalog::rewrite;
-use crate::catalog::schema::PG_REWRITE;
+use crate::catalog::schema::{RelKind, PG_REWRITE};
 use crate::commands::dependency::{dependents_error, relation_name, report_cascade};
 use crate::commands::tablecmds::{lock_if_still_there, remove_relation, see_committed_catalogs};
 use crate::error::{Result, SqlError};
@@ -53,10 +53,26 @@ pub(crate) fn drop_dependent_views(
     report_cascade(&descriptions(&views), sink)?;
     for view in views.iter().rev() {
         if lock_if_still_there(cx, view.rel.oid, LockMode::AccessExclusive)? {
-            remove_relation(cx, &view.rel)?;
+            remove_view(cx, &view.rel)?;
         }
     }
     Ok(())
+}
+
+/// "view" or "materialized view", as messages name `rel`.
+fn view_kind(rel: &RelationId) -> &'static str {
+    match rel.kind {
+        RelKind::MatView => "materialized view",
+        _ => "view",
+    }
+}
+
+/// Removes a dependent view; a materialized view takes its indexes along.
+fn remove_view(cx: &mut dyn BackendContext, view: &RelationId) -> Result<()> {
+    if view.kind == RelKind::MatView {
+        crate::commands::indexcmds::drop_table_indexes(cx, view.oid)?;
+    }
+    remove_relation(cx, view)
 }
 
 /// How the cascade NOTICE names `views`.
@@ -87,7 +103,7 @@ fn views_on(
             continue;
         }
         let Some(v) = find_by_oid(&engine, db, cx.txn()?, view)? else { continue };
-        let description = format!("view {}", relation_name(cx, &v)?);
+        let description = format!("{} {}", view_kind(&v), relation_name(cx, &v)?);
         found.push(DependentView {
             rel: v,
             description: description.clone(),
@@ -266,7 +282,7 @@ pub(crate) fn views_without_column(
     let me = format!("column {column} of table {}", relation_name(cx, &table.id())?);
     loop {
         let Some((view, _)) = broken_view(cx, table.oid)? else { return Ok(()) };
-        let first = format!("view {}", relation_name(cx, &view)?);
+        let first = format!("{} {}", view_kind(&view), relation_name(cx, &view)?);
         let mut found = vec![DependentView {
             rel: view.clone(),
             description: first.clone(),
@@ -283,7 +299,7 @@ pub(crate) fn views_without_column(
         report_cascade(&descriptions(&found), sink)?;
         for dependent in found.iter().rev() {
             if lock_if_still_there(cx, dependent.rel.oid, LockMode::AccessExclusive)? {
-                remove_relation(cx, &dependent.rel)?;
+                remove_view(cx, &dependent.rel)?;
             }
         }
     }

@@ -65,7 +65,7 @@ pub fn pgstattuple(
     rel: &RelationDesc,
     ctx: &VisibilityContext,
 ) -> Result<Vec<Datum>> {
-    if rel.kind != RelKind::Table {
+    if !rel.kind.has_heap() {
         return Err(SqlError::unsupported(format!(
             "pgstattuple of \"{}\" is not supported: only tables are",
             rel.name

@@ -182,7 +182,8 @@ pub(super) fn view_def(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
         _ => return Ok(Datum::Null),
     };
     let Some(rel) = relation(host, oid)? else { return Ok(Datum::Null) };
-    if rel.kind != crate::catalog::schema::RelKind::View {
+    use crate::catalog::schema::RelKind;
+    if !matches!(rel.kind, RelKind::View | RelKind::MatView) {
         return Ok(Datum::Null);
     }
     let (engine, db) = (host.env().engine.clone(), host.env().database);

@@ -1,0 +1,64 @@
+-- Materialized views: CREATE MATERIALIZED VIEW [WITH NO DATA], reading
+-- one (and one never filled), REFRESH [CONCURRENTLY] [WITH NO DATA],
+-- indexes on one, what INSERT/UPDATE/DELETE and the wrong DROP say, DROP
+-- with dependents, pg_matviews. Adapted from PostgreSQL's regression test
+-- matview.sql.
+CREATE TABLE mvt (id int PRIMARY KEY, grp text, amount numeric);
+INSERT INTO mvt SELECT i, 'g' || (i % 3), i * 1.5 FROM generate_series(1, 30) i;
+CREATE MATERIALIZED VIEW mv_sum AS SELECT grp, count(*) AS n, sum(amount) AS total FROM mvt GROUP BY grp;
+SELECT * FROM mv_sum ORDER BY grp;
+CREATE MATERIALIZED VIEW mv_empty (g, c) AS SELECT grp, count(*) FROM mvt GROUP BY grp WITH NO DATA;
+SELECT * FROM mv_empty;
+CREATE MATERIALIZED VIEW IF NOT EXISTS mv_empty AS SELECT 1;
+SELECT relname, relkind, relispopulated FROM pg_class WHERE relname LIKE 'mv\_%' ORDER BY 1;
+REFRESH MATERIALIZED VIEW mv_empty;
+SELECT * FROM mv_empty ORDER BY g;
+INSERT INTO mvt VALUES (31, 'g9', 100);
+SELECT * FROM mv_sum ORDER BY grp;
+REFRESH MATERIALIZED VIEW mv_sum;
+SELECT * FROM mv_sum ORDER BY grp;
+REFRESH MATERIALIZED VIEW CONCURRENTLY mv_sum;
+CREATE UNIQUE INDEX mv_sum_grp ON mv_sum (grp);
+INSERT INTO mvt VALUES (32, 'g9', 1);
+REFRESH MATERIALIZED VIEW CONCURRENTLY mv_sum;
+SELECT * FROM mv_sum ORDER BY grp;
+SET enable_seqscan = off;
+SELECT * FROM mv_sum WHERE grp = 'g9';
+RESET enable_seqscan;
+REFRESH MATERIALIZED VIEW CONCURRENTLY mv_sum WITH NO DATA;
+REFRESH MATERIALIZED VIEW mv_sum WITH NO DATA;
+SELECT * FROM mv_sum;
+REFRESH MATERIALIZED VIEW CONCURRENTLY mv_sum;
+REFRESH MATERIALIZED VIEW mv_sum;
+INSERT INTO mv_sum VALUES ('x', 1, 1);
+UPDATE mv_sum SET n = 0;
+DELETE FROM mv_sum;
+REFRESH MATERIALIZED VIEW mvt;
+DROP MATERIALIZED VIEW mvt;
+DROP TABLE mv_sum;
+DROP VIEW mv_sum;
+DROP TABLE mvt;
+DROP MATERIALIZED VIEW IF EXISTS nope;
+DROP MATERIALIZED VIEW nope;
+BEGIN;
+REFRESH MATERIALIZED VIEW mv_sum WITH NO DATA;
+ROLLBACK;
+SELECT count(*) FROM mv_sum;
+CREATE VIEW v_on_mv AS SELECT grp FROM mv_sum;
+SELECT * FROM v_on_mv ORDER BY 1;
+DROP TABLE mvt CASCADE;
+SELECT relname FROM pg_class WHERE relname IN ('mv_sum', 'mv_empty', 'v_on_mv', 'mv_sum_grp');
+CREATE TABLE mvt2 (a int);
+INSERT INTO mvt2 SELECT i FROM generate_series(1, 5) i;
+CREATE MATERIALIZED VIEW mv2 AS SELECT a, a * 2 AS b FROM mvt2 WHERE a > 2;
+CREATE INDEX ON mv2 (b);
+SELECT schemaname, matviewname, tablespace, hasindexes, ispopulated FROM pg_matviews;
+EXPLAIN (COSTS OFF) SELECT * FROM mv2;
+VACUUM ANALYZE mv2;
+SELECT relname, reltuples FROM pg_class WHERE relname = 'mv2';
+ALTER MATERIALIZED VIEW mv2 RENAME TO mv3;
+SELECT * FROM mv3 ORDER BY a;
+COMMENT ON MATERIALIZED VIEW mv3 IS 'the third';
+SELECT obj_description('mv3'::regclass, 'pg_class');
+DROP MATERIALIZED VIEW mv3;
+DROP TABLE mvt2;
