@@ -32,6 +32,7 @@
 //! is a quicksort's `Memory`. A sort that spilled prints `external merge`
 //! with the bytes of its runs (sluice's row format, not PostgreSQL's tapes).
 
+mod dml;
 mod labels;
 
 use crate::catalog::relation::RelationDesc;
@@ -50,8 +51,9 @@ use crate::optimizer::plannodes::{IndexPath, ScanMethod};
 use crate::optimizer::select;
 use crate::optimizer::ScanContext;
 use crate::sink::{OutputColumn, QuerySink};
+use dml::{explained_query, through_views, Modify};
 use labels::*;
-use pg_query::protobuf::{ExplainStmt, Node, RangeVar, SelectStmt, SetOperation};
+use pg_query::protobuf::ExplainStmt;
 use pg_query::NodeEnum;
 use sluice_access::heap::visibility::VisibilityContext;
 use sluice_storage::buffer::BufferUsage;
@@ -142,74 +144,6 @@ pub fn explain(
 /// The one column EXPLAIN returns (also what Describe reports for it).
 pub(crate) fn plan_column() -> OutputColumn {
     OutputColumn::computed("QUERY PLAN", SqlType::Text, -1)
-}
-
-/// An INSERT, UPDATE or DELETE being explained: PostgreSQL shows a
-/// ModifyTable node (`Update on t`) above the plan that finds or makes the
-/// rows.
-struct Modify {
-    /// `Insert`, `Update` or `Delete`.
-    verb: &'static str,
-    /// The target table's name.
-    table: String,
-}
-
-/// explained_query -- the SELECT whose plan EXPLAIN shows: the statement
-/// itself, or for UPDATE and DELETE a scan of the target with its WHERE
-/// clause (selecting the SET expressions), for INSERT its source query.
-fn explained_query(stmt: &ExplainStmt) -> Result<(SelectStmt, Option<Modify>)> {
-    let table = |rv: &Option<RangeVar>| rv.as_ref().map_or(String::new(), |r| r.relname.clone());
-    let scan =
-        |rv: &Option<RangeVar>, where_clause: &Option<Box<Node>>, targets: &[Node]| SelectStmt {
-            target_list: targets.to_vec(),
-            from_clause: rv
-                .iter()
-                .map(|r| Node { node: Some(NodeEnum::RangeVar(r.clone())) })
-                .collect(),
-            where_clause: where_clause.clone(),
-            op: SetOperation::SetopNone as i32,
-            ..Default::default()
-        };
-    match stmt.query.as_deref().and_then(|n| n.node.as_ref()) {
-        Some(NodeEnum::SelectStmt(q)) => Ok(((**q).clone(), None)),
-        Some(NodeEnum::UpdateStmt(u)) if u.from_clause.is_empty() => Ok((
-            scan(&u.relation, &u.where_clause, &u.target_list),
-            Some(Modify { verb: "Update", table: table(&u.relation) }),
-        )),
-        Some(NodeEnum::DeleteStmt(d)) if d.using_clause.is_empty() => Ok((
-            scan(&d.relation, &d.where_clause, &[]),
-            Some(Modify { verb: "Delete", table: table(&d.relation) }),
-        )),
-        Some(NodeEnum::InsertStmt(i)) => {
-            match i.select_stmt.as_deref().and_then(|n| n.node.as_ref()) {
-                Some(NodeEnum::SelectStmt(q)) => {
-                    Ok(((**q).clone(), Some(Modify { verb: "Insert", table: table(&i.relation) })))
-                }
-                _ => Err(SqlError::unsupported(
-                    "EXPLAIN of INSERT ... DEFAULT VALUES is not supported yet",
-                )),
-            }
-        }
-        _ => Err(SqlError::unsupported("EXPLAIN of this statement is not supported yet")),
-    }
-}
-
-/// The statement with an INSERT, UPDATE or DELETE through a view
-/// rewritten onto the view's table, as it will run.
-fn through_views(cx: &mut dyn BackendContext, stmt: &ExplainStmt) -> Result<ExplainStmt> {
-    let mut stmt = stmt.clone();
-    let Some(query) = stmt.query.as_deref_mut().and_then(|n| n.node.as_mut()) else {
-        return Ok(stmt);
-    };
-    if !matches!(query, NodeEnum::InsertStmt(_) | NodeEnum::UpdateStmt(_) | NodeEnum::DeleteStmt(_))
-    {
-        return Ok(stmt);
-    }
-    let mut parts = cx.parts()?;
-    if let Some(rewritten) = crate::optimizer::modify::rewrite_target_views(&mut parts, query)? {
-        *query = rewritten.stmt;
-    }
-    Ok(stmt)
 }
 
 /// A duration in milliseconds.

@@ -20,56 +20,33 @@ use crate::expr::{eval, EvalHost};
 use crate::optimizer::constraint::{CheckExpr, NewRowRules, ViewCheckExpr};
 use sluice_types::Datum;
 
+/// Where a row checked against the table's constraints comes from, which
+/// decides how a violation is worded.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RowSource {
+    /// A new row version of INSERT, UPDATE or COPY: PostgreSQL's
+    /// ExecConstraints wording, with the row in the DETAIL.
+    New,
+    /// A row a table rewrite (ALTER COLUMN TYPE) carries over: PostgreSQL's
+    /// ATRewriteTable wording, about the table's rows.
+    Rewritten,
+}
+
 /// prepare_row -- computes `row`'s generated columns, then checks it
-/// ([`check_row`]).
+/// ([`check_row`]) and the check options of the views it is written
+/// through.
 pub(crate) fn prepare_row(
     rel: &RelationDesc,
     rules: NewRowRules,
     row: &mut [Datum],
     host: &mut ExecHost,
+    source: RowSource,
 ) -> Result<()> {
     for generated in rules.generated {
         row[generated.column] = eval(&generated.expr, row, host)?;
     }
-    check_row(rel, rules.checks, row, host)?;
+    check_row(rel, rules.checks, row, host, source)?;
     check_view_options(rules.view_checks, row, host)
-}
-
-/// prepare_rewritten_row -- like [`prepare_row`], for a row a table
-/// rewrite (ALTER COLUMN TYPE) carries over: the errors name the table's
-/// rows rather than a new one, as PostgreSQL's ATRewriteTable words them.
-pub(crate) fn prepare_rewritten_row(
-    rel: &RelationDesc,
-    rules: NewRowRules,
-    row: &mut [Datum],
-    host: &mut ExecHost,
-) -> Result<()> {
-    for generated in rules.generated {
-        row[generated.column] = eval(&generated.expr, row, host)?;
-    }
-    for (column, value) in rel.columns.iter().zip(row.iter()) {
-        if column.not_null && value.is_null() {
-            return Err(SqlError::new(
-                "23502",
-                format!(
-                    "column \"{}\" of relation \"{}\" contains null values",
-                    column.name, rel.name
-                ),
-            ));
-        }
-    }
-    for check in rules.checks {
-        if matches!(eval(&check.expr, row, host)?, Datum::Bool(false)) {
-            return Err(SqlError::new(
-                "23514",
-                format!(
-                    "check constraint \"{}\" of relation \"{}\" is violated by some row",
-                    check.name, rel.name
-                ),
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// check_view_options -- 44000 for the first view whose check option
@@ -94,35 +71,47 @@ fn check_row(
     checks: &[CheckExpr],
     row: &[Datum],
     host: &mut ExecHost,
+    source: RowSource,
 ) -> Result<()> {
-    check_not_null(rel, row, host)?;
-    for check in checks {
-        if matches!(eval(&check.expr, row, host)?, Datum::Bool(false)) {
-            return Err(SqlError::new(
-                "23514",
-                format!(
-                    "new row for relation \"{}\" violates check constraint \"{}\"",
-                    rel.name, check.name
-                ),
-            )
-            .with_detail(failing_row(row, host)));
-        }
-    }
-    Ok(())
-}
-
-/// Raises 23502 if a NOT NULL column is NULL in `row`.
-fn check_not_null(rel: &RelationDesc, row: &[Datum], host: &ExecHost) -> Result<()> {
     for (column, value) in rel.columns.iter().zip(row) {
         if column.not_null && value.is_null() {
-            return Err(SqlError::new(
-                "23502",
-                format!(
-                    "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
-                    column.name, rel.name
+            let error = match source {
+                RowSource::New => SqlError::new(
+                    "23502",
+                    format!(
+                        "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
+                        column.name, rel.name
+                    ),
+                )
+                .with_detail(failing_row(row, host)),
+                RowSource::Rewritten => SqlError::new(
+                    "23502",
+                    format!("column \"{}\" of relation \"{}\" contains null values", column.name, rel.name),
                 ),
-            )
-            .with_detail(failing_row(row, host)));
+            };
+            return Err(error);
+        }
+    }
+    for check in checks {
+        if matches!(eval(&check.expr, row, host)?, Datum::Bool(false)) {
+            let error = match source {
+                RowSource::New => SqlError::new(
+                    "23514",
+                    format!(
+                        "new row for relation \"{}\" violates check constraint \"{}\"",
+                        rel.name, check.name
+                    ),
+                )
+                .with_detail(failing_row(row, host)),
+                RowSource::Rewritten => SqlError::new(
+                    "23514",
+                    format!(
+                        "check constraint \"{}\" of relation \"{}\" is violated by some row",
+                        check.name, rel.name
+                    ),
+                ),
+            };
+            return Err(error);
         }
     }
     Ok(())

@@ -11,7 +11,7 @@
 mod insert;
 
 use super::bitmapscan::BitmapRows;
-use super::constraints::prepare_row;
+use super::constraints::{prepare_row, RowSource};
 use super::functions::RegColumns;
 use super::host::ExecHost;
 use super::indexing::IndexSet;
@@ -321,7 +321,7 @@ fn execute_update(
                 for (index, expr) in targets {
                     row[*index] = eval(expr, &old, host)?;
                 }
-                prepare_row(rel, plan.rules(), &mut row, host)?;
+                prepare_row(rel, plan.rules(), &mut row, host, RowSource::New)?;
                 let formed = form_row(&desc, &types, &row);
                 new_row = Some(row);
                 old_row = Some((old, written_by_us(version, host)?));

@@ -37,7 +37,7 @@
 //! evaluated over the existing row followed by the proposed one
 //! (`EXCLUDED`), and the new version replaces the locked one.
 
-use super::constraints::prepare_row;
+use super::constraints::{prepare_row, RowSource};
 use super::host::ExecHost;
 use super::indexing::{Conflict, IndexSet};
 use crate::catalog::relation::RelationDesc;
@@ -182,7 +182,7 @@ impl<'a, 'e> Speculation<'a, 'e> {
         for (index, expr) in targets {
             new[*index] = eval(expr, &both, host)?;
         }
-        prepare_row(self.rel, self.rules, &mut new, host)?;
+        prepare_row(self.rel, self.rules, &mut new, host, RowSource::New)?;
         let interrupts = host.interrupts();
         let interrupted = move || interrupts().is_err();
         let unchanged = |old: &[u8], new: &[u8]| self.indexes.indexed_unchanged(old, new);

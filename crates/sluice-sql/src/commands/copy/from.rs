@@ -30,7 +30,7 @@ use super::text::{bad_format, TextReader};
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::rows::form_row;
 use crate::error::{Result, SqlError};
-use crate::executor::constraints::prepare_row;
+use crate::executor::constraints::{prepare_row, RowSource};
 use crate::executor::context::ExecParts;
 use crate::executor::host::ExecHost;
 use crate::executor::indexing::IndexSet;
@@ -159,7 +159,7 @@ pub(crate) fn insert_rows(
                     return Ok(false);
                 }
             }
-            prepare_row(rel, rules, &mut row, &mut host)?;
+            prepare_row(rel, rules, &mut row, &mut host, RowSource::New)?;
             let tid = heap_insert(engine, &heap, txn, &form_row(&desc, &types, &row))?;
             let depth = txn.savepoint_depth();
             host.env().stats.count_insert(rel.oid, depth, 1);

@@ -80,7 +80,7 @@ pub(crate) fn alter_column_type(
     remove_statistics(cx, table, attnum)?;
     crate::commands::view::refuse_retyped_views(cx, table, &column.name)?;
     if column.identity.is_some() {
-        for seq in crate::commands::sequence::owned_sequences(cx, table.oid)? {
+        for seq in super::columns::column_sequences(cx, table, attnum)? {
             crate::commands::sequence::set_sequence_type(cx, &seq, ty)?;
         }
     }

@@ -446,20 +446,32 @@ fn drop_owned_sequences(
     table: &RelationDesc,
     attnum: i16,
 ) -> Result<()> {
+    for seq in column_sequences(cx, table, attnum)? {
+        super::lock_relation(cx, seq.oid, sluice_txn::lmgr::LockMode::AccessExclusive)?;
+        super::remove_relation(cx, &seq)?;
+    }
+    Ok(())
+}
+
+/// column_sequences -- the sequences column `attnum` of `table` owns (a
+/// serial's or an identity's).
+pub(super) fn column_sequences(
+    cx: &mut dyn BackendContext,
+    table: &RelationDesc,
+    attnum: i16,
+) -> Result<Vec<crate::catalog::relation::RelationId>> {
     let owned = |d: &depend::Dependency| {
         matches!(d.kind, depend::DepType::Auto | depend::DepType::Internal)
             && d.object.classid == depend::RELATION_CLASS
     };
     let engine = cx.engine().clone();
     let db = cx.database();
+    let mut sequences = Vec::new();
     for oid in column_dependents(cx, table, attnum, owned)? {
-        let Some(seq) = crate::catalog::relation::find_by_oid(&engine, db, cx.txn()?, oid)? else {
-            continue;
-        };
-        super::lock_relation(cx, seq.oid, sluice_txn::lmgr::LockMode::AccessExclusive)?;
-        super::remove_relation(cx, &seq)?;
+        let txn = cx.txn()?;
+        sequences.extend(crate::catalog::relation::find_by_oid(&engine, db, txn, oid)?);
     }
-    Ok(())
+    Ok(sequences)
 }
 
 /// 55000 about `table`'s column `column`.

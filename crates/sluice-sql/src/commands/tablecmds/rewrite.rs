@@ -31,7 +31,7 @@ use crate::catalog::rows::{deform_row, form_row};
 use crate::catalog::statistic::latest_view;
 use crate::commands::truncate::{reset_indexes, set_new_relfilenode};
 use crate::error::Result;
-use crate::executor::constraints::prepare_rewritten_row;
+use crate::executor::constraints::{prepare_row, RowSource};
 use crate::executor::context::BackendContext;
 use crate::executor::host::ExecHost;
 use crate::executor::indexing::IndexSet;
@@ -83,7 +83,7 @@ pub(super) fn rewrite_table(
         host.check_interrupts()?;
         let row = deform_row(&old_desc, &old_types, tuple)?;
         let mut row = transform(row, &mut host)?;
-        prepare_rewritten_row(&new, rules, &mut row, &mut host)?;
+        prepare_row(&new, rules, &mut row, &mut host, RowSource::Rewritten)?;
         let tid =
             heap_insert(engine, &new_heap, parts.txn, &form_row(&new_desc, &new_types, &row))?;
         indexes.insert(parts.txn, &mut host, &row, tid)?;

@@ -254,8 +254,22 @@ fn broken_view(cx: &mut dyn BackendContext, rel: Oid) -> Result<Option<(Relation
     for view in rewrite::dependent_views(&engine, db, cx.txn()?, rel)? {
         let Some(found) = find_by_oid(&engine, db, cx.txn()?, view)? else { continue };
         let schema = cx.namespace_name(found.namespace)?;
-        let text =
-            format!("SELECT FROM {}.{}", quote_identifier(&schema), quote_identifier(&found.name));
+        // A materialized view is read from its heap: its query is what
+        // must still plan (its column types are checked at REFRESH).
+        let text = match found.kind {
+            RelKind::MatView => {
+                let ctx = sluice_access::heap::visibility::VisibilityContext::for_transaction(
+                    cx.txn()?,
+                    engine.txns(),
+                );
+                rewrite::view_query(&engine, db, &ctx, found.oid)?
+            }
+            _ => format!(
+                "SELECT FROM {}.{}",
+                quote_identifier(&schema),
+                quote_identifier(&found.name)
+            ),
+        };
         let statement = crate::parser::parse(&text)?
             .into_iter()
             .next()

@@ -47,7 +47,7 @@ pub(super) fn execute_insert(
             };
             row.push(value);
         }
-        prepare_row(rel, plan.rules(), &mut row, &mut host)?;
+        prepare_row(rel, plan.rules(), &mut row, &mut host, RowSource::New)?;
         let depth = txn.savepoint_depth();
         let stored = match &on_conflict {
             None => {
