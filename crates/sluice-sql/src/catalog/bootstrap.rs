@@ -387,7 +387,7 @@ impl ClassRow<'_> {
             Datum::Text("p".into()),
             Datum::Text(self.kind.letter().into()),
             Datum::Int2(self.natts),
-            self.options.clone().map_or(Datum::Null, Datum::Text),
+            super::relation::reloptions_datum(self.options.as_deref()),
             Datum::Oid(0),
             Datum::Oid(0),
             Datum::Int2(0),
@@ -398,8 +398,9 @@ impl ClassRow<'_> {
             Datum::Bool(false),
             Datum::Bool(false),
             Datum::Bool(true),
-            // Replica identity: "default" for tables, "nothing" for the rest.
-            Datum::Text(if self.kind == RelKind::Table { "d" } else { "n" }.into()),
+            // Replica identity: "default" for tables and materialized
+            // views, "nothing" for the rest.
+            Datum::Text(if self.kind.has_heap() { "d" } else { "n" }.into()),
             Datum::Bool(false),
             Datum::Null,
         ]
@@ -433,5 +434,6 @@ pub fn attribute_row(
         Datum::Text(String::new()),
         Datum::Bool(false),
         Datum::Null,
+        Datum::Int4(-1),
     ]
 }

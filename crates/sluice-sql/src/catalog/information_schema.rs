@@ -10,8 +10,7 @@
 //! with what sluice cannot say yet left out: no privilege filtering (every
 //! session is a superuser), no domains, composite types or temporary
 //! schemas, and `_pg_expandarray` written as `generate_series` over the
-//! key array. `reloptions` is text in sluice, so `check_option` is found
-//! in it with LIKE rather than `= ANY`. NOT
+//! key array. NOT
 //! NULL columns appear as PostgreSQL 15 shows them, as CHECK constraints
 //! named `<schema oid>_<table oid>_<attnum>_not_null`.
 
@@ -199,8 +198,8 @@ const VIEWS_VIEW: SqlView = SqlView {
     ],
     query: "SELECT pg_catalog.current_database()::name AS table_catalog, nc.nspname AS \
         table_schema, c.relname AS table_name, pg_catalog.pg_get_viewdef(c.oid)::varchar AS \
-        view_definition, (CASE WHEN c.reloptions LIKE '%check_option=cascaded%' THEN \
-        'CASCADED' WHEN c.reloptions LIKE '%check_option=local%' THEN 'LOCAL' ELSE 'NONE' \
+        view_definition, (CASE WHEN 'check_option=cascaded' = ANY (c.reloptions) THEN \
+        'CASCADED' WHEN 'check_option=local' = ANY (c.reloptions) THEN 'LOCAL' ELSE 'NONE' \
         END)::varchar AS check_option, (CASE WHEN (pg_catalog.pg_relation_is_updatable(c.oid, \
         false) & 20) = 20 THEN 'YES' ELSE 'NO' END)::varchar AS is_updatable, (CASE WHEN \
         (pg_catalog.pg_relation_is_updatable(c.oid, false) & 8) = 8 THEN 'YES' ELSE 'NO' \

@@ -168,6 +168,28 @@ fn text_of(d: &Datum) -> Option<String> {
     d.as_str().map(str::to_string)
 }
 
+/// reloptions_datum -- `pg_class.reloptions` (`text[]`, each item
+/// `name=value`) for options in their printed form (`{fillfactor=70}`),
+/// which relation descriptors and the DDL code keep.
+pub fn reloptions_datum(options: Option<&str>) -> Datum {
+    let Some(options) = options else { return Datum::Null };
+    let inner = options.trim_start_matches('{').trim_end_matches('}');
+    let items: Vec<Datum> =
+        inner.split(',').filter(|i| !i.is_empty()).map(|i| Datum::Text(i.to_string())).collect();
+    if items.is_empty() {
+        return Datum::Null;
+    }
+    let elem = sluice_types::types::ElemType::new(SqlType::Text).expect("text[] exists");
+    Datum::array(elem, items)
+}
+
+/// The printed form of a `pg_class.reloptions` value (see
+/// [`reloptions_datum`]).
+fn options_text(d: &Datum) -> Option<String> {
+    let items: Vec<&str> = d.as_array()?.elements().iter().filter_map(Datum::as_str).collect();
+    Some(format!("{{{}}}", items.join(",")))
+}
+
 /// The `fillfactor=N` among options like `{fillfactor=70,autovacuum_enabled=off}`.
 pub fn fillfactor_of(options: Option<&str>) -> u8 {
     options
@@ -425,7 +447,7 @@ fn describe(
     if columns.iter().any(|c| c.identity.is_some()) {
         identity_defaults(engine, db, ctx, oid, &mut columns)?;
     }
-    let options = text_of(&class[16]);
+    let options = options_text(&class[16]);
     let checks = match relchecks_of(class) {
         0 => Vec::new(),
         _ => check_constraints(engine, db, ctx, oid)?,

@@ -22,7 +22,7 @@ use sluice_txn::Transaction;
 use sluice_types::Datum;
 
 /// `pg_rewrite.ev_class`'s position.
-const EV_CLASS: usize = 2;
+pub const EV_CLASS: usize = 2;
 /// `pg_rewrite.ev_action`'s position.
 pub const EV_ACTION: usize = 7;
 

@@ -89,6 +89,9 @@ pub const PG_ATTRIBUTE: CatalogDef = CatalogDef {
         // it is the value's stored form (see `ColumnDesc::missing`).
         ("atthasmissing", Bool),
         ("attmissingval", Bytea),
+        // PostgreSQL's per-column statistics target (-1: the default),
+        // which psql's `\d+` shows; appended like the columns above.
+        ("attstattarget", Int4),
     ],
 };
 
@@ -114,7 +117,7 @@ pub const PG_CLASS: CatalogDef = CatalogDef {
         ("relpersistence", Text),
         ("relkind", Text),
         ("relnatts", Int2),
-        ("reloptions", Text),
+        ("reloptions", SqlType::TEXT_ARRAY),
         // The columns psql's `\d` reads, appended (in PostgreSQL's relative
         // order) so that code reading rows by position stays valid; their
         // values are constant until the features behind them exist (typed
@@ -617,9 +620,8 @@ pub fn catalog_by_oid(oid: Oid) -> Option<&'static CatalogDef> {
 
 /// Catalog columns whose text stands for what PostgreSQL keeps as a
 /// nullable variable-length value (`pg_node_tree`, a locale, options).
-const NULLABLE_TEXT: [&str; 18] = [
+const NULLABLE_TEXT: [&str; 17] = [
     "typdefault",
-    "reloptions",
     "relpartbound",
     "daticulocale",
     "indexprs",

@@ -89,7 +89,6 @@ fn mark_matview(cx: &mut dyn BackendContext, rel: &RelationId, populated: bool) 
         row[RELKIND] = Datum::Text(RelKind::MatView.letter().into());
         row[20] = Datum::Bool(true);
         row[RELISPOPULATED] = Datum::Bool(populated);
-        row[26] = Datum::Text("n".into());
     })?;
     cx.txn()?.increment_command();
     Ok(())

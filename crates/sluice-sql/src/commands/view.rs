@@ -373,7 +373,7 @@ fn replace_view(
     drop_rule(cx, old.oid)?;
     add_rule(&engine, db, cx.txn()?, old.oid, stored, relations)?;
     let natts = columns.len() as i16;
-    let options = options.clone().map_or(Datum::Null, Datum::Text);
+    let options = crate::catalog::relation::reloptions_datum(options.as_deref());
     let reloptions = PG_CLASS.columns.iter().position(|c| c.0 == "reloptions");
     let reloptions = reloptions.ok_or_else(|| SqlError::internal("pg_class has no reloptions"))?;
     crate::commands::tablecmds::update_class_row(cx, old.oid, |row| {

@@ -79,6 +79,7 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
         GetIndexDef => ruleutils::index_def(host, args)?,
         GetConstraintDef => ruleutils::constraint_def(host, args)?,
         GetViewDef => ruleutils::view_def(host, args)?,
+        GetRuleDef => ruleutils::rule_def(host, args)?,
         ObjDescription => description(host, args, false)?,
         ColDescription => description(host, args, true)?,
         // Extended statistics do not exist yet.

@@ -5,7 +5,7 @@
 //!
 //! ```text
 //!   [Statement] ─ Limit ─ Sort ─ Project ─ [Filter(HAVING)] ─ [Aggregate] ─ [Filter(WHERE)] ─ source
-//!   source: SeqScan | IndexScan | GenerateSeries | Values | Result | CteScan | WorkTableScan
+//!   source: SeqScan | IndexScan | GenerateSeries | Unnest | Values | Result | CteScan | WorkTableScan
 //!         | NestLoop(source, [Material] source) | HashJoin(source, source)
 //!         | MergeJoin(Sort source, Sort source) | a whole query (FROM subquery)
 //!   set operations: Append (UNION ALL) | Distinct(Append) (UNION) | SetOp (INTERSECT, EXCEPT)
@@ -51,7 +51,7 @@ pub mod subplan;
 
 pub use crate::optimizer::plannodes::{JoinKind, Plan, SetOpKind, SortKey};
 use nestloop::{Inner, NestLoopSource};
-use series::Series;
+use series::{Series, Unnest};
 
 use super::bitmapscan::BitmapRows;
 use super::host::ExecHost;
@@ -118,6 +118,7 @@ fn open_node<'e>(
         Plan::GenerateSeries { start, stop, step, ty } => {
             Box::new(Series::new(start, stop, step.as_ref(), *ty))
         }
+        Plan::Unnest { array, ordinality } => Box::new(Unnest::new(array, *ordinality)),
         Plan::Values(rows) => Box::new(ValuesSource { rows, next: 0 }),
         Plan::Rows(rows) => Box::new(Rows::new(rows.clone())),
         Plan::Filter { input, qual, agg_offset } => Box::new(FilterSource {

@@ -71,6 +71,20 @@ pub(super) fn array_to_string(args: &[Datum], ctx: &Context) -> Result<Datum> {
     Ok(Datum::Text(parts.join(delimiter)))
 }
 
+/// `array_cat(a, b)`, `a || b`: the elements of `a`, then those of `b`
+/// (one-dimensional arrays; a NULL side is the other array, both NULL is
+/// NULL).
+pub(super) fn array_cat(args: &[Datum]) -> Datum {
+    match (array_arg(args, 0), array_arg(args, 1)) {
+        (Some(a), Some(b)) => {
+            let elems = a.elements().iter().chain(b.elements()).cloned().collect();
+            Datum::array(a.elem_type(), elems)
+        }
+        (Some(one), None) | (None, Some(one)) => Datum::Array(Box::new(one.clone())),
+        (None, None) => Datum::Null,
+    }
+}
+
 /// `string_agg`'s result from the array of its group's values: the
 /// non-NULL ones joined by `delimiter` (nothing between them if it is
 /// NULL), NULL if there are none.

@@ -229,6 +229,9 @@ pub enum Builtin {
     },
     /// `array_to_string(array, delimiter [, null_string])`; not strict.
     ArrayToString,
+    /// `anyarray || anyarray` (array_cat): the elements of both; a NULL
+    /// side counts as empty; not strict.
+    ArrayCat,
     /// The last step of `string_agg(value, delimiter)`: the array of the
     /// group's values joined, NULL if none is non-NULL; not strict.
     StringAggJoin,
@@ -269,6 +272,7 @@ impl Builtin {
                 | Builtin::ArrayPosition
                 | Builtin::AnyAll { .. }
                 | Builtin::ArrayToString
+                | Builtin::ArrayCat
                 | Builtin::StringAggJoin
                 | Builtin::Session(SessionFunction::FormatType)
                 | Builtin::EnumSupport(..)
@@ -319,6 +323,7 @@ pub(super) fn call(func: Builtin, args: &[Datum], host: &mut dyn EvalHost) -> Re
         Subscript => arrays::subscript(args)?,
         AnyAll { op, all } => arrays::any_all(*op, all, args, host)?,
         ArrayToString => arrays::array_to_string(args, host.context())?,
+        ArrayCat => arrays::array_cat(args),
         StringAggJoin => arrays::string_agg_join(args),
         ArrayDimension(which) => arrays::dimension(which, args)?,
         Cardinality => arrays::cardinality(args)?,

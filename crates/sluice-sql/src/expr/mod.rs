@@ -293,6 +293,8 @@ pub enum SessionFunction {
     GetConstraintDef,
     /// `pg_get_viewdef(view oid | name [, pretty boolean])`: `text`.
     GetViewDef,
+    /// `pg_get_ruledef(rule oid [, pretty boolean])`: `text`.
+    GetRuleDef,
     /// `obj_description(object oid [, catalog name])`: `text`.
     ObjDescription,
     /// `col_description(table oid, column integer)`: `text`.

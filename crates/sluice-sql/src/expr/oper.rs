@@ -193,10 +193,11 @@ fn resolve(
         Some(_) => "",
         None => name,
     };
-    let enums = enum_comparisons(left.into_iter().chain([right]));
+    let mut per_call = enum_comparisons(left.into_iter().chain([right]));
+    per_call.extend(array_concatenations(left.into_iter().chain([right])));
     let candidates: Vec<&Operator> = catalog()
         .iter()
-        .chain(&enums)
+        .chain(&per_call)
         .filter(|o| o.name == bare && o.left.is_some() == left.is_some())
         .collect();
     let mut signatures: Vec<Vec<ArgType>> =
@@ -264,6 +265,19 @@ fn enum_comparisons(operands: impl Iterator<Item = SqlType>) -> Vec<Operator> {
                 ));
             }
         }
+    }
+    ops
+}
+
+/// `||` on the array types among `operands` (PostgreSQL's `anyarray ||
+/// anyarray`, one operator per array type met, as for enums above).
+fn array_concatenations(operands: impl Iterator<Item = SqlType>) -> Vec<Operator> {
+    let mut ops: Vec<Operator> = Vec::new();
+    for operand in operands {
+        if operand.element().is_none() || ops.iter().any(|o| o.result == operand) {
+            continue;
+        }
+        ops.push(binary("||", operand, operand, operand, Builtin::ArrayCat));
     }
     ops
 }

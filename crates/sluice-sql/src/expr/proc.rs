@@ -388,6 +388,8 @@ static PROCS: &[Proc] = &[
     session("pg_type_is_visible", &[OID], Bool, S::TypeIsVisible),
     session("pg_get_indexdef", &[OID], Text, S::GetIndexDef),
     session("pg_get_indexdef", &[OID, INT4, BOOL], Text, S::GetIndexDef),
+    session("pg_get_ruledef", &[OID], Text, S::GetRuleDef),
+    session("pg_get_ruledef", &[OID, BOOL], Text, S::GetRuleDef),
     session("pg_get_viewdef", &[OID], Text, S::GetViewDef),
     session("pg_get_viewdef", &[OID, BOOL], Text, S::GetViewDef),
     session("pg_get_viewdef", &[TEXT], Text, S::GetViewDef),

@@ -310,6 +310,8 @@ impl<'a> Estimator<'a> {
                 let n = series_rows(start, stop, step.as_ref());
                 with_width(0.0, p.cpu_tuple_cost * n, n, 4.0)
             }
+            // PostgreSQL's prorows for unnest: 100 rows, whatever the array.
+            Plan::Unnest { .. } => with_width(0.0, p.cpu_tuple_cost * 100.0, 100.0, 32.0),
             Plan::CteScan { cte } => {
                 let inner = match self.ctes.get(*cte) {
                     Some(plan) => self.estimate(plan)?,
@@ -490,6 +492,7 @@ pub fn width_of(plan: &Plan, ctes: &[Plan]) -> Option<usize> {
             rel.columns.len() + usize::from(*ctid)
         }
         Plan::GenerateSeries { .. } => 1,
+        Plan::Unnest { ordinality, .. } => 1 + usize::from(*ordinality),
         Plan::Values(rows) => rows.first().map_or(0, Vec::len),
         Plan::Rows(rows) => rows.first()?.len(),
         Plan::Filter { input, .. }

@@ -13,7 +13,7 @@
 //!
 //! ```text
 //!   [Statement] ─ Limit ─ Sort ─ Project ─ [Filter(HAVING)] ─ [Aggregate] ─ [Filter(WHERE)] ─ source
-//!   source: SeqScan | IndexScan | GenerateSeries | Values | Result | CteScan | WorkTableScan
+//!   source: SeqScan | IndexScan | GenerateSeries | Unnest | Values | Result | CteScan | WorkTableScan
 //!         | NestLoop(source, [Material] source) | HashJoin(source, source)
 //!         | MergeJoin(Sort source, Sort source) | a whole query (FROM subquery)
 //!   set operations: Append (UNION ALL) | Distinct(Append) (UNION) | SetOp (INTERSECT, EXCEPT)
@@ -70,6 +70,9 @@ pub enum Plan {
     IndexScan { rel: Box<RelationDesc>, path: Box<IndexPath>, alias: Option<String>, ctid: bool },
     /// generate_series(start, stop, step) of one numeric type.
     GenerateSeries { start: Expr, stop: Expr, step: Option<Expr>, ty: SqlType },
+    /// `unnest(array) [WITH ORDINALITY]` in FROM: a row per element of
+    /// `array`, with its 1-based position when `ordinality`.
+    Unnest { array: Expr, ordinality: bool },
     /// Literal rows.
     Values(Vec<Vec<Expr>>),
     /// Rows computed at planning time (system views).

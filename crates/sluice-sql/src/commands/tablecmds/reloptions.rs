@@ -9,7 +9,7 @@
 //! they set. A `toast.` parameter is refused: there is no TOAST table.
 
 use super::RelationDesc;
-use crate::catalog::relation::oid_of;
+use crate::catalog::relation::{oid_of, reloptions_datum};
 use crate::catalog::schema::PG_CLASS;
 use crate::catalog::statistic::latest_view;
 use crate::catalog::{replace, scan_as};
@@ -19,7 +19,6 @@ use crate::executor::context::BackendContext;
 use crate::parser::def_arg_string;
 use pg_query::protobuf::{CreateStmt, Node};
 use pg_query::NodeEnum;
-use sluice_types::Datum;
 
 /// alter_reloptions -- `ALTER TABLE ... SET (name = value, ...)` or
 /// `RESET (name, ...)`: merges the storage parameters into the table's
@@ -54,8 +53,7 @@ pub(super) fn alter_reloptions(
         options.push((def.defname.clone(), value));
     }
     let text: Vec<String> = options.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    let value =
-        if text.is_empty() { Datum::Null } else { Datum::Text(format!("{{{}}}", text.join(","))) };
+    let value = reloptions_datum(Some(&format!("{{{}}}", text.join(","))));
     let parts = cx.parts()?;
     let at = PG_CLASS.columns.iter().position(|c| c.0 == "reloptions");
     let at = at.ok_or_else(|| SqlError::internal("pg_class has no reloptions"))?;

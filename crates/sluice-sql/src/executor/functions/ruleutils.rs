@@ -191,6 +191,31 @@ pub(super) fn view_def(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
     Ok(Datum::Text(format!(" {text};")))
 }
 
+/// `pg_get_ruledef(rule [, pretty])`: the CREATE RULE a view's `_RETURN`
+/// rule amounts to, its query the stored text (see [`view_def`]); NULL for
+/// an OID that is no rule.
+pub(super) fn rule_def(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
+    let Some(Datum::Oid(oid)) = args.first() else { return Ok(Datum::Null) };
+    let (engine, db) = (host.env().engine.clone(), host.env().database);
+    let rules = crate::catalog::scan_eq_as(
+        &engine,
+        db,
+        &crate::catalog::schema::PG_REWRITE,
+        host.visibility(),
+        0,
+        &Datum::Oid(*oid),
+        |_| true,
+    )?;
+    let Some((_, rule)) = rules.into_iter().next() else { return Ok(Datum::Null) };
+    let view = crate::catalog::relation::oid_of(&rule[crate::catalog::rewrite::EV_CLASS]);
+    let Some(rel) = relation(host, view)? else { return Ok(Datum::Null) };
+    let name = super::regproc::qualified_name(host, &rel)?;
+    let query = rule[crate::catalog::rewrite::EV_ACTION].as_str().unwrap_or_default();
+    Ok(Datum::Text(format!(
+        "CREATE RULE \"_RETURN\" AS\n    ON SELECT TO {name} DO INSTEAD  {query};"
+    )))
+}
+
 /// `pg_get_expr(expr, relation [, pretty])`: the stored SQL text, without
 /// its outer parentheses in pretty mode, its `'name'::regclass` constants
 /// named as regclass output names them.

@@ -1,7 +1,8 @@
-//! generate_series in FROM (PostgreSQL's generate_series_int4/int8 and
-//! generate_series_step_numeric): a running node that counts from start to
-//! stop by step, its arguments evaluated when it first runs (they may read
-//! a LATERAL outer row).
+//! Set-returning functions in FROM. generate_series (PostgreSQL's
+//! generate_series_int4/int8 and generate_series_step_numeric) is a running
+//! node that counts from start to stop by step; unnest (array_unnest)
+//! hands out an array's elements. Their arguments are evaluated when the
+//! node first runs (they may read a LATERAL outer row).
 
 use super::*;
 
@@ -110,5 +111,41 @@ impl<'e> RowSource<'e> for Series<'e> {
             Err(_) => self.done = true,
         }
         Ok(Some(vec![value]))
+    }
+}
+
+/// unnest(array) [WITH ORDINALITY]: the array's elements in order (none for
+/// a NULL array), each with its position when asked.
+pub(super) struct Unnest<'e> {
+    array: &'e Expr,
+    ordinality: bool,
+    elements: Option<std::vec::IntoIter<Datum>>,
+    position: i64,
+}
+
+impl<'e> Unnest<'e> {
+    pub(super) fn new(array: &'e Expr, ordinality: bool) -> Unnest<'e> {
+        Unnest { array, ordinality, elements: None, position: 0 }
+    }
+}
+
+impl<'e> RowSource<'e> for Unnest<'e> {
+    fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
+        host.check_interrupts()?;
+        if self.elements.is_none() {
+            let elements = match eval(self.array, &[], host)? {
+                Datum::Array(array) => array.into_elements(),
+                _ => Vec::new(),
+            };
+            self.elements = Some(elements.into_iter());
+        }
+        let Some(value) = self.elements.as_mut().and_then(Iterator::next) else {
+            return Ok(None);
+        };
+        self.position += 1;
+        Ok(Some(match self.ordinality {
+            true => vec![value, Datum::Int8(self.position)],
+            false => vec![value],
+        }))
     }
 }

@@ -33,6 +33,9 @@ pub(super) fn plan_function(
     if name == "pg_partition_ancestors" && call.args.len() == 1 {
         return plan_partition_ancestors(pl, rf, call, params, lateral);
     }
+    if name == "unnest" {
+        return plan_unnest(pl, rf, call, params, lateral);
+    }
     refuse(rf.ordinality, "WITH ORDINALITY is not supported yet")?;
     if crate::catalog::system_views::is_backend_function(&name) {
         return plan_backend_function(pl, rf, call, &name, params);
@@ -87,6 +90,63 @@ pub(super) fn plan_function(
         relations: Vec::new(),
     };
     Ok(FromItem { plan: Plan::GenerateSeries { start, stop, step, ty }, scope, lateral: refs })
+}
+
+/// `unnest(array) [WITH ORDINALITY]` in FROM: one column of the array's
+/// element type named like the function (or the alias, or its first column
+/// name), then `ordinality` (bigint). The argument may read columns to its
+/// left. Several arrays (`unnest(a, b)`) are not done yet.
+fn plan_unnest(
+    pl: &mut Planner,
+    rf: &protobuf::RangeFunction,
+    call: &protobuf::FuncCall,
+    params: &mut Vec<Option<SqlType>>,
+    lateral: &Scope,
+) -> Result<FromItem> {
+    refuse(call.args.len() != 1, "unnest of several arrays in FROM is not supported yet")?;
+    let (args, refs) = pl.lateral(lateral, |pl| {
+        let empty = Scope::default();
+        let mut host = PlanHost::with_planner(params, pl, &empty);
+        call.args.iter().map(|a| analyze(a, &empty, &mut host)).collect::<Result<Vec<_>>>()
+    })?;
+    let array = args.into_iter().next().expect("one argument");
+    let Some(elem) = array.ty().base().element() else {
+        let error = match array.ty() {
+            SqlType::Unknown => SqlError::new("42725", "function unnest(unknown) is not unique")
+                .with_hint("Could not choose a best candidate function. You might need to add explicit type casts."),
+            other => SqlError::new(
+                "42883",
+                format!("function unnest({}) does not exist", sluice_types::format_type(other, -1)),
+            )
+            .with_hint("No function matches the given name and argument types. You might need to add explicit type casts."),
+        };
+        return Err(error.at(position(call.location)));
+    };
+    let refname = rf.alias.as_ref().map_or("unnest", |a| a.aliasname.as_str());
+    pl.row_mark_for(refname, FromKind::Function);
+    let given: Vec<String> = rf
+        .alias
+        .as_ref()
+        .map(|a| a.colnames.iter().filter_map(crate::parser::node_str).collect())
+        .unwrap_or_default();
+    let first = given.first().cloned().unwrap_or_else(|| refname.to_string());
+    let mut columns = vec![ScopeColumn {
+        table: Some(refname.to_string()),
+        name: first,
+        ty: elem,
+        typmod: array.typmod(),
+    }];
+    if rf.ordinality {
+        columns.push(ScopeColumn {
+            table: Some(refname.to_string()),
+            name: given.get(1).cloned().unwrap_or_else(|| "ordinality".into()),
+            ty: SqlType::Int8,
+            typmod: -1,
+        });
+    }
+    let scope = Scope { columns, relations: Vec::new() };
+    let plan = Plan::Unnest { array, ordinality: rf.ordinality };
+    Ok(FromItem { plan, scope, lateral: refs })
 }
 
 /// `pg_partition_ancestors(rel) [WITH ORDINALITY]` in FROM: without
