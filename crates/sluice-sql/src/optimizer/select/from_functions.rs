@@ -46,11 +46,7 @@ pub(super) fn plan_function(
     if name != "generate_series" || !(2..=3).contains(&call.args.len()) {
         return Err(SqlError::unsupported(format!("function {name} in FROM is not supported yet")));
     }
-    let (args, refs) = pl.lateral(lateral, |pl| {
-        let empty = Scope::default();
-        let mut host = PlanHost::with_planner(params, pl, &empty);
-        call.args.iter().map(|a| analyze(a, &empty, &mut host)).collect::<Result<Vec<_>>>()
-    })?;
+    let (args, refs) = call_args(pl, call, params, lateral)?;
     let ty = match select_common_type(&args, "generate_series")? {
         SqlType::Int2 | SqlType::Int4 | SqlType::Unknown => SqlType::Int4,
         SqlType::Int8 => SqlType::Int8,
@@ -92,6 +88,22 @@ pub(super) fn plan_function(
     Ok(FromItem { plan: Plan::GenerateSeries { start, stop, step, ty }, scope, lateral: refs })
 }
 
+/// The analysed arguments of a function in FROM, which may read the
+/// columns of the FROM items to its left (`lateral`), and what they read
+/// of them.
+fn call_args(
+    pl: &mut Planner,
+    call: &protobuf::FuncCall,
+    params: &mut Vec<Option<SqlType>>,
+    lateral: &Scope,
+) -> Result<(Vec<Expr>, LateralRefs)> {
+    pl.lateral(lateral, |pl| {
+        let empty = Scope::default();
+        let mut host = PlanHost::with_planner(params, pl, &empty);
+        call.args.iter().map(|a| analyze(a, &empty, &mut host)).collect::<Result<Vec<_>>>()
+    })
+}
+
 /// `unnest(array) [WITH ORDINALITY]` in FROM: one column of the array's
 /// element type named like the function (or the alias, or its first column
 /// name), then `ordinality` (bigint). The argument may read columns to its
@@ -104,11 +116,7 @@ fn plan_unnest(
     lateral: &Scope,
 ) -> Result<FromItem> {
     refuse(call.args.len() != 1, "unnest of several arrays in FROM is not supported yet")?;
-    let (args, refs) = pl.lateral(lateral, |pl| {
-        let empty = Scope::default();
-        let mut host = PlanHost::with_planner(params, pl, &empty);
-        call.args.iter().map(|a| analyze(a, &empty, &mut host)).collect::<Result<Vec<_>>>()
-    })?;
+    let (args, refs) = call_args(pl, call, params, lateral)?;
     let array = args.into_iter().next().expect("one argument");
     let Some(elem) = array.ty().base().element() else {
         let error = match array.ty() {
@@ -161,11 +169,7 @@ fn plan_partition_ancestors(
     lateral: &Scope,
 ) -> Result<FromItem> {
     let regclass = SqlType::Reg(sluice_types::RegKind::Class);
-    let (args, refs) = pl.lateral(lateral, |pl| {
-        let empty = Scope::default();
-        let mut host = PlanHost::with_planner(params, pl, &empty);
-        call.args.iter().map(|a| analyze(a, &empty, &mut host)).collect::<Result<Vec<_>>>()
-    })?;
+    let (args, refs) = call_args(pl, call, params, lateral)?;
     let arg = args.into_iter().next().expect("one argument");
     let arg = crate::expr::coerce(arg, regclass, -1, crate::expr::CoercionContext::Implicit)?;
     let name = "pg_partition_ancestors";
