@@ -137,3 +137,16 @@ CREATE VIEW wco_view WITH (check_option = cascaded) AS SELECT * FROM base_tbl WH
 INSERT INTO wco_view VALUES (0, 'refused');
 SELECT relname, reloptions FROM pg_class WHERE relname IN ('sb_view', 'wco_view') ORDER BY relname;
 DROP TABLE base_tbl CASCADE;
+-- INSERT ... ON CONFLICT through a view.
+CREATE TABLE oc_base (id int PRIMARY KEY, val text, n int DEFAULT 0);
+CREATE VIEW oc_view AS SELECT n AS cnt, val AS v, id AS key FROM oc_base WHERE id < 100;
+INSERT INTO oc_view (key, v) VALUES (1, 'a') ON CONFLICT (key) DO NOTHING;
+INSERT INTO oc_view (key, v) VALUES (1, 'b') ON CONFLICT (key) DO NOTHING;
+INSERT INTO oc_view (key, v) VALUES (1, 'c') ON CONFLICT (key) DO UPDATE SET v = excluded.v, cnt = oc_view.cnt + 1 RETURNING *;
+INSERT INTO oc_view (key, v) VALUES (1, 'd') ON CONFLICT (key) DO UPDATE SET cnt = cnt + 10 WHERE oc_view.v = 'c' RETURNING key, cnt, v;
+INSERT INTO oc_view AS o (key, v) VALUES (1, 'e') ON CONFLICT (key) DO UPDATE SET v = o.v || excluded.v RETURNING *;
+INSERT INTO oc_view (key, v) VALUES (2, 'x'), (1, 'y') ON CONFLICT ON CONSTRAINT oc_base_pkey DO UPDATE SET v = excluded.v;
+SELECT * FROM oc_base ORDER BY id;
+CREATE VIEW oc_view2 AS SELECT id, upper(val) AS u FROM oc_base;
+INSERT INTO oc_view2 (id) VALUES (1) ON CONFLICT (id) DO UPDATE SET u = 'no';
+DROP TABLE oc_base CASCADE;

@@ -11,7 +11,9 @@
 //! columns in the statement become the expressions they stand for
 //! (`view_target/substitute.rs`), the view's WHERE clause is ANDed to an
 //! UPDATE's or DELETE's, and the columns an INSERT or UPDATE assigns
-//! become the base columns behind them. Only view columns that are plain
+//! become the base columns behind them (ON CONFLICT's arbiters and DO
+//! UPDATE's too, `excluded.c` becoming the view's expression for `c` over
+//! the proposed row). Only view columns that are plain
 //! columns of the base relation can be assigned (0A000 names the first
 //! that is not). A view over a view is rewritten again, until the target
 //! is a table; meeting a view twice is 42P17.
@@ -319,12 +321,10 @@ impl ViewShape {
     }
 
     fn insert(&self, stmt: &InsertStmt, sub: &Substitution) -> Result<InsertStmt> {
-        if stmt.on_conflict_clause.is_some() {
-            return Err(SqlError::unsupported(
-                "INSERT ... ON CONFLICT on a view is not supported yet",
-            ));
-        }
         let mut out = stmt.clone();
+        if let Some(clause) = out.on_conflict_clause.as_deref_mut() {
+            self.on_conflict(clause, sub)?;
+        }
         out.relation = Some(self.base.clone());
         if out.cols.is_empty() {
             out.cols = self.implicit_columns(stmt.select_stmt.as_deref());
@@ -337,6 +337,108 @@ impl ViewShape {
             sub.target_list(&mut returning.exprs)?;
         }
         Ok(out)
+    }
+
+    /// ON CONFLICT of an INSERT through the view: the arbiter columns
+    /// become the base columns (or expressions) behind them, DO UPDATE's
+    /// assignments base columns, and `excluded.c` the view's expression
+    /// for `c` over the row proposed for insertion.
+    fn on_conflict(
+        &self,
+        clause: &mut pg_query::protobuf::OnConflictClause,
+        sub: &Substitution,
+    ) -> Result<()> {
+        let excluded_exprs = self.over_excluded(sub.refname)?;
+        let excluded = Substitution {
+            refname: "excluded",
+            columns: self
+                .columns
+                .iter()
+                .zip(&excluded_exprs)
+                .map(|(c, expr)| Replacement { name: &c.name, expr })
+                .collect(),
+        };
+        if let Some(infer) = clause.infer.as_deref_mut() {
+            if !infer.conname.is_empty() {
+                // PostgreSQL looks the constraint up on the view itself.
+                return Err(SqlError::new(
+                    "42704",
+                    format!(
+                        "constraint \"{}\" for table \"{}\" does not exist",
+                        infer.conname, self.name
+                    ),
+                ));
+            }
+            for elem in &mut infer.index_elems {
+                let Some(NodeEnum::IndexElem(e)) = elem.node.as_mut() else { continue };
+                let Some(column) = self.columns.iter().find(|c| c.name == e.name) else { continue };
+                match &column.base {
+                    Ok(base) => e.name = base.clone(),
+                    Err(_) => {
+                        e.name = String::new();
+                        e.expr = Some(Box::new(column.expr.clone()));
+                    }
+                }
+            }
+            if let Some(qual) = infer.where_clause.as_deref_mut() {
+                sub.expr(qual, true)?;
+            }
+        }
+        for target in &mut clause.target_list {
+            let Some(NodeEnum::ResTarget(rt)) = target.node.as_mut() else { continue };
+            rt.name = self.assigned_column(rt)?;
+            self.refuse_ambiguous(target)?;
+            sub.expr(target, true)?;
+            excluded.expr(target, false)?;
+        }
+        if let Some(qual) = clause.where_clause.as_deref_mut() {
+            self.refuse_ambiguous(qual)?;
+            sub.expr(qual, true)?;
+            excluded.expr(qual, false)?;
+        }
+        Ok(())
+    }
+
+    /// 42702 for an unqualified view column in DO UPDATE, where both the
+    /// view and `excluded` have it.
+    fn refuse_ambiguous(&self, node: &Node) -> Result<()> {
+        let Some(inner) = node.node.as_ref() else { return Ok(()) };
+        for (n, ..) in inner.nodes() {
+            let pg_query::NodeRef::ColumnRef(cref) = n else { continue };
+            let [field] = cref.fields.as_slice() else { continue };
+            let Some(name) = node_str(field) else { continue };
+            if self.columns.iter().any(|c| c.name == name) {
+                return Err(SqlError::new(
+                    "42702",
+                    format!("column reference \"{name}\" is ambiguous"),
+                )
+                .at(position(cref.location)));
+            }
+        }
+        Ok(())
+    }
+
+    /// The view's column expressions over the row proposed for insertion
+    /// (`excluded`) instead of the base relation named `refname`.
+    fn over_excluded(&self, refname: &str) -> Result<Vec<Node>> {
+        let to_excluded: Vec<Node> =
+            self.base_columns.iter().map(|c| column_ref("excluded", c)).collect();
+        let requalify = Substitution {
+            refname,
+            columns: self
+                .base_columns
+                .iter()
+                .zip(&to_excluded)
+                .map(|(name, expr)| Replacement { name, expr })
+                .collect(),
+        };
+        let mut exprs = Vec::with_capacity(self.columns.len());
+        for column in &self.columns {
+            let mut expr = column.expr.clone();
+            requalify.expr(&mut expr, false)?;
+            exprs.push(expr);
+        }
+        Ok(exprs)
     }
 
     /// The view columns an INSERT without a column list fills: as many as
