@@ -192,13 +192,16 @@ fn options_text(d: &Datum) -> Option<String> {
 
 /// The `fillfactor=N` among options like `{fillfactor=70,autovacuum_enabled=off}`.
 pub fn fillfactor_of(options: Option<&str>) -> u8 {
-    options
-        .and_then(|o| {
-            o.trim_matches(|c| c == '{' || c == '}')
-                .split(',')
-                .find_map(|kv| kv.strip_prefix("fillfactor=").and_then(|v| v.parse::<u8>().ok()))
-        })
-        .unwrap_or(100)
+    reloption(options, "fillfactor").and_then(|v| v.parse::<u8>().ok()).unwrap_or(100)
+}
+
+/// reloption -- the value of option `name` among options in their printed
+/// form (`{fillfactor=70,check_option=local}`).
+pub fn reloption<'a>(options: Option<&'a str>, name: &str) -> Option<&'a str> {
+    options?
+        .trim_matches(|c| c == '{' || c == '}')
+        .split(',')
+        .find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='))
 }
 
 /// lookup -- the relation named `name` in the first of `namespaces` that has

@@ -54,6 +54,7 @@ use sluice_types::Datum;
 
 /// `pg_class` positions set here.
 const RELKIND: usize = 14;
+const RELHASRULES: usize = 20;
 const RELISPOPULATED: usize = 25;
 
 /// create_matview -- CREATE MATERIALIZED VIEW [IF NOT EXISTS] name
@@ -87,7 +88,7 @@ pub(crate) fn create_matview(
 fn mark_matview(cx: &mut dyn BackendContext, rel: &RelationId, populated: bool) -> Result<()> {
     update_class_row(cx, rel.oid, |row| {
         row[RELKIND] = Datum::Text(RelKind::MatView.letter().into());
-        row[20] = Datum::Bool(true);
+        row[RELHASRULES] = Datum::Bool(true);
         row[RELISPOPULATED] = Datum::Bool(populated);
     })?;
     cx.txn()?.increment_command();

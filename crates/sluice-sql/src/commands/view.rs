@@ -49,6 +49,7 @@ use crate::catalog::{delete, insert};
 use crate::error::{Result, SqlError};
 use crate::executor;
 use crate::executor::context::BackendContext;
+use crate::optimizer::select::refname;
 use crate::parser::{node_str, quote_identifier, RawStatement};
 use crate::sink::{OutputColumn, QuerySink};
 use pg_query::protobuf::{DropBehavior, DropStmt, SelectStmt, ViewStmt};
@@ -209,11 +210,6 @@ fn star_expansions(
         edits.push((start, start + star + 1, columns.join(", ")));
     }
     Ok(edits)
-}
-
-/// The name a FROM table goes by: its alias, else its name.
-fn refname(rv: &pg_query::protobuf::RangeVar) -> &str {
-    rv.alias.as_ref().map_or(rv.relname.as_str(), |a| a.aliasname.as_str())
 }
 
 /// The query of the edited CREATE [MATERIALIZED] VIEW statement, deparsed.

@@ -228,7 +228,7 @@ pub fn plan(
         NodeEnum::DeleteStmt(s) => s.relation.as_ref(),
         _ => None,
     }
-    .map_or_else(|| plan.rel.name.clone(), |rv| view_target::refname(rv).to_string());
+    .map_or_else(|| plan.rel.name.clone(), |rv| super::select::refname(rv).to_string());
     let types = parts.planner_parts().type_catalog();
     for check in &rewritten.checks {
         if let Some(qual) = &check.qual {

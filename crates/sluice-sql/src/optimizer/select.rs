@@ -585,7 +585,7 @@ fn plan_range_var(
 }
 
 /// The name a FROM table goes by: its alias, else its name.
-fn refname(rv: &protobuf::RangeVar) -> &str {
+pub(crate) fn refname(rv: &protobuf::RangeVar) -> &str {
     rv.alias.as_ref().map_or(rv.relname.as_str(), |a| a.aliasname.as_str())
 }
 

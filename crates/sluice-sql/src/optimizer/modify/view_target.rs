@@ -40,7 +40,7 @@
 mod substitute;
 
 use super::super::context::PlannerContext;
-use super::super::select::{open_relation, stored_select};
+use super::super::select::{open_relation, refname, stored_select};
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::schema::RelKind;
 use crate::error::{position, Result, SqlError};
@@ -109,11 +109,6 @@ fn target_of(stmt: &NodeEnum) -> Result<&RangeVar> {
         _ => None,
     };
     rv.ok_or_else(|| SqlError::internal("data-modifying statement without a target"))
-}
-
-/// The name a FROM item or target goes by: its alias, else its name.
-pub(super) fn refname(rv: &RangeVar) -> &str {
-    rv.alias.as_ref().map_or(rv.relname.as_str(), |a| a.aliasname.as_str())
 }
 
 /// What a statement does to its target, for the messages.
@@ -235,7 +230,7 @@ impl ViewShape {
         let qualified: Vec<Node> =
             self.base_columns.iter().map(|c| column_ref(refname, c)).collect();
         let requalify = Substitution {
-            refname: super::view_target::refname(&self.base),
+            refname: super::super::select::refname(&self.base),
             columns: self
                 .base_columns
                 .iter()
@@ -684,13 +679,11 @@ fn source_width(select: &SelectStmt) -> Option<usize> {
 
 /// `check_option` from a view's reloptions.
 fn check_option_of(rel: &RelationDesc) -> Option<CheckOption> {
-    let options = rel.options.as_deref()?;
-    let inner = options.trim_start_matches('{').trim_end_matches('}');
-    inner.split(',').find_map(|kv| match kv.trim().strip_prefix("check_option=")? {
+    match crate::catalog::relation::reloption(rel.options.as_deref(), "check_option")? {
         "local" => Some(CheckOption::Local),
         "cascaded" => Some(CheckOption::Cascaded),
         _ => None,
-    })
+    }
 }
 
 /// The system columns a view's query may read.
