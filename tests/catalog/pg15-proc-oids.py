@@ -24,6 +24,9 @@ TYPES = {
     "PG_LSN": "pg_lsn", "XID": "xid", "ANY": '"any"', "REGCLASS": "regclass",
     "ANYCOMPATIBLEARRAY": "anycompatiblearray", "ANYCOMPATIBLE": "anycompatible",
 }
+# Functions sluice implements natively rather than in proc.rs: the access
+# methods' handlers that pg_am.amhandler names.
+NATIVE = [("heap_tableam_handler", ["internal"]), ("bthandler", ["internal"])]
 ENTRY = re.compile(r'^\s+(f|variadic|agg|session|unsupported|agg_array)\("([a-z_0-9]+)"(?:, &\[([A-Z0-9_, ]*)\])?')
 
 
@@ -47,7 +50,7 @@ def signatures():
         if kind == "agg_array":
             types = ["anynonarray"]
         seen.append((name, types))
-    return seen
+    return seen + NATIVE
 
 
 def main():

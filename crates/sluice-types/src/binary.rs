@@ -127,6 +127,7 @@ pub fn recv(ty: SqlType, b: &[u8], typmod: i32) -> Result<Datum> {
         }
         SqlType::Bpchar => Datum::Text(text::bpchar_coerce(text::verify_utf8(b)?, typmod, false)?),
         SqlType::Name => Datum::Text(text::name_coerce(text::verify_utf8(b)?)),
+        SqlType::Char => Datum::Text(text::char_from_byte(b.first().copied().unwrap_or(0))),
         SqlType::Bytea => Datum::Bytea(b.to_vec()),
         SqlType::Numeric => Datum::Numeric(apply_typmod(numeric_recv(b)?, typmod)?),
         SqlType::Jsonb => Datum::Jsonb(Box::new(jsonb_recv(b)?)),

@@ -79,6 +79,9 @@ pub fn cast_context(from: SqlType, to: SqlType) -> Option<CastContext> {
         (Jsonb, Bool | Numeric | Int2 | Int4 | Int8 | Float4 | Float8) => Explicit,
         (Json, Jsonb) | (Jsonb, Json) => Assignment,
         (Text | Varchar | Bpchar | Name, Text | Varchar | Bpchar | Name) => Implicit,
+        (Char, Text) => Implicit,
+        (Text | Varchar | Bpchar, Char) | (Char, Varchar | Bpchar) => Assignment,
+        (Int4, Char) | (Char, Int4) => Explicit,
         (Bool, Text | Varchar | Bpchar) => Assignment,
         _ if to_string => Assignment,
         _ if from_string => Explicit,
@@ -160,6 +163,9 @@ fn convert(d: &Datum, from: SqlType, to: SqlType, ctx: &Context) -> Result<Datum
     if let (Datum::Array(a), SqlType::Array(elem)) = (d, to) {
         return convert_array(a, elem, ctx);
     }
+    if from == Char || to == Char {
+        return convert_char(d, from, to, ctx);
+    }
     if to.category() == TypeCategory::String {
         return Ok(Datum::Text(to_text(d, from, ctx)));
     }
@@ -188,6 +194,23 @@ fn convert(d: &Datum, from: SqlType, to: SqlType, ctx: &Context) -> Result<Datum
         (Datum::Oid(v), Int8) => Ok(Datum::Int8(i64::from(*v))),
         (Datum::Xid8(v), Xid) => Ok(Datum::Xid(*v)),
         _ => convert_datetime(d, to, ctx),
+    }
+}
+
+/// Casts to and from `"char"`: a string gives its first byte (no escapes,
+/// unlike `"char"`'s input function), `int4` the byte's signed value.
+fn convert_char(d: &Datum, from: SqlType, to: SqlType, ctx: &Context) -> Result<Datum> {
+    use SqlType::*;
+    match (d, from, to) {
+        (Datum::Text(s), Char, Int4) => Ok(Datum::Int4(i32::from(text::char_byte(s) as i8))),
+        (Datum::Text(s), Char, _) => Ok(Datum::Text(s.clone())),
+        (Datum::Int4(v), Int4, Char) => i8::try_from(*v)
+            .map(|b| Datum::Text(text::char_from_byte(b as u8)))
+            .map_err(|_| TypeError::out_of_range("\"char\" out of range")),
+        (Datum::Text(s), Text | Varchar | Bpchar | Name, Char) => {
+            Ok(Datum::Text(text::char_from_byte(s.bytes().next().unwrap_or(0))))
+        }
+        _ => io::parse(to, &to_text(d, from, ctx), -1, ctx),
     }
 }
 

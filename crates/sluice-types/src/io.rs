@@ -29,6 +29,7 @@ pub fn parse(ty: SqlType, input: &str, typmod: i32, ctx: &Context) -> Result<Dat
         SqlType::Varchar => Datum::Text(text::varchar_coerce(input.to_string(), typmod, false)?),
         SqlType::Bpchar => Datum::Text(text::bpchar_coerce(input.to_string(), typmod, false)?),
         SqlType::Name => Datum::Text(text::name_coerce(input.to_string())),
+        SqlType::Char => Datum::Text(text::char_in(input)),
         SqlType::Bytea => Datum::Bytea(bytea::parse(input)?),
         SqlType::Date => Datum::Date(input::parse_date(input, ctx)?),
         SqlType::Time => Datum::Time(input::parse_time(input, typmod, ctx)?),

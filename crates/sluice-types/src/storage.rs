@@ -67,6 +67,7 @@ pub fn to_storage(ty: SqlType, d: &Datum) -> Vec<u8> {
             out.resize(64, 0);
             out
         }
+        Datum::Text(s) if ty == SqlType::Char => vec![crate::text::char_byte(s)],
         Datum::Text(s) | Datum::Json(s) => s.as_bytes().to_vec(),
         Datum::Bytea(b) => b.clone(),
         Datum::Numeric(n) => numeric_to_storage(n),
@@ -91,6 +92,7 @@ pub fn from_storage(ty: SqlType, bytes: &[u8]) -> Result<Datum> {
     };
     Ok(match ty {
         SqlType::Bool => Datum::Bool(fixed(1)?[0] != 0),
+        SqlType::Char => Datum::Text(crate::text::char_from_byte(fixed(1)?[0])),
         SqlType::Int2 => Datum::Int2(i16::from_le_bytes(arr(fixed(2)?))),
         SqlType::Int4 => Datum::Int4(i32::from_le_bytes(arr(fixed(4)?))),
         SqlType::Int8 => Datum::Int8(i64::from_le_bytes(arr(fixed(8)?))),

@@ -9,6 +9,16 @@
 //!   trailing spaces;
 //! * `name` truncates to 63 bytes (NAMEDATALEN - 1) at a character boundary.
 //!
+//! `"char"` is not a string type in PostgreSQL (its category is `Z`) but
+//! holds text too: one byte, kept in [`crate::Datum::Text`] as its output
+//! form — the character itself, `""` for the zero byte, `\ooo` for a byte
+//! with the high bit set — so catalog code reads `relkind` as the string it
+//! always was. [`char_in`] makes that form, [`char_byte`] and
+//! [`char_from_byte`] convert it to and from the stored byte. Comparing the
+//! output forms orders ASCII bytes as PostgreSQL does; a high-bit byte
+//! sorts by its `\ooo` spelling (a difference only non-ASCII `"char"`
+//! values would show).
+//!
 //! Lengths here are in characters, as PostgreSQL counts them for UTF-8.
 
 use std::cmp::Ordering;
@@ -73,6 +83,35 @@ pub fn name_coerce(mut s: String) -> String {
     s
 }
 
+/// `"char"` input (`charin`): the first byte of `s`, or the byte a
+/// four-character `\ooo` octal escape names; returned in output form.
+pub fn char_in(s: &str) -> String {
+    char_from_byte(char_escape(s).unwrap_or_else(|| s.bytes().next().unwrap_or(0)))
+}
+
+/// The byte of a `\ooo` escape, if `s` is exactly one.
+fn char_escape(s: &str) -> Option<u8> {
+    let digits = s.strip_prefix('\\')?;
+    if digits.len() != 3 || !digits.bytes().all(|b| (b'0'..=b'7').contains(&b)) {
+        return None;
+    }
+    u8::try_from(u32::from_str_radix(digits, 8).ok()?).ok()
+}
+
+/// The output form of `"char"` byte `b` (`charout`).
+pub fn char_from_byte(b: u8) -> String {
+    match b {
+        0 => String::new(),
+        0x80.. => format!("\\{b:03o}"),
+        _ => char::from(b).to_string(),
+    }
+}
+
+/// The byte a `"char"` value in output form stands for.
+pub fn char_byte(s: &str) -> u8 {
+    char_escape(s).unwrap_or_else(|| s.bytes().next().unwrap_or(0))
+}
+
 /// `s` without trailing spaces: the significant part of a `char(n)` value.
 pub fn bpchar_trim(s: &str) -> &str {
     s.trim_end_matches(' ')
@@ -108,5 +147,21 @@ pub fn verify_utf8(bytes: &[u8]) -> Result<String> {
             let len = e.error_len().unwrap_or(bytes.len() - start).max(1);
             Err(bad_byte(&bytes[start..(start + len).min(bytes.len())]))
         }
+    }
+}
+
+#[cfg(test)]
+mod char_tests {
+    use super::*;
+
+    #[test]
+    fn char_keeps_one_byte_in_output_form() {
+        assert_eq!(char_in("relkind"), "r");
+        assert_eq!(char_in(""), "");
+        assert_eq!(char_in("\\101"), "A");
+        assert_eq!(char_in("é"), "\\303");
+        assert_eq!(char_byte(&char_in("é")), 0xC3);
+        assert_eq!(char_byte(""), 0);
+        assert_eq!(char_from_byte(b'S'), "S");
     }
 }

@@ -45,6 +45,10 @@ pub enum SqlType {
     Bool,
     /// `bytea`, a byte string.
     Bytea,
+    /// `"char"`, the catalogs' one-byte type (`relkind`, `contype`). Its
+    /// values are [`crate::Datum::Text`] in their output form (see
+    /// [`crate::text::char_in`]).
+    Char,
     /// `name`, the catalogs' 63-byte identifier type.
     Name,
     /// `bigint` (`int8`).
@@ -197,9 +201,10 @@ const fn array_info(
 
 /// The array type of every scalar type but `unknown`, with PostgreSQL 15's
 /// OIDs (`pg_type.typarray` of the element).
-static ARRAY_TYPES: [ArrayInfo; 24] = [
+static ARRAY_TYPES: [ArrayInfo; 25] = [
     array_info(SqlType::Bool, 1000, "_bool", "boolean[]"),
     array_info(SqlType::Bytea, 1001, "_bytea", "bytea[]"),
+    array_info(SqlType::Char, 1002, "_char", "\"char\"[]"),
     array_info(SqlType::Name, 1003, "_name", "name[]"),
     array_info(SqlType::Int8, 1016, "_int8", "bigint[]"),
     array_info(SqlType::Int2, 1005, "_int2", "smallint[]"),
@@ -227,19 +232,21 @@ static ARRAY_TYPES: [ArrayInfo; 24] = [
 impl SqlType {
     /// `integer[]` as a constant, for tables that must be `static` (function
     /// signatures); equal to `SqlType::array_of(SqlType::Int4)`.
-    pub const INT4_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[5]));
+    pub const INT4_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[6]));
     /// `text[]` as a constant (catalog column lists); equal to
     /// `SqlType::array_of(SqlType::Text)`.
-    pub const TEXT_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[6]));
+    pub const TEXT_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[7]));
     /// `real[]` as a constant (catalog column lists); equal to
     /// `SqlType::array_of(SqlType::Float4)`.
-    pub const FLOAT4_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[9]));
+    pub const FLOAT4_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[10]));
+    /// `"char"[]` (catalog columns such as `pg_statistic_ext.stxkind`).
+    pub const CHAR_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[2]));
     /// `name[]` (what `current_schemas` returns).
-    pub const NAME_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[2]));
+    pub const NAME_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[3]));
     /// `smallint[]` (catalog columns PostgreSQL types `int2vector`).
-    pub const INT2_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[4]));
+    pub const INT2_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[5]));
     /// `oid[]` (catalog columns PostgreSQL types `oidvector`).
-    pub const OID_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[7]));
+    pub const OID_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[8]));
 }
 
 impl ElemType {
@@ -298,9 +305,10 @@ impl std::fmt::Debug for ElemType {
 
 /// Every supported scalar type, in OID order; handy for tables and tests
 /// (the array types are [`SqlType::array_types`]).
-pub const ALL_TYPES: [SqlType; 25] = [
+pub const ALL_TYPES: [SqlType; 26] = [
     SqlType::Bool,
     SqlType::Bytea,
+    SqlType::Char,
     SqlType::Name,
     SqlType::Int8,
     SqlType::Int2,
@@ -350,6 +358,8 @@ pub enum TypeCategory {
     Enum,
     /// `X`: the unknown pseudo-type.
     Unknown,
+    /// `Z`: internal-use types (`"char"`).
+    Internal,
 }
 
 impl SqlType {
@@ -358,6 +368,7 @@ impl SqlType {
         match self {
             SqlType::Bool => 16,
             SqlType::Bytea => 17,
+            SqlType::Char => 18,
             SqlType::Name => 19,
             SqlType::Int8 => 20,
             SqlType::Int2 => 21,
@@ -438,6 +449,7 @@ impl SqlType {
         match self {
             SqlType::Bool => "bool",
             SqlType::Bytea => "bytea",
+            SqlType::Char => "char",
             SqlType::Name => "name",
             SqlType::Int8 => "int8",
             SqlType::Int2 => "int2",
@@ -497,7 +509,10 @@ impl SqlType {
             "float4" | "real" => SqlType::Float4,
             "float8" | "float" | "double precision" => SqlType::Float8,
             "unknown" => SqlType::Unknown,
-            "bpchar" | "char" | "character" => SqlType::Bpchar,
+            "bpchar" | "character" => SqlType::Bpchar,
+            // The grammar turns an unquoted `char` into `bpchar`: a type
+            // name `char` is the quoted one.
+            "char" => SqlType::Char,
             "varchar" | "character varying" => SqlType::Varchar,
             "date" => SqlType::Date,
             "time" | "time without time zone" => SqlType::Time,
@@ -517,7 +532,7 @@ impl SqlType {
     /// `pg_type.typlen`: the fixed byte width, or -1 for varlena types.
     pub fn typlen(self) -> i16 {
         match self {
-            SqlType::Bool => 1,
+            SqlType::Bool | SqlType::Char => 1,
             SqlType::Int2 => 2,
             SqlType::Int4
             | SqlType::Oid
@@ -552,7 +567,7 @@ impl SqlType {
     /// `pg_type.typalign` as a byte count (1, 2, 4 or 8).
     pub fn typalign(self) -> u8 {
         match self {
-            SqlType::Bool | SqlType::Name | SqlType::Uuid | SqlType::Unknown => 1,
+            SqlType::Bool | SqlType::Char | SqlType::Name | SqlType::Uuid | SqlType::Unknown => 1,
             SqlType::Int2 => 2,
             SqlType::Int4
             | SqlType::Oid
@@ -592,6 +607,7 @@ impl SqlType {
         matches!(
             self,
             SqlType::Bool
+                | SqlType::Char
                 | SqlType::Int2
                 | SqlType::Int4
                 | SqlType::Int8
@@ -640,6 +656,7 @@ impl SqlType {
             SqlType::Enum(_) => TypeCategory::Enum,
             SqlType::Domain(d) => d.base().category(),
             SqlType::Unknown => TypeCategory::Unknown,
+            SqlType::Char => TypeCategory::Internal,
             SqlType::Array(_) => TypeCategory::Array,
         }
     }
@@ -665,6 +682,7 @@ impl SqlType {
             SqlType::Float4 => "real",
             SqlType::Float8 => "double precision",
             SqlType::Varchar => "character varying",
+            SqlType::Char => "\"char\"",
             SqlType::Time => "time without time zone",
             SqlType::Timestamp => "timestamp without time zone",
             SqlType::TimestampTz => "timestamp with time zone",

@@ -38,6 +38,17 @@ pub fn bootstrap_cluster(engine: &Engine) -> Result<()> {
         engine.create_relation_fork(catalog_locator(def, 0), ForkNumber::Main)?;
     }
     insert_role(engine, &mut txn)?;
+    // `base/` and `global/`, the only tablespaces there are.
+    for (oid, name) in [(sluice_common::DEFAULTTABLESPACE_OID, "pg_default"), (1664, "pg_global")] {
+        let row = [
+            Datum::Oid(oid),
+            Datum::Text(name.into()),
+            Datum::Oid(BOOTSTRAP_SUPERUSER),
+            Datum::Null,
+            Datum::Null,
+        ];
+        insert(engine, 0, &super::unfilled::PG_TABLESPACE, &mut txn, &row)?;
+    }
     for (oid, name, template) in [
         (POSTGRES_DATABASE_OID, "postgres", false),
         (TEMPLATE1_OID, "template1", true),
@@ -187,19 +198,20 @@ fn bootstrap_database(engine: &Engine, txn: &mut Transaction, db: Oid) -> Result
     for ty in ALL_TYPES.into_iter().chain(SqlType::array_types()) {
         insert(engine, db, &PG_TYPE, txn, &type_row(ty))?;
     }
-    for (oid, name, handler, kind) in [
-        (HEAP_AM_OID, "heap", "heap_tableam_handler", "t"),
-        (BTREE_AM_OID, "btree", "bthandler", "i"),
-    ] {
+    // The handlers are heap_tableam_handler and bthandler (`regproc`).
+    for (oid, name, handler, kind) in
+        [(HEAP_AM_OID, "heap", 3, "t"), (BTREE_AM_OID, "btree", 330, "i")]
+    {
         let row = [
             Datum::Oid(oid),
             Datum::Text(name.into()),
-            Datum::Text(handler.into()),
+            Datum::Oid(handler),
             Datum::Text(kind.into()),
         ];
         insert(engine, db, &PG_AM, txn, &row)?;
     }
     insert_collations(engine, txn, db)?;
+    insert(engine, db, &super::unfilled::PG_LANGUAGE, txn, &internal_language())?;
     super::system_views::insert_sql_views(engine, txn, db)?;
     for def in ALL_CATALOGS {
         insert(engine, db, &PG_CLASS, txn, &catalog_class_row(def))?;
@@ -241,6 +253,7 @@ pub fn category_letter(category: sluice_types::types::TypeCategory) -> &'static 
         Array => "A",
         Composite => "C",
         Enum => "E",
+        Internal => "Z",
     }
 }
 
@@ -265,6 +278,9 @@ fn type_row(ty: SqlType) -> Vec<Datum> {
         Datum::Bool(false),
         Datum::Null,
         Datum::Null,
+        Datum::Text(storage_letter(ty).into()),
+        Datum::Bool(true),
+        Datum::Null,
     ]
 }
 
@@ -281,12 +297,28 @@ pub fn type_collation(ty: SqlType) -> Oid {
 
 /// `pg_attribute.attstorage`: PostgreSQL's TOAST strategy letter of the
 /// type (plain for fixed-width types, main for numeric, extended otherwise).
-fn storage_letter(ty: SqlType) -> &'static str {
+pub fn storage_letter(ty: SqlType) -> &'static str {
     match ty {
         SqlType::Numeric => "m",
         _ if ty.typlen() > 0 || ty == SqlType::Unknown => "p",
         _ => "x",
     }
+}
+
+/// `pg_language`'s one row: `internal`, the language of the built-in
+/// functions (validator `fmgr_internal_validator`).
+fn internal_language() -> [Datum; 9] {
+    [
+        Datum::Oid(12),
+        Datum::Text("internal".into()),
+        Datum::Oid(BOOTSTRAP_SUPERUSER),
+        Datum::Bool(false),
+        Datum::Bool(false),
+        Datum::Oid(0),
+        Datum::Oid(0),
+        Datum::Oid(2246),
+        Datum::Null,
+    ]
 }
 
 /// The rows of `pg_collation`: the libc collations of a PostgreSQL 15
@@ -330,8 +362,33 @@ fn catalog_class_row(def: &CatalogDef) -> Vec<Datum> {
         kind: RelKind::Table,
         natts: def.columns.len() as i16,
         options: None,
+        frozen: FrozenBounds::default(),
     }
     .values()
+}
+
+/// `relfrozenxid` and `relminmxid` of a relation: no xid (multixact) older
+/// than these appears in it. sluice never freezes (its xids are 64 bits
+/// and do not wrap), so the bounds taken when the relation is created stay
+/// true for its life: the oldest xid a running transaction may hold
+/// (another may write the new relation once it is committed) and the
+/// oldest multixact whose members can still be read (a cached one may be
+/// reused). Relations without rows (views, indexes) have 0, as in
+/// PostgreSQL; so do the catalogs, made before any transaction.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FrozenBounds {
+    /// `relfrozenxid`.
+    pub xid: u64,
+    /// `relminmxid`.
+    pub multi: u64,
+}
+
+impl FrozenBounds {
+    /// The bounds for a relation created now.
+    pub fn now(engine: &Engine) -> Result<FrozenBounds> {
+        let txns = engine.txns();
+        Ok(FrozenBounds { xid: txns.horizon().xmin.0, multi: txns.multixacts()?.oldest().0 })
+    }
 }
 
 /// What a `pg_class` row records about a relation.
@@ -354,6 +411,8 @@ pub struct ClassRow<'a> {
     pub natts: i16,
     /// `reloptions`, as PostgreSQL prints them.
     pub options: Option<String>,
+    /// `relfrozenxid` and `relminmxid` (used for relations with rows).
+    pub frozen: FrozenBounds,
 }
 
 impl ClassRow<'_> {
@@ -365,6 +424,7 @@ impl ClassRow<'_> {
             RelKind::Index => BTREE_AM_OID,
             RelKind::Sequence | RelKind::View => 0,
         };
+        let has_rows = self.kind.has_heap() || self.kind == RelKind::Sequence;
         let tablespace = if self.tablespace == sluice_common::DEFAULTTABLESPACE_OID {
             0
         } else {
@@ -403,6 +463,9 @@ impl ClassRow<'_> {
             Datum::Text(if self.kind.has_heap() { "d" } else { "n" }.into()),
             Datum::Bool(false),
             Datum::Null,
+            Datum::Xid(if has_rows { self.frozen.xid } else { 0 }),
+            Datum::Xid(if has_rows { self.frozen.multi } else { 0 }),
+            Datum::Null,
         ]
     }
 }
@@ -435,5 +498,11 @@ pub fn attribute_row(
         Datum::Bool(false),
         Datum::Null,
         Datum::Int4(-1),
+        Datum::Text(align_letter(ty).into()),
+        Datum::Bool(true),
+        Datum::Int4(0),
+        Datum::Null,
+        Datum::Null,
+        Datum::Null,
     ]
 }

@@ -32,6 +32,7 @@ pub mod rows;
 pub mod schema;
 pub mod statistic;
 pub mod system_views;
+pub mod unfilled;
 
 use crate::error::Result;
 use rows::{deform_row, form_row, tuple_desc};

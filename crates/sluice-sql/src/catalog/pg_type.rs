@@ -472,7 +472,9 @@ pub fn insert_with_array(
         ]),
         None => scalar.extend([O(0), Int4(-1), Bool(false), Null]),
     }
-    scalar.push(Null);
+    let default_bin = t.domain.as_ref().and_then(|d| d.default.clone()).map_or(Null, Text);
+    let storage = super::bootstrap::storage_letter(t.layout);
+    scalar.extend([Null, Text(storage.into()), Bool(true), default_bin]);
     insert(engine, db, &PG_TYPE, txn, &scalar)?;
     let array_align = if align == "d" { "d" } else { "i" };
     let array = vec![
@@ -493,6 +495,9 @@ pub fn insert_with_array(
         Int4(-1),
         Bool(false),
         Null,
+        Null,
+        Text("x".into()),
+        Bool(true),
         Null,
     ];
     insert(engine, db, &PG_TYPE, txn, &array)?;

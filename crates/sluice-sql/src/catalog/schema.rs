@@ -7,9 +7,9 @@
 //! the others once per database in `base/<database oid>/`.
 //!
 //! Column lists follow PostgreSQL 15's names and order but stop at what sluice
-//! uses so far; `"char"` columns are `text` until the type exists (a difference
-//! `pg_typeof` would show, noted in docs/architecture.md).
+//! uses so far.
 
+use super::unfilled;
 use sluice_common::Oid;
 use sluice_types::SqlType::{self, *};
 
@@ -45,10 +45,10 @@ pub const PG_TYPE: CatalogDef = CatalogDef {
         ("typowner", Oid),
         ("typlen", Int2),
         ("typbyval", Bool),
-        ("typtype", Text),
-        ("typcategory", Text),
+        ("typtype", Char),
+        ("typcategory", Char),
         ("typrelid", Oid),
-        ("typalign", Text),
+        ("typalign", Char),
         // Out of PostgreSQL's order (they sit elsewhere there): appended so
         // that code reading rows by position stays valid.
         ("typcollation", Oid),
@@ -59,6 +59,12 @@ pub const PG_TYPE: CatalogDef = CatalogDef {
         ("typnotnull", Bool),
         ("typdefault", Text),
         ("typacl", SqlType::TEXT_ARRAY),
+        // Appended like the columns above: the TOAST strategy, whether the
+        // type is defined (not a shell), and a domain default's expression
+        // (which `typdefault` also holds, both as SQL text).
+        ("typstorage", Char),
+        ("typisdefined", Bool),
+        ("typdefaultbin", Text),
     ],
 };
 
@@ -80,11 +86,11 @@ pub const PG_ATTRIBUTE: CatalogDef = CatalogDef {
         // PostgreSQL has these between `atthasdef` and `attisdropped` (and
         // `attcollation` later); appended here, in PostgreSQL's relative
         // order, so that code reading rows by position stays valid.
-        ("attidentity", Text),
-        ("attgenerated", Text),
+        ("attidentity", Char),
+        ("attgenerated", Char),
         ("attcollation", Oid),
-        ("attstorage", Text),
-        ("attcompression", Text),
+        ("attstorage", Char),
+        ("attcompression", Char),
         // PostgreSQL's `attmissingval` is an `anyarray` of one element; here
         // it is the value's stored form (see `ColumnDesc::missing`).
         ("atthasmissing", Bool),
@@ -92,6 +98,13 @@ pub const PG_ATTRIBUTE: CatalogDef = CatalogDef {
         // PostgreSQL's per-column statistics target (-1: the default),
         // which psql's `\d+` shows; appended like the columns above.
         ("attstattarget", Int4),
+        // The rest of PostgreSQL's columns that pg_dump reads, appended.
+        ("attalign", Char),
+        ("attislocal", Bool),
+        ("attinhcount", Int4),
+        ("attacl", SqlType::TEXT_ARRAY),
+        ("attoptions", SqlType::TEXT_ARRAY),
+        ("attfdwoptions", SqlType::TEXT_ARRAY),
     ],
 };
 
@@ -114,8 +127,8 @@ pub const PG_CLASS: CatalogDef = CatalogDef {
         ("relallvisible", Int4),
         ("relhasindex", Bool),
         ("relisshared", Bool),
-        ("relpersistence", Text),
-        ("relkind", Text),
+        ("relpersistence", Char),
+        ("relkind", Char),
         ("relnatts", Int2),
         ("reloptions", SqlType::TEXT_ARRAY),
         // The columns psql's `\d` reads, appended (in PostgreSQL's relative
@@ -132,9 +145,15 @@ pub const PG_CLASS: CatalogDef = CatalogDef {
         ("relrowsecurity", Bool),
         ("relforcerowsecurity", Bool),
         ("relispopulated", Bool),
-        ("relreplident", Text),
+        ("relreplident", Char),
         ("relispartition", Bool),
         ("relpartbound", Text),
+        // What pg_dump reads besides: the lower bounds of the xids and
+        // multixacts in the relation (see `ClassRow::frozen`) and its
+        // privileges (NULL: the owner's defaults, until GRANT exists).
+        ("relfrozenxid", Xid),
+        ("relminmxid", Xid),
+        ("relacl", SqlType::TEXT_ARRAY),
     ],
 };
 
@@ -173,7 +192,7 @@ pub const PG_DATABASE: CatalogDef = CatalogDef {
         ("dattablespace", Oid),
         ("datcollate", Text),
         ("datctype", Text),
-        ("datlocprovider", Text),
+        ("datlocprovider", Char),
         ("daticulocale", Text),
         ("datacl", SqlType::TEXT_ARRAY),
     ],
@@ -227,7 +246,7 @@ pub const PG_DEPEND: CatalogDef = CatalogDef {
         ("refclassid", Oid),
         ("refobjid", Oid),
         ("refobjsubid", Int4),
-        ("deptype", Text),
+        ("deptype", Char),
     ],
 };
 
@@ -236,7 +255,12 @@ pub const PG_AM: CatalogDef = CatalogDef {
     oid: 2601,
     name: "pg_am",
     shared: false,
-    columns: &[("oid", Oid), ("amname", Name), ("amhandler", Text), ("amtype", Text)],
+    columns: &[
+        ("oid", Oid),
+        ("amname", Name),
+        ("amhandler", Reg(sluice_types::types::RegKind::Proc)),
+        ("amtype", Char),
+    ],
 };
 
 /// `pg_index`: one row per index. `int2vector`/`oidvector` columns are
@@ -285,7 +309,7 @@ pub const PG_CONSTRAINT: CatalogDef = CatalogDef {
         ("oid", Oid),
         ("conname", Name),
         ("connamespace", Oid),
-        ("contype", Text),
+        ("contype", Char),
         ("condeferrable", Bool),
         ("condeferred", Bool),
         ("convalidated", Bool),
@@ -294,9 +318,9 @@ pub const PG_CONSTRAINT: CatalogDef = CatalogDef {
         ("conindid", Oid),
         ("conparentid", Oid),
         ("confrelid", Oid),
-        ("confupdtype", Text),
-        ("confdeltype", Text),
-        ("confmatchtype", Text),
+        ("confupdtype", Char),
+        ("confdeltype", Char),
+        ("confmatchtype", Char),
         ("conislocal", Bool),
         ("coninhcount", Int4),
         ("connoinherit", Bool),
@@ -326,7 +350,7 @@ pub const PG_TRIGGER: CatalogDef = CatalogDef {
         ("tgname", Name),
         ("tgfoid", Oid),
         ("tgtype", Int2),
-        ("tgenabled", Text),
+        ("tgenabled", Char),
         ("tgisinternal", Bool),
         ("tgconstrrelid", Oid),
         ("tgconstrindid", Oid),
@@ -365,7 +389,7 @@ pub const PG_PARTITIONED_TABLE: CatalogDef = CatalogDef {
     shared: false,
     columns: &[
         ("partrelid", Oid),
-        ("partstrat", Text),
+        ("partstrat", Char),
         ("partnatts", Int2),
         ("partdefid", Oid),
         ("partattrs", SqlType::INT2_ARRAY),
@@ -429,7 +453,7 @@ pub const PG_COLLATION: CatalogDef = CatalogDef {
         ("collname", Name),
         ("collnamespace", Oid),
         ("collowner", Oid),
-        ("collprovider", Text),
+        ("collprovider", Char),
         ("collisdeterministic", Bool),
         ("collencoding", Int4),
         ("collcollate", Text),
@@ -449,7 +473,7 @@ pub const PG_POLICY: CatalogDef = CatalogDef {
         ("oid", Oid),
         ("polname", Name),
         ("polrelid", Oid),
-        ("polcmd", Text),
+        ("polcmd", Char),
         ("polpermissive", Bool),
         ("polroles", SqlType::OID_ARRAY),
         ("polqual", Text),
@@ -458,7 +482,7 @@ pub const PG_POLICY: CatalogDef = CatalogDef {
 };
 
 /// `pg_statistic_ext`: extended statistics objects (always empty, read by
-/// psql's `\d`); `"char"[]` is `text[]` and `int2vector` `int2[]` here.
+/// psql's `\d`); `int2vector` is `int2[]` here.
 pub const PG_STATISTIC_EXT: CatalogDef = CatalogDef {
     oid: 3381,
     name: "pg_statistic_ext",
@@ -471,7 +495,7 @@ pub const PG_STATISTIC_EXT: CatalogDef = CatalogDef {
         ("stxowner", Oid),
         ("stxstattarget", Int4),
         ("stxkeys", SqlType::INT2_ARRAY),
-        ("stxkind", SqlType::TEXT_ARRAY),
+        ("stxkind", SqlType::CHAR_ARRAY),
         ("stxexprs", Text),
     ],
 };
@@ -565,8 +589,8 @@ pub const PG_REWRITE: CatalogDef = CatalogDef {
         ("oid", Oid),
         ("rulename", Name),
         ("ev_class", Oid),
-        ("ev_type", Text),
-        ("ev_enabled", Text),
+        ("ev_type", Char),
+        ("ev_enabled", Char),
         ("is_instead", Bool),
         ("ev_qual", Text),
         ("ev_action", Text),
@@ -583,10 +607,13 @@ pub const PG_ENUM: CatalogDef = CatalogDef {
 };
 
 /// Every catalog, shared ones first.
-pub const ALL_CATALOGS: [&CatalogDef; 27] = [
+pub const ALL_CATALOGS: [&CatalogDef; 53] = [
     &PG_AUTHID,
     &PG_DATABASE,
     &PG_AUTH_MEMBERS,
+    &unfilled::PG_TABLESPACE,
+    &unfilled::PG_SUBSCRIPTION,
+    &unfilled::PG_SHSECLABEL,
     &PG_TYPE,
     &PG_ATTRIBUTE,
     &PG_CLASS,
@@ -611,6 +638,29 @@ pub const ALL_CATALOGS: [&CatalogDef; 27] = [
     &PG_DESCRIPTION,
     &PG_REWRITE,
     &PG_ENUM,
+    &unfilled::PG_PROC,
+    &unfilled::PG_LANGUAGE,
+    &unfilled::PG_OPERATOR,
+    &unfilled::PG_OPCLASS,
+    &unfilled::PG_OPFAMILY,
+    &unfilled::PG_AMOP,
+    &unfilled::PG_AMPROC,
+    &unfilled::PG_CAST,
+    &unfilled::PG_RANGE,
+    &unfilled::PG_CONVERSION,
+    &unfilled::PG_TRANSFORM,
+    &unfilled::PG_TS_PARSER,
+    &unfilled::PG_TS_TEMPLATE,
+    &unfilled::PG_TS_DICT,
+    &unfilled::PG_TS_CONFIG,
+    &unfilled::PG_FOREIGN_DATA_WRAPPER,
+    &unfilled::PG_FOREIGN_SERVER,
+    &unfilled::PG_FOREIGN_TABLE,
+    &unfilled::PG_DEFAULT_ACL,
+    &unfilled::PG_EVENT_TRIGGER,
+    &unfilled::PG_LARGEOBJECT_METADATA,
+    &unfilled::PG_INIT_PRIVS,
+    &unfilled::PG_SECLABEL,
 ];
 
 /// The catalog with this OID, if it is one.
@@ -620,8 +670,9 @@ pub fn catalog_by_oid(oid: Oid) -> Option<&'static CatalogDef> {
 
 /// Catalog columns whose text stands for what PostgreSQL keeps as a
 /// nullable variable-length value (`pg_node_tree`, a locale, options).
-const NULLABLE_TEXT: [&str; 17] = [
+const NULLABLE_TEXT: [&str; 24] = [
     "typdefault",
+    "typdefaultbin",
     "relpartbound",
     "daticulocale",
     "indexprs",
@@ -638,6 +689,12 @@ const NULLABLE_TEXT: [&str; 17] = [
     "stxexprs",
     "prqual",
     "ev_qual",
+    "proargdefaults",
+    "probin",
+    "prosqlbody",
+    "dictinitoption",
+    "srvtype",
+    "srvversion",
 ];
 
 /// nullable_column -- whether catalog column `name` of type `ty` may be

@@ -130,6 +130,7 @@ struct Slot {
 pub fn sort_operators(ty: SqlType) -> (Oid, Oid) {
     match ty {
         SqlType::Bool => (91, 58),
+        SqlType::Char => (92, 631),
         SqlType::Bytea => (1955, 1957),
         SqlType::Name => (93, 660),
         SqlType::Int8 => (410, 412),

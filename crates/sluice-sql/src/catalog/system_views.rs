@@ -14,7 +14,7 @@
 //! with PostgreSQL 15's OIDs, and the planner reads them as it reads a
 //! user's.
 
-use super::bootstrap::{attribute_row, ClassRow};
+use super::bootstrap::{attribute_row, ClassRow, FrozenBounds};
 use super::insert;
 use super::rewrite::rule_row;
 use super::schema::{RelKind, PG_ATTRIBUTE, PG_CATALOG_NAMESPACE, PG_CLASS, PG_REWRITE};
@@ -96,6 +96,7 @@ pub fn insert_sql_views(engine: &Engine, txn: &mut Transaction, db: Oid) -> Resu
             kind: RelKind::View,
             natts: view.columns.len() as i16,
             options: None,
+            frozen: FrozenBounds::default(),
         };
         insert(engine, db, &PG_CLASS, txn, &class.values())?;
         for (i, (name, ty)) in view.columns.iter().enumerate() {

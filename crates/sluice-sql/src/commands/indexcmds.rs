@@ -16,7 +16,7 @@
 pub mod concurrently;
 
 use super::tablecmds::{choose_relation_name, lock_relation};
-use crate::catalog::bootstrap::{attribute_row, ClassRow};
+use crate::catalog::bootstrap::{attribute_row, ClassRow, FrozenBounds};
 use crate::catalog::constraint::{self, ConstraintType, NewConstraint};
 use crate::catalog::index::{indexes_of, indoption, IndexDesc};
 use crate::catalog::namespace::missing_relation;
@@ -441,6 +441,7 @@ fn write_catalog_rows(
         kind: RelKind::Index,
         natts: keys.len() as i16,
         options: spec.fillfactor.map(|f| format!("{{fillfactor={f}}}")),
+        frozen: FrozenBounds::default(),
     };
     insert(&engine, db, &PG_CLASS, txn, &class.values())?;
     for (i, &k) in keys.iter().enumerate() {

@@ -45,7 +45,7 @@ pub use set_schema::set_schema;
 
 use super::indexcmds::define_index;
 use super::sequence;
-use crate::catalog::bootstrap::ClassRow;
+use crate::catalog::bootstrap::{ClassRow, FrozenBounds};
 use crate::catalog::depend::{self, DepType, Dependency, ObjectAddress, ATTRDEF_CLASS};
 use crate::catalog::relation::RelationDesc;
 use crate::catalog::relation::{self, oid_of, RelationId};
@@ -104,6 +104,7 @@ pub fn create_table(
         kind: RelKind::Table,
         natts: columns.len() as i16,
         options,
+        frozen: FrozenBounds::now(&engine)?,
     };
     insert(&engine, db, &PG_CLASS, cx.txn()?, &class.values())?;
     let mut attrdefs = Vec::new();

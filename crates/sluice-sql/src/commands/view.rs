@@ -40,7 +40,7 @@ pub(crate) use dependents::{
 
 use super::sequence::{range_var, relation_exists};
 use super::tablecmds::{lock_for_ddl, lock_relation, remove_relation};
-use crate::catalog::bootstrap::{attribute_row, ClassRow};
+use crate::catalog::bootstrap::{attribute_row, ClassRow, FrozenBounds};
 use crate::catalog::namespace::written_name;
 use crate::catalog::relation::RelationId;
 use crate::catalog::rewrite::{self, add_rule};
@@ -303,6 +303,7 @@ fn define_view(
         kind: RelKind::View,
         natts: columns.len() as i16,
         options: options.clone(),
+        frozen: FrozenBounds::default(),
     };
     insert(&engine, db, &PG_CLASS, cx.txn()?, &class.values())?;
     for (i, column) in columns.iter().enumerate() {

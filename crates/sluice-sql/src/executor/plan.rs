@@ -118,7 +118,9 @@ fn open_node<'e>(
         Plan::GenerateSeries { start, stop, step, ty } => {
             Box::new(Series::new(start, stop, step.as_ref(), *ty))
         }
-        Plan::Unnest { array, ordinality } => Box::new(Unnest::new(array, *ordinality)),
+        Plan::Unnest { array, ordinality, options } => {
+            Box::new(Unnest::new(array, *ordinality, *options))
+        }
         Plan::Values(rows) => Box::new(ValuesSource { rows, next: 0 }),
         Plan::Rows(rows) => Box::new(Rows::new(rows.clone())),
         Plan::Filter { input, qual, agg_offset } => Box::new(FilterSource {

@@ -247,7 +247,12 @@ impl Analyzer<'_> {
     /// One subscript of an array-typed expression.
     fn subscript(&mut self, array: Expr, index: Option<&Node>) -> Result<Expr> {
         let location = array.location();
-        let Some(element) = array.ty().element() else {
+        // A `name` is a fixed array of 64 `"char"`s, subscripted from 0.
+        let (func, element) = match array.ty().base() {
+            SqlType::Name => (Builtin::NameSubscript, Some(SqlType::Char)),
+            ty => (Builtin::Subscript, ty.element()),
+        };
+        let Some(element) = element else {
             return Err(SqlError::new(
                 "42804",
                 format!(
@@ -273,7 +278,7 @@ impl Analyzer<'_> {
             SqlError::new("42804", "array subscript must have type integer").at(index_location)
         })?;
         let _ = from;
-        Ok(Expr::Call { func: Builtin::Subscript, args: vec![array, index], ty: element, location })
+        Ok(Expr::Call { func, args: vec![array, index], ty: element, location })
     }
 
     /// AND, OR, NOT.

@@ -26,6 +26,20 @@ pub(super) fn subscript(args: &[Datum]) -> Result<Datum> {
     Ok(element.cloned().unwrap_or(Datum::Null))
 }
 
+/// `name[i]`: the `"char"` at byte `i` of the 64-byte `name` (zero past
+/// its end), NULL outside 0..=63, as for PostgreSQL's fixed-length array.
+pub(super) fn name_subscript(args: &[Datum]) -> Datum {
+    let (Some(name), Some(i)) = (args[0].as_str(), args.get(1).and_then(Datum::as_i64)) else {
+        return Datum::Null;
+    };
+    match usize::try_from(i) {
+        Ok(i) if i < 64 => {
+            Datum::Text(sluice_types::text::char_from_byte(name.bytes().nth(i).unwrap_or(0)))
+        }
+        _ => Datum::Null,
+    }
+}
+
 /// `left op ANY (array)` / `left op ALL (array)` with SQL's NULL rules
 /// (`sluice_types::funcs::array::scalar_array_op`); `op` is a strict
 /// boolean operator.
@@ -83,6 +97,21 @@ pub(super) fn array_cat(args: &[Datum]) -> Datum {
         (Some(one), None) | (None, Some(one)) => Datum::Array(Box::new(one.clone())),
         (None, None) => Datum::Null,
     }
+}
+
+/// `array_remove(a, value)`: `a` without its elements not distinct from
+/// `value` (NULL removes the NULLs); a NULL array is NULL.
+pub(super) fn array_remove(args: &[Datum]) -> Result<Datum> {
+    let Some(array) = array_arg(args, 0) else { return Ok(Datum::Null) };
+    let value = args.get(1).unwrap_or(&Datum::Null);
+    let elem = array.elem_type();
+    let kept = array
+        .elements()
+        .iter()
+        .filter(|e| !sluice_types::compare::cmp_typed(elem.get(), e, value).is_eq())
+        .cloned()
+        .collect();
+    Ok(Datum::array(elem, kept))
 }
 
 /// `string_agg`'s result from the array of its group's values: the

@@ -219,6 +219,9 @@ pub enum Builtin {
     ArrayPosition,
     /// `array[i]`: the element, NULL outside the bounds.
     Subscript,
+    /// `name[i]`: byte `i` (0 to 63) of a `name` as a `"char"`, NULL
+    /// outside.
+    NameSubscript,
     /// `left op ANY (array)` (`all` false) or `left op ALL (array)`: the
     /// boolean operator `op` applied to `left` and each element. Not strict.
     AnyAll {
@@ -241,6 +244,14 @@ pub enum Builtin {
     Cardinality,
     /// `quote_ident(text)`: an identifier as SQL must spell it.
     QuoteIdent,
+    /// `quote_literal(text)`: a string literal that reads back as the text.
+    QuoteLiteral,
+    /// `quote_nullable(text)`: `quote_literal`, or `NULL` for NULL; not
+    /// strict.
+    QuoteNullable,
+    /// `array_remove(array, value)`: the array without the elements not
+    /// distinct from `value`; not strict (a NULL value removes NULLs).
+    ArrayRemove,
     /// `pg_encoding_to_char(integer)`.
     EncodingToChar,
     /// `enum_first`, `enum_last`, `enum_range` of an enum type.
@@ -273,6 +284,8 @@ impl Builtin {
                 | Builtin::AnyAll { .. }
                 | Builtin::ArrayToString
                 | Builtin::ArrayCat
+                | Builtin::ArrayRemove
+                | Builtin::QuoteNullable
                 | Builtin::StringAggJoin
                 | Builtin::Session(SessionFunction::FormatType)
                 | Builtin::EnumSupport(..)
@@ -321,6 +334,7 @@ pub(super) fn call(func: Builtin, args: &[Datum], host: &mut dyn EvalHost) -> Re
         JsonField | JsonIndex | JsonFieldText | JsonIndexText => jsonb::json_call(func, args)?,
         ArrayPosition => array_position(args)?,
         Subscript => arrays::subscript(args)?,
+        NameSubscript => arrays::name_subscript(args),
         AnyAll { op, all } => arrays::any_all(*op, all, args, host)?,
         ArrayToString => arrays::array_to_string(args, host.context())?,
         ArrayCat => arrays::array_cat(args),
@@ -329,6 +343,12 @@ pub(super) fn call(func: Builtin, args: &[Datum], host: &mut dyn EvalHost) -> Re
         Cardinality => arrays::cardinality(args)?,
         // PostgreSQL also quotes keywords; sluice's helper knows none.
         QuoteIdent => Datum::Text(crate::parser::quote_identifier(text(args, 0)?)),
+        QuoteLiteral => Datum::Text(strings::quote_literal(text(args, 0)?)),
+        QuoteNullable => match arg(args, 0)? {
+            Datum::Null => Datum::Text("NULL".into()),
+            _ => Datum::Text(strings::quote_literal(text(args, 0)?)),
+        },
+        ArrayRemove => arrays::array_remove(args)?,
         EncodingToChar => typeinfo::encoding_name(args),
         EnumSupport(f, ty) => enums::call(f, ty, args)?,
         Session(f) => host.session_function(f, args)?,

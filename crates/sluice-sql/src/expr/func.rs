@@ -125,6 +125,7 @@ pub(super) fn func_call(a: &mut Analyzer, fc: &FuncCall) -> Result<Expr> {
         .map_err(|e| e.at(location))?
         .ok_or_else(|| func_error(Choice::NoMatch, &display, &inputs).at(location))?;
     let result = match (entry.array_result, signature.first()) {
+        (true, Some(ArgType::Is(array @ SqlType::Array(_)))) => *array,
         (true, Some(ArgType::Is(element))) => SqlType::array_of(*element)
             .ok_or_else(|| func_error(Choice::NoMatch, &display, &inputs).at(location))?,
         _ => entry.result,
@@ -135,7 +136,7 @@ pub(super) fn func_call(a: &mut Analyzer, fc: &FuncCall) -> Result<Expr> {
         Imp::Call(func) => {
             reject_aggregate_syntax(fc, name, location)?;
             let args = coerce_args(a.host, args, signature)?;
-            Ok(Expr::Call { func, args, ty: entry.result, location })
+            Ok(Expr::Call { func, args, ty: result, location })
         }
         Imp::Unsupported => {
             Err(SqlError::unsupported(format!("function {name} is not supported")).at(location))
@@ -195,7 +196,7 @@ fn function_style_cast(
     location: Option<u32>,
 ) -> Result<Option<Expr>> {
     let (Some(ty), [arg]) = (SqlType::from_name(name), args) else { return Ok(None) };
-    if ty == SqlType::Unknown || name == "char" {
+    if ty == SqlType::Unknown {
         return Ok(None);
     }
     coerce_to_target(host, arg.clone(), ty, -1, CoercionContext::Explicit, true, location)

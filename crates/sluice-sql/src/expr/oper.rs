@@ -38,8 +38,9 @@ const INTS: [SqlType; 3] = [Int2, Int4, Int8];
 const FLOATS: [SqlType; 2] = [Float4, Float8];
 
 /// Same-type and cross-type comparable pairs besides the numeric families.
-const COMPARABLE: [(SqlType, SqlType); 24] = [
+const COMPARABLE: [(SqlType, SqlType); 25] = [
     (Bool, Bool),
+    (Char, Char),
     (Bytea, Bytea),
     (Name, Name),
     (Name, Text),

@@ -131,6 +131,12 @@ const fn agg_array(name: &'static str, kind: AggKind) -> Proc {
     Proc { name, args, variadic: None, result: Unknown, array_result: true, imp: Imp::Agg(kind) }
 }
 
+/// A function of an `anycompatiblearray` first argument whose result is
+/// that array type (`array_remove`).
+const fn f_array(name: &'static str, args: &'static [ArgType], imp: Builtin) -> Proc {
+    Proc { name, args, variadic: None, result: Unknown, array_result: true, imp: Imp::Call(imp) }
+}
+
 /// A function answered by the host.
 const fn session(name: &'static str, args: &'static [ArgType], result: SqlType, func: S) -> Proc {
     Proc { name, args, variadic: None, result, array_result: false, imp: Imp::Call(Session(func)) }
@@ -382,6 +388,8 @@ static PROCS: &[Proc] = &[
     session("format_type", &[OID, INT4], Text, S::FormatType),
     f("pg_encoding_to_char", &[INT4], Name, EncodingToChar),
     f("quote_ident", &[TEXT], Text, QuoteIdent),
+    f("quote_literal", &[TEXT], Text, QuoteLiteral),
+    f("quote_nullable", &[TEXT], Text, QuoteNullable),
     session("pg_get_userbyid", &[OID], Name, S::GetUserById),
     session("acldefault", &[TEXT, OID], SqlType::TEXT_ARRAY, S::AclDefault),
     session("pg_table_is_visible", &[OID], Bool, S::TableIsVisible),
@@ -414,6 +422,7 @@ static PROCS: &[Proc] = &[
     session("pg_is_in_recovery", &[], Bool, S::IsInRecovery),
     session("pg_get_statisticsobjdef_columns", &[OID], Text, S::StatisticsObjDefColumns),
     // Arrays.
+    f_array("array_remove", &[ANYCOMPATIBLEARRAY, ANYCOMPATIBLE], ArrayRemove),
     f("array_to_string", &[ANYCOMPATIBLEARRAY, TEXT], Text, ArrayToString),
     f("array_to_string", &[ANYCOMPATIBLEARRAY, TEXT, TEXT], Text, ArrayToString),
     f("array_lower", &[ANYCOMPATIBLEARRAY, INT4], Int4, ArrayDimension(Dimension::Lower)),

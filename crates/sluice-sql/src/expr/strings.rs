@@ -69,6 +69,17 @@ pub(super) fn concat(func: Builtin, args: &[Datum], ctx: &Context) -> Result<Dat
 }
 
 /// `substr` of text (characters) or bytea (bytes).
+/// `quote_literal(s)`: `s` in single quotes with quotes doubled; with an
+/// `E` in front and backslashes doubled too if it has any, so that it reads
+/// back the same whatever `standard_conforming_strings` says.
+pub(super) fn quote_literal(s: &str) -> String {
+    let escaped = s.replace('\\', "\\\\").replace('\'', "''");
+    match s.contains('\\') {
+        true => format!("E'{escaped}'"),
+        false => format!("'{escaped}'"),
+    }
+}
+
 fn substr(args: &[Datum]) -> Result<Datum> {
     let start = int(args, 1)?;
     let count = if args.len() > 2 { Some(int(args, 2)?) } else { None };

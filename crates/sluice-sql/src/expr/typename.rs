@@ -56,7 +56,6 @@ const UNSUPPORTED: &[&str] = &[
     "regoper",
     "regnamespace",
     "regrole",
-    "char",
     "xid",
     "xid8",
     "cid",
@@ -182,9 +181,7 @@ fn lookup(names: &[&str], user_types: &mut UserTypes) -> Result<SqlType> {
         }
     };
     let qualified_ok = schema.is_none_or(|s| s == "pg_catalog");
-    // An unqualified "char" is the quoted internal type, not character(1).
-    let builtin = if schema.is_none() && name == "char" { None } else { SqlType::from_name(name) };
-    match builtin {
+    match SqlType::from_name(name) {
         Some(ty) if qualified_ok => Ok(ty),
         _ if qualified_ok && UNSUPPORTED.contains(&name) => {
             Err(SqlError::unsupported(format!("type {name} is not supported")))

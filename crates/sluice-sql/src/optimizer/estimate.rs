@@ -492,7 +492,9 @@ pub fn width_of(plan: &Plan, ctes: &[Plan]) -> Option<usize> {
             rel.columns.len() + usize::from(*ctid)
         }
         Plan::GenerateSeries { .. } => 1,
-        Plan::Unnest { ordinality, .. } => 1 + usize::from(*ordinality),
+        Plan::Unnest { ordinality, options, .. } => {
+            1 + usize::from(*ordinality) + usize::from(*options)
+        }
         Plan::Values(rows) => rows.first().map_or(0, Vec::len),
         Plan::Rows(rows) => rows.first()?.len(),
         Plan::Filter { input, .. }

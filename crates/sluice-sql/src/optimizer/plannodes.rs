@@ -71,8 +71,10 @@ pub enum Plan {
     /// generate_series(start, stop, step) of one numeric type.
     GenerateSeries { start: Expr, stop: Expr, step: Option<Expr>, ty: SqlType },
     /// `unnest(array) [WITH ORDINALITY]` in FROM: a row per element of
-    /// `array`, with its 1-based position when `ordinality`.
-    Unnest { array: Expr, ordinality: bool },
+    /// `array`, with its 1-based position when `ordinality`. With
+    /// `options` it is `pg_options_to_table(array)`: each `name=value`
+    /// element split into two columns.
+    Unnest { array: Expr, ordinality: bool, options: bool },
     /// Literal rows.
     Values(Vec<Vec<Expr>>),
     /// Rows computed at planning time (system views).

@@ -70,6 +70,7 @@ pub(super) fn leaf_title(plan: &Plan) -> String {
     match plan {
         Plan::Result | Plan::Rows(_) => "Result".into(),
         Plan::GenerateSeries { .. } => "Function Scan on generate_series".into(),
+        Plan::Unnest { options: true, .. } => "Function Scan on pg_options_to_table".into(),
         Plan::Unnest { .. } => "Function Scan on unnest".into(),
         // PostgreSQL turns a single VALUES row into a Result.
         Plan::Values(rows) if rows.len() == 1 => "Result".into(),
@@ -139,6 +140,7 @@ pub(super) fn output_names(plan: &Plan, qualified: bool) -> Vec<String> {
             names
         }
         Plan::GenerateSeries { .. } => vec!["generate_series".into()],
+        Plan::Unnest { options: true, .. } => vec!["option_name".into(), "option_value".into()],
         Plan::Unnest { ordinality, .. } => {
             let mut names = vec!["unnest".to_string()];
             names.extend(ordinality.then(|| "ordinality".to_string()));

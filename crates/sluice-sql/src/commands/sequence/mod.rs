@@ -28,7 +28,7 @@ mod options;
 pub use options::{init_params, SeqOptions};
 
 use super::tablecmds::{lock_relation, remove_relation};
-use crate::catalog::bootstrap::{attribute_row, ClassRow};
+use crate::catalog::bootstrap::{attribute_row, ClassRow, FrozenBounds};
 use crate::catalog::depend::{self, DepType, Dependency, ObjectAddress, ATTRDEF_CLASS};
 use crate::catalog::namespace::missing_relation;
 use crate::catalog::relation::{self, oid_of, RelationId};
@@ -116,6 +116,7 @@ pub(crate) fn create_sequence_relation(
         kind: RelKind::Sequence,
         natts: SEQUENCE_COLUMNS.len() as i16,
         options: None,
+        frozen: FrozenBounds::now(&engine)?,
     };
     insert(&engine, db, &PG_CLASS, txn, &class.values())?;
     for (i, (column, ty)) in SEQUENCE_COLUMNS.iter().enumerate() {

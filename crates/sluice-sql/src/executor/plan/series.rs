@@ -115,17 +115,29 @@ impl<'e> RowSource<'e> for Series<'e> {
 }
 
 /// unnest(array) [WITH ORDINALITY]: the array's elements in order (none for
-/// a NULL array), each with its position when asked.
+/// a NULL array), each with its position when asked; with `options`,
+/// pg_options_to_table(array): each `name=value` element as a name and a
+/// value (NULL without `=`).
 pub(super) struct Unnest<'e> {
     array: &'e Expr,
     ordinality: bool,
+    options: bool,
     elements: Option<std::vec::IntoIter<Datum>>,
     position: i64,
 }
 
 impl<'e> Unnest<'e> {
-    pub(super) fn new(array: &'e Expr, ordinality: bool) -> Unnest<'e> {
-        Unnest { array, ordinality, elements: None, position: 0 }
+    pub(super) fn new(array: &'e Expr, ordinality: bool, options: bool) -> Unnest<'e> {
+        Unnest { array, ordinality, options, elements: None, position: 0 }
+    }
+}
+
+/// An option `name=value` as the two columns of pg_options_to_table.
+fn split_option(option: Datum) -> Vec<Datum> {
+    let text = option.as_str().unwrap_or_default();
+    match text.split_once('=') {
+        Some((name, value)) => vec![Datum::Text(name.into()), Datum::Text(value.into())],
+        None => vec![Datum::Text(text.into()), Datum::Null],
     }
 }
 
@@ -143,9 +155,10 @@ impl<'e> RowSource<'e> for Unnest<'e> {
             return Ok(None);
         };
         self.position += 1;
-        Ok(Some(match self.ordinality {
-            true => vec![value, Datum::Int8(self.position)],
-            false => vec![value],
-        }))
+        let mut row = if self.options { split_option(value) } else { vec![value] };
+        if self.ordinality {
+            row.push(Datum::Int8(self.position));
+        }
+        Ok(Some(row))
     }
 }

@@ -36,6 +36,9 @@ pub(super) fn plan_function(
     if name == "unnest" {
         return plan_unnest(pl, rf, call, params, lateral);
     }
+    if name == "pg_options_to_table" && call.args.len() == 1 {
+        return plan_options_to_table(pl, rf, call, params, lateral);
+    }
     refuse(rf.ordinality, "WITH ORDINALITY is not supported yet")?;
     if crate::catalog::system_views::is_backend_function(&name) {
         return plan_backend_function(pl, rf, call, &name, params);
@@ -153,7 +156,36 @@ fn plan_unnest(
         });
     }
     let scope = Scope { columns, relations: Vec::new() };
-    let plan = Plan::Unnest { array, ordinality: rf.ordinality };
+    let plan = Plan::Unnest { array, ordinality: rf.ordinality, options: false };
+    Ok(FromItem { plan, scope, lateral: refs })
+}
+
+/// `pg_options_to_table(options text[])` in FROM: a row (`option_name`,
+/// `option_value`) per `name=value` element of a reloptions-style array.
+/// The argument may read columns to its left.
+fn plan_options_to_table(
+    pl: &mut Planner,
+    rf: &protobuf::RangeFunction,
+    call: &protobuf::FuncCall,
+    params: &mut Vec<Option<SqlType>>,
+    lateral: &Scope,
+) -> Result<FromItem> {
+    let (args, refs) = call_args(pl, call, params, lateral)?;
+    let arg = args.into_iter().next().expect("one argument");
+    let text_array = SqlType::TEXT_ARRAY;
+    let array = crate::expr::coerce(arg, text_array, -1, crate::expr::CoercionContext::Implicit)?;
+    let name = "pg_options_to_table";
+    pl.row_mark_for(rf.alias.as_ref().map_or(name, |a| a.aliasname.as_str()), FromKind::Function);
+    let mut columns: Vec<ScopeColumn> = ["option_name", "option_value"]
+        .into_iter()
+        .map(|c| ScopeColumn { table: None, name: c.into(), ty: SqlType::Text, typmod: -1 })
+        .collect();
+    if rf.ordinality {
+        let ty = SqlType::Int8;
+        columns.push(ScopeColumn { table: None, name: "ordinality".into(), ty, typmod: -1 });
+    }
+    let scope = alias_scope(columns, rf.alias.as_ref(), name)?;
+    let plan = Plan::Unnest { array, ordinality: rf.ordinality, options: true };
     Ok(FromItem { plan, scope, lateral: refs })
 }
 
