@@ -4,7 +4,9 @@
 //! exec_execute_message).
 //!
 //! The extended protocol keeps prepared statements (a parsed statement and its
-//! parameter types) and portals (a statement with bound values). A portal runs
+//! parameter types) in the SQL session, which SQL's PREPARE and EXECUTE
+//! share (`sluice_sql::commands::prepare`), and portals (a statement with
+//! bound values) here. A portal runs
 //! to completion on its first Execute and keeps the rows it produced; Execute
 //! with a row limit hands them out in batches (PortalSuspended between). The
 //! implicit transaction of extended-protocol messages ends at Sync.
@@ -13,8 +15,7 @@ use crate::sink::{field_descriptions, formats_for, pg_error, sql_error, WireSink
 use sluice_common::Oid;
 use sluice_server::{
     check_bind_parameter_count, BindRequest, FieldDescription, Format, Output, PgError, PortalRun,
-    Portals, PreparedStatements, SessionContext, Severity, StartupInfo, StatementDescription,
-    TransactionStatus,
+    Portals, SessionContext, Severity, StartupInfo, StatementDescription, TransactionStatus,
 };
 use sluice_sql::parser::{parse, RawStatement};
 use sluice_sql::sink::{CopyFormat, CopySource, CopyTarget};
@@ -33,18 +34,6 @@ impl SluiceEngine {
     pub fn new(instance: Arc<Instance>) -> SluiceEngine {
         SluiceEngine { instance }
     }
-}
-
-/// A prepared statement.
-struct Prepared {
-    /// None for an empty query string.
-    statement: Option<RawStatement>,
-    /// Parameter types given at Parse or inferred.
-    param_types: Vec<Option<SqlType>>,
-    /// The result columns, as planned at Parse: Describe answers from here
-    /// instead of planning again, and an execution whose columns differ
-    /// fails as PostgreSQL's cached plans do.
-    columns: Option<Vec<OutputColumn>>,
 }
 
 /// A bound portal.
@@ -69,7 +58,6 @@ struct Buffered {
 /// One connection's backend.
 pub struct Backend {
     session: Session,
-    prepared: PreparedStatements<Prepared>,
     portals: Portals<Portal>,
 }
 
@@ -115,7 +103,7 @@ impl sluice_server::Engine for SluiceEngine {
                 .set_option(name, Some(value), sluice_guc::Source::Client, sluice_guc::Action::Set)
                 .map_err(|e| pg_error(&SqlError::from(e), Severity::Fatal))?;
         }
-        Ok(Backend { session, prepared: PreparedStatements::new(), portals: Portals::new() })
+        Ok(Backend { session, portals: Portals::new() })
     }
 }
 
@@ -283,17 +271,15 @@ impl sluice_server::Session for Backend {
                 },
             }
         }
+        // Parameter types are inferred now so Describe and Bind agree; the
+        // result columns planned now answer Describe, and an execution
+        // whose columns differ fails as PostgreSQL's cached plans do.
         let statement = statements.pop();
-        let columns = match &statement {
-            // Infer parameter types now so Describe and Bind agree.
-            Some(stmt) => self.session.describe(stmt, &mut types).map_err(|e| self.fail(e))?,
-            None => None,
-        };
-        self.prepared.insert(name, Prepared { statement, param_types: types, columns })
+        self.session.prepare(name, statement, types).map_err(|e| self.fail(e))
     }
 
     fn bind(&mut self, bind: BindRequest) -> Result<(), PgError> {
-        let prepared = self.prepared.get(&bind.statement)?;
+        let prepared = self.session.prepared(&bind.statement).map_err(error)?;
         check_bind_parameter_count(&bind.statement, bind.params.len(), prepared.param_types.len())?;
         let (statement, types) = (prepared.statement.clone(), prepared.param_types.clone());
         let columns = prepared.columns.clone();
@@ -305,7 +291,7 @@ impl sluice_server::Session for Backend {
     }
 
     fn describe_statement(&mut self, name: &str) -> Result<StatementDescription, PgError> {
-        let prepared = self.prepared.get(name)?;
+        let prepared = self.session.prepared(name).map_err(error)?;
         let (types, columns) = (prepared.param_types.clone(), prepared.columns.clone());
         Ok(StatementDescription {
             param_types: types
@@ -356,7 +342,7 @@ impl sluice_server::Session for Backend {
     }
 
     fn close_statement(&mut self, name: &str) -> Result<(), PgError> {
-        self.prepared.remove(name);
+        self.session.close_prepared(name);
         Ok(())
     }
 

@@ -10,6 +10,7 @@ pub mod explain;
 pub mod extension;
 pub mod indexcmds;
 pub mod matview;
+pub mod prepare;
 pub mod schemacmds;
 pub mod sequence;
 pub mod tablecmds;

@@ -163,6 +163,8 @@ pub struct BackendState {
     pub notices: Vec<SqlError>,
     /// Kept SELECT plans (`plancache.rs`).
     pub plans: PlanCache,
+    /// Prepared statements, SQL's and the protocol's (`commands/prepare.rs`).
+    pub prepared: crate::commands::prepare::PreparedStatements,
 }
 
 impl BackendState {
@@ -192,6 +194,7 @@ impl BackendState {
             stats: PendingStats::default(),
             notices: Vec::new(),
             plans: PlanCache::default(),
+            prepared: Default::default(),
         })
     }
 

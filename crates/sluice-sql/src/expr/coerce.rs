@@ -51,6 +51,32 @@ pub fn coerce_with(
         .ok_or_else(|| cannot_cast(from, to).at(location))
 }
 
+/// coerce_to_parameter -- coerces EXECUTE's value for parameter `number`
+/// (1-based) of a prepared statement: assignment context, with
+/// PostgreSQL's 42804 message on failure.
+pub fn coerce_to_parameter(
+    host: &mut dyn AnalyzeHost,
+    expr: Expr,
+    to: SqlType,
+    number: usize,
+) -> Result<Expr> {
+    let (from, location) = (expr.ty(), expr.location());
+    coerce_to_target(host, expr, to, -1, CoercionContext::Assignment, false, None)?.ok_or_else(
+        || {
+            SqlError::new(
+                "42804",
+                format!(
+                    "parameter ${number} of type {} cannot be coerced to the expected type {}",
+                    type_name(from),
+                    type_name(to)
+                ),
+            )
+            .with_hint("You will need to rewrite or cast the expression.")
+            .at(location)
+        },
+    )
+}
+
 /// coerce_to_column -- coerces a value stored into column `column` (INSERT,
 /// UPDATE): assignment context, with PostgreSQL's 42804 message on failure.
 pub fn coerce_to_column(

@@ -120,8 +120,8 @@ use sluice_types::{AggKind, Context, Datum, SqlType};
 pub use analyze::{analyze, star_indirection};
 pub use builtin::{Builtin, Comparison};
 pub use coerce::{
-    check_boolean, check_boolean_with, coerce, coerce_to_column, coerce_with, resolve_unknown,
-    resolve_unknown_with, select_common_type, type_name, CoercionContext,
+    check_boolean, check_boolean_with, coerce, coerce_to_column, coerce_to_parameter, coerce_with,
+    resolve_unknown, resolve_unknown_with, select_common_type, type_name, CoercionContext,
 };
 pub use column::expand_star;
 pub use datetime::{now_timestamptz, session_context};

@@ -43,6 +43,7 @@ mod readonly;
 mod timeouts;
 
 use crate::activity::{Activity, BackendSignal, InterruptCheck};
+use crate::commands::prepare::PreparedStatement;
 use crate::error::{Result, SqlError};
 use crate::executor::context::{BackendContext, BackendState, ExecParts, Instance};
 use crate::expr::{now_timestamptz, session_context};
@@ -270,7 +271,7 @@ impl Session {
     /// describe -- the columns `statement` would return and its parameter
     /// types, without running it (runs inside the implicit transaction, which
     /// Sync ends).
-    pub fn describe(
+    fn describe(
         &mut self,
         statement: &RawStatement,
         param_types: &mut Vec<Option<sluice_types::SqlType>>,
@@ -291,6 +292,33 @@ impl Session {
             txn.end_statement();
         }
         result
+    }
+
+    /// prepare -- the protocol's Parse: plans `statement` (`None` for an
+    /// empty query string) for its columns and parameter types and keeps
+    /// it as `name` (runs inside the implicit transaction, which Sync ends).
+    pub fn prepare(
+        &mut self,
+        name: &str,
+        statement: Option<RawStatement>,
+        mut param_types: Vec<Option<sluice_types::SqlType>>,
+    ) -> Result<()> {
+        let columns = match &statement {
+            Some(stmt) => self.describe(stmt, &mut param_types)?,
+            None => None,
+        };
+        let prepared = PreparedStatement::new(statement, param_types, columns, false);
+        self.core.prepared.insert(name, prepared)
+    }
+
+    /// The prepared statement called `name` (26000 if there is none).
+    pub fn prepared(&self, name: &str) -> Result<Arc<PreparedStatement>> {
+        self.core.prepared.get(name)
+    }
+
+    /// The protocol's Close of a statement (no error if there is none).
+    pub fn close_prepared(&mut self, name: &str) {
+        self.core.prepared.remove(name);
     }
 
     fn dispatch(
@@ -350,6 +378,9 @@ impl Session {
             NodeEnum::CreateExtensionStmt(stmt) => {
                 commands::extension::create_extension(self, stmt, sink)
             }
+            NodeEnum::PrepareStmt(stmt) => commands::prepare::prepare(self, stmt, statement, sink),
+            NodeEnum::ExecuteStmt(stmt) => commands::prepare::execute(self, stmt, sink),
+            NodeEnum::DeallocateStmt(stmt) => commands::prepare::deallocate(self, stmt, sink),
             NodeEnum::CheckPointStmt(_) => {
                 self.core.instance.engine.checkpoint()?;
                 sink.complete("CHECKPOINT")
