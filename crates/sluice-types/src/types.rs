@@ -24,6 +24,12 @@
 //! (a multidimensional array has the same type as a one-dimensional one) or
 //! `unknown[]`. The typmod of an array column is its element's
 //! (`varchar(10)[]` stores 14), as in PostgreSQL.
+//!
+//! The catalogs' `int2vector` and `oidvector` are arrays too, as in
+//! PostgreSQL: one-dimensional, subscripted from 0 and printed as their
+//! elements separated by spaces (`indkey` is `1 2`). Their rows are
+//! `VECTOR_TYPES`, marked `vector`, so they are types of their own that
+//! cast to and from `int2[]`/`oid[]` like any array of the same elements.
 
 use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock};
@@ -187,6 +193,8 @@ struct ArrayInfo {
     typname: &'static str,
     /// `format_type` of the array type without a typmod.
     sql_name: &'static str,
+    /// `int2vector`/`oidvector`: subscripts from 0, space-separated text.
+    vector: bool,
 }
 
 /// Shorthand for the rows of `ARRAY_TYPES`.
@@ -196,8 +204,26 @@ const fn array_info(
     typname: &'static str,
     sql_name: &'static str,
 ) -> ArrayInfo {
-    ArrayInfo { elem, oid, typname, sql_name }
+    ArrayInfo { elem, oid, typname, sql_name, vector: false }
 }
+
+/// The catalogs' vector types: `int2vector` and `oidvector`.
+static VECTOR_TYPES: [ArrayInfo; 2] = [
+    ArrayInfo {
+        elem: SqlType::Int2,
+        oid: 22,
+        typname: "int2vector",
+        sql_name: "int2vector",
+        vector: true,
+    },
+    ArrayInfo {
+        elem: SqlType::Oid,
+        oid: 30,
+        typname: "oidvector",
+        sql_name: "oidvector",
+        vector: true,
+    },
+];
 
 /// The array type of every scalar type but `unknown`, with PostgreSQL 15's
 /// OIDs (`pg_type.typarray` of the element).
@@ -245,8 +271,12 @@ impl SqlType {
     pub const NAME_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[3]));
     /// `smallint[]` (catalog columns PostgreSQL types `int2vector`).
     pub const INT2_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[5]));
-    /// `oid[]` (catalog columns PostgreSQL types `oidvector`).
+    /// `oid[]`.
     pub const OID_ARRAY: SqlType = SqlType::Array(ElemType(&ARRAY_TYPES[8]));
+    /// `int2vector` (`pg_index.indkey`).
+    pub const INT2_VECTOR: SqlType = SqlType::Array(ElemType(&VECTOR_TYPES[0]));
+    /// `oidvector` (`pg_proc.proargtypes`).
+    pub const OID_VECTOR: SqlType = SqlType::Array(ElemType(&VECTOR_TYPES[1]));
 }
 
 impl ElemType {
@@ -267,6 +297,11 @@ impl ElemType {
     /// The element type itself.
     pub fn get(self) -> SqlType {
         self.0.elem
+    }
+
+    /// Whether the array type is `int2vector` or `oidvector`.
+    pub fn is_vector(self) -> bool {
+        self.0.vector
     }
 }
 
@@ -292,6 +327,7 @@ fn dynamic_array_info(
         oid,
         typname: Box::leak(format!("_{typname}").into_boxed_str()),
         sql_name: Box::leak(format!("{sql_name}[]").into_boxed_str()),
+        vector: false,
     }));
     set.insert(leaked);
     leaked
@@ -406,12 +442,18 @@ impl SqlType {
             .into_iter()
             .chain(RegKind::ALL.map(SqlType::Reg))
             .chain(SqlType::array_types())
+            .chain(SqlType::vector_types())
             .find(|t| t.oid() == oid)
     }
 
     /// Every array type, in the order of their element types' OIDs.
     pub fn array_types() -> impl Iterator<Item = SqlType> {
         ARRAY_TYPES.iter().map(|a| SqlType::Array(ElemType(a)))
+    }
+
+    /// `int2vector` and `oidvector`.
+    pub fn vector_types() -> impl Iterator<Item = SqlType> {
+        VECTOR_TYPES.iter().map(|a| SqlType::Array(ElemType(a)))
     }
 
     /// The array type whose elements are `elem` (`int4` → `_int4`), if
@@ -439,7 +481,8 @@ impl SqlType {
     }
 
     /// `pg_type.typarray`: the OID of this type's array type, `None` (0 in
-    /// the catalog) for `unknown` and for array types.
+    /// the catalog) for `unknown` and for array types (the vector types'
+    /// arrays among them: sluice has no arrays of arrays).
     pub fn array_oid(self) -> Option<u32> {
         SqlType::array_of(self).map(SqlType::oid)
     }
@@ -492,7 +535,7 @@ impl SqlType {
         if elem.len() < lower.len() {
             return SqlType::array_of(SqlType::from_name(elem)?);
         }
-        if let Some(a) = ARRAY_TYPES.iter().find(|a| a.typname == lower) {
+        if let Some(a) = ARRAY_TYPES.iter().chain(&VECTOR_TYPES).find(|a| a.typname == lower) {
             return Some(SqlType::Array(ElemType(a)));
         }
         let t = match lower.as_str() {

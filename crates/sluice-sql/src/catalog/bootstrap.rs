@@ -123,6 +123,7 @@ fn insert_database(
         // initdb revokes the right to create objects in the templates from
         // PUBLIC, which their ACL records (psql's \l shows it).
         acl: template.then_some(&["=c/postgres", "postgres=CTc/postgres"][..]),
+        frozen: FrozenBounds::now(engine)?,
     };
     insert(engine, 0, &PG_DATABASE, txn, &row.values())?;
     Ok(())
@@ -150,16 +151,16 @@ pub struct DatabaseRow<'a> {
     pub ctype: &'a str,
     /// `datacl`, as text (PostgreSQL's aclitem[]); NULL means the defaults.
     pub acl: Option<&'a [&'a str]>,
+    /// `datfrozenxid` and `datminmxid`: a new database's rows are its
+    /// template's, so it takes the template's bounds.
+    pub frozen: FrozenBounds,
 }
 
 impl DatabaseRow<'_> {
     /// values -- the row, in `pg_database`'s column order. The locale
     /// provider is always libc ('c'), so there is no ICU locale.
     pub fn values(&self) -> Vec<Datum> {
-        let acl = self.acl.map_or(Datum::Null, |items| {
-            let elem = sluice_types::types::ElemType::new(SqlType::Text).expect("text[] exists");
-            Datum::array(elem, items.iter().map(|i| Datum::Text((*i).into())).collect())
-        });
+        let acl = self.acl.map_or(Datum::Null, text_array);
         vec![
             Datum::Oid(self.oid),
             Datum::Text(self.name.into()),
@@ -174,8 +175,17 @@ impl DatabaseRow<'_> {
             Datum::Text("c".into()),
             Datum::Null,
             acl,
+            Datum::Xid(self.frozen.xid),
+            Datum::Xid(self.frozen.multi),
+            Datum::Null,
         ]
     }
+}
+
+/// A `text[]` of `items` (an ACL, as sluice keeps `aclitem[]`).
+fn text_array(items: &[&str]) -> Datum {
+    let elem = sluice_types::types::ElemType::new(SqlType::Text).expect("text[] exists");
+    Datum::array(elem, items.iter().map(|i| Datum::Text((*i).into())).collect())
 }
 
 /// Creates database `db`'s own catalogs and their bootstrap rows.
@@ -183,19 +193,55 @@ fn bootstrap_database(engine: &Engine, txn: &mut Transaction, db: Oid) -> Result
     for def in ALL_CATALOGS.iter().filter(|d| !d.shared) {
         engine.create_relation_fork(catalog_locator(def, db), ForkNumber::Main)?;
     }
-    for (oid, name, owner) in [
-        (PG_CATALOG_NAMESPACE, "pg_catalog", BOOTSTRAP_SUPERUSER),
-        (PUBLIC_NAMESPACE, "public", DATABASE_OWNER_ROLE),
+    // As initdb leaves them: everyone may use the three schemas, and
+    // `public` and `pg_catalog` have their standard comments.
+    let superuser_acl = ["postgres=UC/postgres", "=U/postgres"];
+    let owner_acl = ["pg_database_owner=UC/pg_database_owner", "=U/pg_database_owner"];
+    for (oid, name, owner, acl, comment) in [
+        (
+            PG_CATALOG_NAMESPACE,
+            "pg_catalog",
+            BOOTSTRAP_SUPERUSER,
+            superuser_acl,
+            Some("system catalog schema"),
+        ),
+        (
+            PUBLIC_NAMESPACE,
+            "public",
+            DATABASE_OWNER_ROLE,
+            owner_acl,
+            Some("standard public schema"),
+        ),
         (
             super::information_schema::INFORMATION_SCHEMA_NAMESPACE,
             "information_schema",
             BOOTSTRAP_SUPERUSER,
+            superuser_acl,
+            None,
         ),
     ] {
-        let values = [Datum::Oid(oid), Datum::Text(name.into()), Datum::Oid(owner), Datum::Null];
+        let values =
+            [Datum::Oid(oid), Datum::Text(name.into()), Datum::Oid(owner), text_array(&acl)];
         insert(engine, db, &PG_NAMESPACE, txn, &values)?;
+        // What initdb granted, which pg_dump compares the ACL with
+        // (`information_schema`'s is made later there, and has no row).
+        if comment.is_some() {
+            let initial = [
+                Datum::Oid(oid),
+                Datum::Oid(PG_NAMESPACE.oid),
+                Datum::Int4(0),
+                Datum::Text("i".into()),
+                text_array(&acl),
+            ];
+            insert(engine, db, &super::unfilled::PG_INIT_PRIVS, txn, &initial)?;
+        }
+        if let Some(comment) = comment {
+            let schema =
+                super::depend::ObjectAddress { classid: PG_NAMESPACE.oid, objid: oid, objsubid: 0 };
+            super::comment::set_comment(engine, db, txn, &schema, comment)?;
+        }
     }
-    for ty in ALL_TYPES.into_iter().chain(SqlType::array_types()) {
+    for ty in ALL_TYPES.into_iter().chain(SqlType::array_types()).chain(SqlType::vector_types()) {
         insert(engine, db, &PG_TYPE, txn, &type_row(ty))?;
     }
     // The handlers are heap_tableam_handler and bthandler (`regproc`).

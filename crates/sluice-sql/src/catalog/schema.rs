@@ -195,6 +195,12 @@ pub const PG_DATABASE: CatalogDef = CatalogDef {
         ("datlocprovider", Char),
         ("daticulocale", Text),
         ("datacl", SqlType::TEXT_ARRAY),
+        // Appended: the lower bounds of the xids and multixacts in the
+        // database (see `bootstrap::FrozenBounds`) and the collation
+        // version (none: the C locale has none), which pg_dump reads.
+        ("datfrozenxid", Xid),
+        ("datminmxid", Xid),
+        ("datcollversion", Text),
     ],
 };
 
@@ -263,9 +269,8 @@ pub const PG_AM: CatalogDef = CatalogDef {
     ],
 };
 
-/// `pg_index`: one row per index. `int2vector`/`oidvector` columns are
-/// `int2[]`/`oid[]` and `pg_node_tree` columns hold SQL text (the predicate
-/// of a partial index as `pg_get_expr` shows it), until those types exist.
+/// `pg_index`: one row per index. `pg_node_tree` columns hold SQL text (the
+/// predicate of a partial index as `pg_get_expr` shows it).
 pub const PG_INDEX: CatalogDef = CatalogDef {
     oid: 2610,
     name: "pg_index",
@@ -286,10 +291,10 @@ pub const PG_INDEX: CatalogDef = CatalogDef {
         ("indisready", Bool),
         ("indislive", Bool),
         ("indisreplident", Bool),
-        ("indkey", SqlType::INT2_ARRAY),
-        ("indcollation", SqlType::OID_ARRAY),
-        ("indclass", SqlType::OID_ARRAY),
-        ("indoption", SqlType::INT2_ARRAY),
+        ("indkey", SqlType::INT2_VECTOR),
+        ("indcollation", SqlType::OID_VECTOR),
+        ("indclass", SqlType::OID_VECTOR),
+        ("indoption", SqlType::INT2_VECTOR),
         ("indexprs", Text),
         ("indpred", Text),
     ],
@@ -358,7 +363,7 @@ pub const PG_TRIGGER: CatalogDef = CatalogDef {
         ("tgdeferrable", Bool),
         ("tginitdeferred", Bool),
         ("tgnargs", Int2),
-        ("tgattr", SqlType::INT2_ARRAY),
+        ("tgattr", SqlType::INT2_VECTOR),
         ("tgargs", Bytea),
         ("tgqual", Text),
         ("tgoldtable", Name),
@@ -381,8 +386,7 @@ pub const PG_INHERITS: CatalogDef = CatalogDef {
 };
 
 /// `pg_partitioned_table`: partition keys (always empty, as `pg_inherits`).
-/// `int2vector` and `oidvector` columns are `int2[]` and `oid[]`, and
-/// `pg_node_tree` is `text`, until those types exist.
+/// `pg_node_tree` is `text`, as in the other catalogs.
 pub const PG_PARTITIONED_TABLE: CatalogDef = CatalogDef {
     oid: 3350,
     name: "pg_partitioned_table",
@@ -392,9 +396,9 @@ pub const PG_PARTITIONED_TABLE: CatalogDef = CatalogDef {
         ("partstrat", Char),
         ("partnatts", Int2),
         ("partdefid", Oid),
-        ("partattrs", SqlType::INT2_ARRAY),
-        ("partclass", SqlType::OID_ARRAY),
-        ("partcollation", SqlType::OID_ARRAY),
+        ("partattrs", SqlType::INT2_VECTOR),
+        ("partclass", SqlType::OID_VECTOR),
+        ("partcollation", SqlType::OID_VECTOR),
         ("partexprs", Text),
     ],
 };
@@ -482,7 +486,7 @@ pub const PG_POLICY: CatalogDef = CatalogDef {
 };
 
 /// `pg_statistic_ext`: extended statistics objects (always empty, read by
-/// psql's `\d`); `int2vector` is `int2[]` here.
+/// psql's `\d`).
 pub const PG_STATISTIC_EXT: CatalogDef = CatalogDef {
     oid: 3381,
     name: "pg_statistic_ext",
@@ -494,7 +498,7 @@ pub const PG_STATISTIC_EXT: CatalogDef = CatalogDef {
         ("stxnamespace", Oid),
         ("stxowner", Oid),
         ("stxstattarget", Int4),
-        ("stxkeys", SqlType::INT2_ARRAY),
+        ("stxkeys", SqlType::INT2_VECTOR),
         ("stxkind", SqlType::CHAR_ARRAY),
         ("stxexprs", Text),
     ],
@@ -607,13 +611,15 @@ pub const PG_ENUM: CatalogDef = CatalogDef {
 };
 
 /// Every catalog, shared ones first.
-pub const ALL_CATALOGS: [&CatalogDef; 53] = [
+pub const ALL_CATALOGS: [&CatalogDef; 55] = [
     &PG_AUTHID,
     &PG_DATABASE,
     &PG_AUTH_MEMBERS,
     &unfilled::PG_TABLESPACE,
     &unfilled::PG_SUBSCRIPTION,
     &unfilled::PG_SHSECLABEL,
+    &unfilled::PG_SHDESCRIPTION,
+    &unfilled::PG_DB_ROLE_SETTING,
     &PG_TYPE,
     &PG_ATTRIBUTE,
     &PG_CLASS,
@@ -670,11 +676,12 @@ pub fn catalog_by_oid(oid: Oid) -> Option<&'static CatalogDef> {
 
 /// Catalog columns whose text stands for what PostgreSQL keeps as a
 /// nullable variable-length value (`pg_node_tree`, a locale, options).
-const NULLABLE_TEXT: [&str; 24] = [
+const NULLABLE_TEXT: [&str; 25] = [
     "typdefault",
     "typdefaultbin",
     "relpartbound",
     "daticulocale",
+    "datcollversion",
     "indexprs",
     "indpred",
     "conbin",

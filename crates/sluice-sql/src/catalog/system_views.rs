@@ -36,7 +36,7 @@ pub struct SqlView {
 }
 
 /// The system views that are queries over the catalogs.
-pub const SQL_VIEWS: [SqlView; 2] = [
+pub const SQL_VIEWS: [SqlView; 3] = [
     SqlView {
         oid: 12028,
         rule: 12031,
@@ -55,8 +55,6 @@ pub const SQL_VIEWS: [SqlView; 2] = [
             LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
             WHERE c.relkind = 'v'",
     },
-    // Every relation is in the default tablespace, which PostgreSQL shows
-    // as NULL: sluice has no pg_tablespace to join.
     SqlView {
         oid: 12038,
         rule: 12041,
@@ -73,12 +71,42 @@ pub const SQL_VIEWS: [SqlView; 2] = [
         ],
         query: "SELECT n.nspname AS schemaname, c.relname AS matviewname, \
                 pg_catalog.pg_get_userbyid(c.relowner) AS matviewowner, \
-                NULL::name AS tablespace, c.relhasindex AS hasindexes, \
+                t.spcname AS tablespace, c.relhasindex AS hasindexes, \
                 c.relispopulated AS ispopulated, \
                 pg_catalog.pg_get_viewdef(c.oid) AS definition \
                 FROM pg_catalog.pg_class c \
                 LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+                LEFT JOIN pg_catalog.pg_tablespace t ON t.oid = c.reltablespace \
                 WHERE c.relkind = 'm'",
+    },
+    // The labels of relations and their columns; PostgreSQL's view also
+    // names the other kinds of object a label can be on, but sluice has no
+    // SECURITY LABEL, so `pg_seclabel` stays empty whatever the view says.
+    SqlView {
+        oid: 12099,
+        rule: 12102,
+        namespace: PG_CATALOG_NAMESPACE,
+        name: "pg_seclabels",
+        columns: &[
+            ("objoid", SqlType::Oid),
+            ("classoid", SqlType::Oid),
+            ("objsubid", SqlType::Int4),
+            ("objtype", SqlType::Text),
+            ("objnamespace", SqlType::Oid),
+            ("objname", SqlType::Text),
+            ("provider", SqlType::Text),
+            ("label", SqlType::Text),
+        ],
+        query: "SELECT l.objoid, l.classoid, l.objsubid, \
+                CASE WHEN l.objsubid <> 0 THEN 'column'::text \
+                WHEN rel.relkind = 'v' THEN 'view'::text \
+                WHEN rel.relkind = 'm' THEN 'materialized view'::text \
+                WHEN rel.relkind = 'S' THEN 'sequence'::text \
+                ELSE 'table'::text END AS objtype, \
+                rel.relnamespace AS objnamespace, \
+                rel.oid::regclass::text AS objname, l.provider, l.label \
+                FROM pg_catalog.pg_seclabel l \
+                JOIN pg_catalog.pg_class rel ON l.classoid = rel.tableoid AND l.objoid = rel.oid",
     },
 ];
 

@@ -1,7 +1,8 @@
 //! Catalogs of objects sluice cannot create yet, and of built-in objects it
 //! does not list yet: tablespaces beyond the two built-in ones, functions,
 //! languages, operators and their classes and families, casts, text
-//! search, foreign data, default privileges, conversions, ranges,
+//! search, foreign data, default privileges, conversions, ranges, comments
+//! on shared objects, per-database and per-role settings,
 //! transforms, event triggers, subscriptions, large objects, initial
 //! privileges and security labels.
 //!
@@ -19,8 +20,8 @@
 //! make yet (a foreign server, a text search dictionary, a default
 //! privilege); for the built-in functions, operators, operator classes and
 //! casts it is a gap, noted in docs/architecture.md, that the function
-//! catalog's issue closes. Columns PostgreSQL types `aclitem[]` are `text[]`,
-//! `oidvector` is `oid[]`, `pg_node_tree` is `text`, as elsewhere in sluice.
+//! catalog's issue closes. Columns PostgreSQL types `aclitem[]` are `text[]`
+//! and `pg_node_tree` is `text`, as elsewhere in sluice.
 
 use super::schema::CatalogDef;
 use sluice_types::types::RegKind;
@@ -68,7 +69,7 @@ pub const PG_PROC: CatalogDef = CatalogDef {
         ("pronargs", Int2),
         ("pronargdefaults", Int2),
         ("prorettype", Oid),
-        ("proargtypes", SqlType::OID_ARRAY),
+        ("proargtypes", SqlType::OID_VECTOR),
         ("proallargtypes", SqlType::OID_ARRAY),
         ("proargmodes", SqlType::CHAR_ARRAY),
         ("proargnames", SqlType::TEXT_ARRAY),
@@ -440,6 +441,23 @@ pub const PG_SECLABEL: CatalogDef = CatalogDef {
         ("provider", Text),
         ("label", Text),
     ],
+};
+
+/// `pg_shdescription` (shared): comments on shared objects (databases,
+/// roles, tablespaces).
+pub const PG_SHDESCRIPTION: CatalogDef = CatalogDef {
+    oid: 2396,
+    name: "pg_shdescription",
+    shared: true,
+    columns: &[("objoid", Oid), ("classoid", Oid), ("description", Text)],
+};
+
+/// `pg_db_role_setting` (shared): ALTER DATABASE / ALTER ROLE ... SET.
+pub const PG_DB_ROLE_SETTING: CatalogDef = CatalogDef {
+    oid: 2964,
+    name: "pg_db_role_setting",
+    shared: true,
+    columns: &[("setdatabase", Oid), ("setrole", Oid), ("setconfig", SqlType::TEXT_ARRAY)],
 };
 
 /// `pg_shseclabel` (shared): SECURITY LABEL on shared objects.

@@ -26,7 +26,7 @@
 //! hold yet.
 
 use crate::activity::Signal;
-use crate::catalog::bootstrap::DatabaseRow;
+use crate::catalog::bootstrap::{DatabaseRow, FrozenBounds};
 use crate::catalog::schema::{RelKind, BOOTSTRAP_SUPERUSER, PG_CLASS, PG_DATABASE};
 use crate::catalog::{delete, insert, relation::oid_of, scan};
 use crate::error::position;
@@ -62,10 +62,13 @@ struct DbInfo {
     is_template: bool,
     collate: String,
     ctype: String,
+    /// `datfrozenxid` and `datminmxid`.
+    frozen: FrozenBounds,
 }
 
 fn db_info(tid: ItemPointer, row: &[Datum]) -> DbInfo {
     let text = |i: usize| row.get(i).and_then(Datum::as_str).unwrap_or("").to_string();
+    let xid = |i: usize| if let Some(Datum::Xid(x)) = row.get(i) { *x } else { 0 };
     DbInfo {
         tid,
         oid: oid_of(&row[0]),
@@ -73,6 +76,7 @@ fn db_info(tid: ItemPointer, row: &[Datum]) -> DbInfo {
         is_template: matches!(row[4], Datum::Bool(true)),
         collate: text(8),
         ctype: text(9),
+        frozen: FrozenBounds { xid: xid(13), multi: xid(14) },
     }
 }
 
@@ -364,6 +368,7 @@ pub fn createdb(
         collate: &collate,
         ctype: &ctype,
         acl: None,
+        frozen: template.frozen,
     };
     insert(&engine, 0, &PG_DATABASE, cx.txn()?, &row.values())?;
     sink.complete("CREATE DATABASE")

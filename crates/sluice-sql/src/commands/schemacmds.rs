@@ -223,9 +223,10 @@ pub fn alter_owner(
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
     use pg_query::protobuf::ObjectType;
-    if ObjectType::try_from(stmt.object_type) == Ok(ObjectType::ObjectType) {
+    let kind = ObjectType::try_from(stmt.object_type);
+    if let Ok(ObjectType::ObjectType | ObjectType::ObjectDomain) = kind {
         let role = stmt.newowner.as_ref().map(|r| role_name(cx, r)).unwrap_or_default();
-        return typecmds::alter_owner(cx, stmt, &role, sink);
+        return typecmds::alter_owner(cx, stmt, &role, kind == Ok(ObjectType::ObjectDomain), sink);
     }
     if ObjectType::try_from(stmt.object_type) != Ok(ObjectType::ObjectSchema) {
         return Err(SqlError::unsupported("this ALTER ... OWNER TO form is not supported yet"));

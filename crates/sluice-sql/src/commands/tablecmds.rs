@@ -22,6 +22,7 @@ mod alter_type;
 pub mod cluster;
 mod columns;
 mod constraints;
+mod default_refs;
 mod elements;
 mod foreign_key;
 mod like;
@@ -113,6 +114,12 @@ pub fn create_table(
         insert(&engine, db, &PG_ATTRIBUTE, cx.txn()?, &c.attribute_row(oid, attnum))?;
         if let Some(default) = c.default.as_ref().or(c.generated.as_ref()) {
             attrdefs.push((i, insert_attrdef(cx, oid, attnum, default)?));
+        }
+    }
+    for &(i, attrdef) in &attrdefs {
+        let plain = columns[i].generated.is_none() && !serials.iter().any(|(s, _)| *s == i);
+        if let (true, Some(default)) = (plain, &columns[i].default) {
+            default_refs::record_default_references(cx, attrdef, default)?;
         }
     }
     for (i, seq) in serials {

@@ -216,6 +216,7 @@ pub fn alter_owner(
     cx: &mut dyn BackendContext,
     stmt: &AlterOwnerStmt,
     role: &str,
+    domain: bool,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
     let names = match stmt.object.as_deref().and_then(|n| n.node.as_ref()) {
@@ -224,10 +225,14 @@ pub fn alter_owner(
     };
     let (schema, name) = qualified_name(&names)?;
     let ty = locked_type(cx, schema.as_deref(), &name)?;
+    if domain && !ty.is_domain() {
+        let written = written(&schema, &name);
+        return Err(SqlError::new("42809", format!("\"{written}\" is not a domain")));
+    }
     let engine = cx.engine().clone();
     let owner = role_oid(&engine, cx.txn()?, role)?;
     set_with_array(cx, ty, col::OWNER, Datum::Oid(owner))?;
-    sink.complete("ALTER TYPE")
+    sink.complete(if domain { "ALTER DOMAIN" } else { "ALTER TYPE" })
 }
 
 /// Sets column `column` of the `pg_type` rows of `ty` and of its array

@@ -82,6 +82,7 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
         GetRuleDef => ruleutils::rule_def(host, args)?,
         ObjDescription => description(host, args, false)?,
         ColDescription => description(host, args, true)?,
+        ShobjDescription => shared_description(host, args)?,
         // Extended statistics do not exist yet.
         StatisticsObjDefColumns => Datum::Null,
         RelationIsPublishable => regproc::relation_is_publishable(host, args)?,
@@ -131,6 +132,24 @@ fn description(host: &mut ExecHost, args: &[Datum], column: bool) -> Result<Datu
     let (engine, db) = (host.env().engine.clone(), host.env().database);
     let found = crate::catalog::comment::comment_of(&engine, db, host.visibility(), &object)?;
     Ok(found.map_or(Datum::Null, Datum::Text))
+}
+
+/// `shobj_description(object, catalog)`: the comment on a shared object,
+/// from `pg_shdescription`.
+fn shared_description(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
+    use crate::catalog::schema::ALL_CATALOGS;
+    let (Some(Datum::Oid(objid)), Some(name)) = (args.first(), args.get(1)) else {
+        return Ok(Datum::Null);
+    };
+    let name = name.as_str().unwrap_or_default();
+    let Some(catalog) = ALL_CATALOGS.iter().find(|c| c.name == name) else {
+        return Ok(Datum::Null);
+    };
+    let engine = host.env().engine.clone();
+    let def = &crate::catalog::unfilled::PG_SHDESCRIPTION;
+    let key = [Datum::Oid(*objid), Datum::Oid(catalog.oid)];
+    let rows = crate::catalog::scan_as(&engine, 0, def, host.visibility(), |r| r[..2] == key)?;
+    Ok(rows.into_iter().next().map_or(Datum::Null, |(_, mut row)| row.swap_remove(2)))
 }
 
 /// `age(xid)`: counted from the transaction's own xid if it has one, else

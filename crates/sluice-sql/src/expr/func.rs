@@ -23,7 +23,7 @@ use super::candidates::{choose, ArgType, Choice};
 use super::coerce::{coerce_implicit, coerce_to_target, type_name, CoercionContext};
 use super::polymorphic;
 use super::proc::{self, Imp, Proc};
-use super::tree::Expr;
+use super::tree::{AggOrderKey, Expr};
 use super::typename::{position_of, string_of};
 use super::AnalyzeHost;
 use crate::{Result, SqlError};
@@ -229,16 +229,63 @@ fn aggregate(
     if fc.agg_filter.is_some() {
         return Err(SqlError::unsupported("aggregate FILTER is not supported").at(location));
     }
-    if !fc.agg_order.is_empty() || fc.agg_within_group {
-        return Err(SqlError::unsupported("ordered aggregates are not supported").at(location));
+    if fc.agg_within_group {
+        return Err(SqlError::unsupported("ordered-set aggregates are not supported").at(location));
     }
-    if let Some(inner) = args.iter().find_map(Expr::find_aggregate) {
+    let order = aggregate_order(a, fc)?;
+    let keys = order.iter().map(|k| &k.expr);
+    if let Some(inner) = args.iter().chain(keys).find_map(Expr::find_aggregate) {
         return Err(SqlError::new("42803", "aggregate function calls cannot be nested").at(inner));
     }
     let arg = coerce_args(a.host, args, signature)?.into_iter().next();
-    let index =
-        a.host.aggregate(kind, arg, fc.agg_distinct, location).map_err(|e| e.at(location))?;
+    if fc.agg_distinct {
+        check_distinct_order(arg.as_ref(), &order, fc)?;
+    }
+    let index = a
+        .host
+        .aggregate(kind, arg, fc.agg_distinct, order, location)
+        .map_err(|e| e.at(location))?;
     Ok(Expr::AggRef { index, ty: result, location })
+}
+
+/// The `ORDER BY` keys inside an aggregate call.
+fn aggregate_order(a: &mut Analyzer, fc: &FuncCall) -> Result<Vec<AggOrderKey>> {
+    use pg_query::protobuf::{SortByDir, SortByNulls};
+    let mut keys = Vec::with_capacity(fc.agg_order.len());
+    for item in &fc.agg_order {
+        let Some(NodeEnum::SortBy(sort)) = item.node.as_ref() else {
+            return Err(SqlError::internal("aggregate ORDER BY item is not a SortBy"));
+        };
+        if sort.sortby_dir == SortByDir::SortbyUsing as i32 {
+            return Err(SqlError::unsupported("ORDER BY ... USING is not supported yet")
+                .at(position_of(sort.location)));
+        }
+        let node = sort.node.as_deref().ok_or_else(|| SqlError::internal("empty SortBy"))?;
+        let expr = a.expr(node)?;
+        let descending = sort.sortby_dir == SortByDir::SortbyDesc as i32;
+        let nulls_first = match SortByNulls::try_from(sort.sortby_nulls) {
+            Ok(SortByNulls::SortbyNullsFirst) => true,
+            Ok(SortByNulls::SortbyNullsLast) => false,
+            _ => descending,
+        };
+        keys.push(AggOrderKey { expr, descending, nulls_first });
+    }
+    Ok(keys)
+}
+
+/// With DISTINCT, every ORDER BY key must be the argument itself (42P10),
+/// as PostgreSQL requires.
+fn check_distinct_order(arg: Option<&Expr>, order: &[AggOrderKey], fc: &FuncCall) -> Result<()> {
+    let written = |e: &Expr| super::deparse::expr(e, &[]);
+    let arg = arg.map(written);
+    match order.iter().find(|k| Some(written(&k.expr)) != arg) {
+        None => Ok(()),
+        Some(key) => Err(SqlError::new(
+            "42P10",
+            "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list",
+        )
+        .at(key.expr.location().or(position_of(fc.location)))),
+    }
 }
 
 /// `string_agg(value, delimiter)`: the non-NULL values joined, which is

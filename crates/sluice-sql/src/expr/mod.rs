@@ -130,7 +130,7 @@ pub use naming::column_name;
 pub use oper::make_op;
 pub(crate) use proc::is_aggregate;
 pub use regtypes::{function_named, function_signature, function_with_args, FunctionNamed};
-pub use tree::{BoolOp, BoolTestKind, CaseWhen, Expr};
+pub use tree::{AggOrderKey, BoolOp, BoolTestKind, CaseWhen, Expr};
 pub use typeinfo::format_type_of;
 pub use typename::{
     parse_type_name, parse_type_string, type_from_name, type_from_name_in, UserTypes,
@@ -299,6 +299,8 @@ pub enum SessionFunction {
     ObjDescription,
     /// `col_description(table oid, column integer)`: `text`.
     ColDescription,
+    /// `shobj_description(object oid, catalog name)`: `text`.
+    ShobjDescription,
     /// `pg_relation_is_publishable(regclass)`: `boolean`.
     RelationIsPublishable,
     /// `pg_relation_is_updatable(regclass, include_triggers boolean)`:
@@ -464,6 +466,7 @@ pub trait AnalyzeHost {
         kind: AggKind,
         arg: Option<Expr>,
         distinct: bool,
+        order: Vec<AggOrderKey>,
         location: Option<u32>,
     ) -> Result<usize>;
 

@@ -406,6 +406,7 @@ static PROCS: &[Proc] = &[
     session("pg_get_constraintdef", &[OID, BOOL], Text, S::GetConstraintDef),
     session("obj_description", &[OID], Text, S::ObjDescription),
     session("obj_description", &[OID, NAME], Text, S::ObjDescription),
+    session("shobj_description", &[OID, NAME], Text, S::ShobjDescription),
     session("col_description", &[OID, INT4], Text, S::ColDescription),
     session("pg_relation_is_publishable", &[REGCLASS], Bool, S::RelationIsPublishable),
     session("pg_relation_is_updatable", &[REGCLASS, BOOL], Int4, S::RelationIsUpdatable),

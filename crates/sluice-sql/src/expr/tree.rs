@@ -22,6 +22,18 @@ use sluice_types::ops::CmpOp;
 use super::builtin::{Builtin, Comparison};
 use super::SubLinkKind;
 
+/// One `ORDER BY` key inside an aggregate call (`array_agg(x ORDER BY y
+/// DESC)`): the order in which the aggregate sees its group's values.
+#[derive(Clone, Debug)]
+pub struct AggOrderKey {
+    /// The key, over the input row.
+    pub expr: Expr,
+    /// DESC.
+    pub descending: bool,
+    /// NULLS FIRST (the default with DESC).
+    pub nulls_first: bool,
+}
+
 /// A typed expression.
 #[derive(Clone, Debug)]
 pub enum Expr {

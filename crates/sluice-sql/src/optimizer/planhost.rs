@@ -7,7 +7,7 @@
 use super::plannodes::AggCall;
 use crate::catalog::pg_type::TypeCatalog;
 use crate::error::{Result, SqlError};
-use crate::expr::{AnalyzeHost, Expr, Scope, SubLinkKind};
+use crate::expr::{AggOrderKey, AnalyzeHost, Expr, Scope, SubLinkKind};
 use pg_query::protobuf::Node;
 use sluice_types::{AggKind, SqlType};
 
@@ -128,6 +128,7 @@ impl AnalyzeHost for PlanHost<'_> {
         kind: AggKind,
         arg: Option<Expr>,
         distinct: bool,
+        order: Vec<AggOrderKey>,
         location: Option<u32>,
     ) -> Result<usize> {
         if let Some(clause) = self.agg_clause {
@@ -137,7 +138,7 @@ impl AnalyzeHost for PlanHost<'_> {
             )
             .at(location));
         }
-        self.aggs.push(AggCall { kind, arg, distinct });
+        self.aggs.push(AggCall { kind, arg, distinct, order });
         Ok(self.aggs.len() - 1)
     }
 

@@ -179,6 +179,9 @@ pub struct AggCall {
     pub arg: Option<Expr>,
     /// `DISTINCT` inside the call.
     pub distinct: bool,
+    /// `ORDER BY` inside the call: the order the aggregate sees its
+    /// values in (empty: input order).
+    pub order: Vec<crate::expr::AggOrderKey>,
 }
 
 /// Everything a statement's subqueries and WITH queries need at run time.

@@ -71,14 +71,15 @@ impl Array {
     /// An array of `elems` with lower bound 1. The caller keeps below
     /// [`MAX_ARRAY_SIZE`] elements (arrays built from a query's values do).
     pub fn new(elem: ElemType, elems: Vec<Datum>) -> Array {
-        Array { elem, lower: 1, elems }
+        Array { elem, lower: first_subscript(elem), elems }
     }
 
     /// with_lower_bound -- an array whose first subscript is `lower`, with
     /// PostgreSQL's limits on size and bounds (`54000`).
     pub fn with_lower_bound(elem: ElemType, lower: i32, elems: Vec<Datum>) -> Result<Array> {
         check_bounds(lower, elems.len())?;
-        let lower = if elems.is_empty() { 1 } else { lower };
+        let lower =
+            if elems.is_empty() || elem.is_vector() { first_subscript(elem) } else { lower };
         Ok(Array { elem, lower, elems })
     }
 
@@ -135,6 +136,12 @@ impl Array {
         let offset = i64::from(subscript) - i64::from(self.lower);
         usize::try_from(offset).ok().and_then(|i| self.elems.get(i))
     }
+}
+
+/// The lower bound arrays of `elem` have unless written otherwise: 1, or 0
+/// for the vector types, whose bound is always 0.
+fn first_subscript(elem: ElemType) -> i32 {
+    i32::from(!elem.is_vector())
 }
 
 /// check_bounds -- PostgreSQL's `ArrayGetNItems` and `ArrayCheckBounds` for

@@ -15,6 +15,10 @@ use crate::scan::is_space;
 
 /// output -- the text form of an array, as PostgreSQL 15 prints it.
 pub fn output(a: &Array, ctx: &Context) -> String {
+    if a.elem_type().is_vector() {
+        let items: Vec<String> = a.elements().iter().filter_map(|e| io::output(e, ctx)).collect();
+        return items.join(" ");
+    }
     let mut out = String::new();
     if a.lower_bound() != 1 {
         out.push_str(&format!("[{}:{}]=", a.lower_bound(), a.upper_bound()));

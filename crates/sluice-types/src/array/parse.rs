@@ -30,9 +30,23 @@ use crate::io;
 use crate::scan::is_space;
 use crate::types::ElemType;
 
+/// parse_vector -- an `int2vector` or `oidvector`: elements separated by
+/// spaces (`int2vectorin`, `oidvectorin`).
+fn parse_vector(elem: ElemType, input: &str, ctx: &Context) -> Result<Array> {
+    let elems = input
+        .split(|c: char| c.is_ascii() && is_space(c as u8))
+        .filter(|item| !item.is_empty())
+        .map(|item| crate::io::parse(elem.get(), item, -1, ctx))
+        .collect::<Result<Vec<Datum>>>()?;
+    Array::with_lower_bound(elem, 0, elems)
+}
+
 /// parse -- an array of `elem` from its text form; `typmod` applies to every
 /// element, as PostgreSQL's `array_in` passes it to the element input.
 pub fn parse(elem: ElemType, input: &str, typmod: i32, ctx: &Context) -> Result<Array> {
+    if elem.is_vector() {
+        return parse_vector(elem, input, ctx);
+    }
     let bytes = input.as_bytes();
     let mut pos = 0;
     let dims = parse_dimensions(input, &mut pos)?;

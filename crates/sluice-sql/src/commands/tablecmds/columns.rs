@@ -82,7 +82,8 @@ pub(crate) fn set_default(
     }
     remove_default(cx, table, attnum)?;
     if let Some(text) = &text {
-        super::insert_attrdef(cx, table.oid, attnum, text)?;
+        let attrdef = super::insert_attrdef(cx, table.oid, attnum, text)?;
+        super::default_refs::record_default_references(cx, attrdef, text)?;
     }
     let has_default = text.is_some();
     update_attribute(cx, table, attnum, |row| row[ATT_HASDEF] = Datum::Bool(has_default))
@@ -302,7 +303,11 @@ fn insert_column(
     let Some(default) = column.default.as_ref().or(column.generated.as_ref()) else {
         return Ok(None);
     };
-    super::insert_attrdef(cx, table.oid, attnum, default).map(Some)
+    let attrdef = super::insert_attrdef(cx, table.oid, attnum, default)?;
+    if column.generated.is_none() && column.default.is_some() {
+        super::default_refs::record_default_references(cx, attrdef, default)?;
+    }
+    Ok(Some(attrdef))
 }
 
 /// Sets `pg_class.relnatts` of table `oid`.

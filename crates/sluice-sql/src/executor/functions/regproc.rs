@@ -279,10 +279,52 @@ fn type_named(host: &mut ExecHost, text: &str) -> Result<SqlType> {
 
 /// `format_type(type oid, typmod integer)`, for every type the catalogs
 /// hold (see `expr::format_type_of`).
+/// A type CREATE TYPE or CREATE DOMAIN made is schema-qualified when the
+/// search path does not find it by its name, as PostgreSQL's
+/// `format_type_extended` does (pg_dump, running with an empty search
+/// path, relies on it).
 pub(super) fn format_type(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
     let Some(Datum::Oid(oid)) = args.first() else { return Ok(Datum::Null) };
     let ty = type_by_oid(host, *oid)?;
-    Ok(crate::expr::format_type_of(ty, args.get(1).and_then(Datum::as_i64)))
+    let text = crate::expr::format_type_of(ty, args.get(1).and_then(Datum::as_i64));
+    let Some(user_type) = ty.and_then(made_type_oid) else { return Ok(text) };
+    match (hidden_type_schema(host, user_type)?, text) {
+        (Some(schema), Datum::Text(name)) => {
+            Ok(Datum::Text(format!("{}.{name}", quote_identifier(&schema))))
+        }
+        (_, text) => Ok(text),
+    }
+}
+
+/// The OID of the type SQL made behind `ty` (itself, or an array's
+/// element), `None` for the built-in types.
+fn made_type_oid(ty: SqlType) -> Option<Oid> {
+    match ty {
+        SqlType::Enum(e) => Some(e.desc().oid),
+        SqlType::Domain(d) => Some(d.desc().oid),
+        SqlType::Array(e) => made_type_oid(e.get()),
+        _ => None,
+    }
+}
+
+/// The schema of type `oid` if the search path does not find it by name.
+fn hidden_type_schema(host: &mut ExecHost, oid: Oid) -> Result<Option<String>> {
+    if type_is_visible(host, &[Datum::Oid(oid)])? != Datum::Bool(false) {
+        return Ok(None);
+    }
+    let (engine, db) = (host.env().engine.clone(), host.env().database);
+    let key = Datum::Oid(oid);
+    let rows = crate::catalog::scan_eq_as(
+        &engine,
+        db,
+        &crate::catalog::schema::PG_TYPE,
+        host.visibility(),
+        0,
+        &key,
+        |_| true,
+    )?;
+    let Some((_, row)) = rows.first() else { return Ok(None) };
+    namespace_name(host, oid_of(&row[pg_type::col::NAMESPACE]))
 }
 
 /// `pg_type_is_visible(oid)`: whether the type is the first of its name

@@ -27,6 +27,12 @@
 //! Keys are equal when `compare::cmp` says so, NULL equal to NULL (GROUP
 //! BY puts NULL keys in one group). An aggregate state's own growth
 //! (`array_agg`) is not counted against the limit.
+//!
+//! An aggregate with ORDER BY inside its call (`string_agg(x, ',' ORDER
+//! BY y)`) keeps its group's values with their sort keys instead of
+//! advancing at once, and advances over them in key order (stably, so
+//! equal keys keep input order) when the group finishes — PostgreSQL's
+//! per-aggregate sort in `nodeAgg.c`, held in memory here.
 
 use super::instrument::{self, Counter};
 use super::{ExecHost, RowSource, SortKey, Source};
@@ -97,7 +103,7 @@ impl<'e> AggregateSource<'e> {
                 Some(g) => g,
                 None => Group::empty(self.spec.aggs, self.spec.input_width)?,
             };
-            return Ok(Output::Ready(vec![group.finish()?].into_iter()));
+            return Ok(Output::Ready(vec![group.finish(self.spec.aggs)?].into_iter()));
         }
         let space = host.temp_space();
         if self.spec.hashed {
@@ -178,7 +184,7 @@ impl<'e> AggregateSource<'e> {
         let mut sort = TupleSort::new(&host.temp_space(), ascending(0..1));
         while let Some((prefix, group)) = groups.next_group(self.spec.aggs, host)? {
             let mut row = vec![prefix[groups.width].clone()];
-            row.extend(group.finish()?);
+            row.extend(group.finish(self.spec.aggs)?);
             sort.put(row)?;
         }
         sort.finish()
@@ -214,7 +220,7 @@ impl<'e> RowSource<'e> for AggregateSource<'e> {
                 Output::Sorted(groups) => {
                     return groups
                         .next_group(self.spec.aggs, host)?
-                        .map(|g| g.1.finish())
+                        .map(|g| g.1.finish(self.spec.aggs))
                         .transpose()
                 }
                 Output::Reordered(rows) => {
@@ -222,7 +228,7 @@ impl<'e> RowSource<'e> for AggregateSource<'e> {
                 }
                 Output::Hashed { table, spilled } => {
                     if let Some(group) = table.next() {
-                        return group.finish().map(Some);
+                        return group.finish(self.spec.aggs).map(Some);
                     }
                     self.output = match spilled.take() {
                         Some(groups) => Output::Reordered(self.reorder(groups, host)?),
@@ -243,6 +249,9 @@ struct Group {
     states: Vec<AggState>,
     /// Per aggregate, the values a DISTINCT aggregate has taken.
     seen: Vec<Vec<Datum>>,
+    /// Per aggregate with ORDER BY, its values and their sort keys, in
+    /// input order, until the group finishes.
+    ordered: Vec<Vec<(Datum, Row)>>,
     /// Memory held, for the hash table's limit.
     bytes: usize,
 }
@@ -255,7 +264,8 @@ impl Group {
             .map(|a| AggState::new(a.kind, a.arg.as_ref().map_or(SqlType::Int8, Expr::ty)))
             .collect::<std::result::Result<Vec<_>, _>>()?;
         let bytes = row_size(&first) + states.len() * std::mem::size_of::<AggState>();
-        Ok(Group { key: Vec::new(), first, states, seen: vec![Vec::new(); aggs.len()], bytes })
+        let (seen, ordered) = (vec![Vec::new(); aggs.len()], vec![Vec::new(); aggs.len()]);
+        Ok(Group { key: Vec::new(), first, states, seen, ordered, bytes })
     }
 
     /// The group of an empty input without GROUP BY: a row of NULLs.
@@ -273,7 +283,8 @@ impl Group {
     /// advance -- adds `row` to every aggregate (a DISTINCT one only if it
     /// has not seen the value; none sees NULL).
     fn advance(&mut self, aggs: &[AggCall], row: &[Datum], host: &mut ExecHost) -> Result<()> {
-        for ((agg, state), seen) in aggs.iter().zip(&mut self.states).zip(&mut self.seen) {
+        let per_agg = self.states.iter_mut().zip(&mut self.seen).zip(&mut self.ordered);
+        for (agg, ((state, seen), ordered)) in aggs.iter().zip(per_agg) {
             let value = match &agg.arg {
                 Some(e) => eval(e, row, host)?,
                 None => Datum::Bool(true),
@@ -288,13 +299,38 @@ impl Group {
                     std::mem::size_of::<Datum>() + sluice_types::rowcodec::heap_size(&value);
                 seen.push(value.clone());
             }
-            state.advance(&value)?;
+            if agg.order.is_empty() {
+                state.advance(&value)?;
+                continue;
+            }
+            let keys =
+                agg.order.iter().map(|k| eval(&k.expr, row, host)).collect::<Result<Row>>()?;
+            self.bytes += row_size(&keys) + sluice_types::rowcodec::heap_size(&value);
+            ordered.push((value, keys));
         }
         Ok(())
     }
 
-    /// The output row: the first row and the aggregate results.
-    fn finish(self) -> Result<Row> {
+    /// The output row: the first row and the aggregate results, the
+    /// ordered aggregates advanced over their values in key order first.
+    fn finish(mut self, aggs: &[AggCall]) -> Result<Row> {
+        let per_agg = self.states.iter_mut().zip(std::mem::take(&mut self.ordered));
+        for (agg, (state, mut values)) in aggs.iter().zip(per_agg) {
+            let order: Vec<SortKey> = agg
+                .order
+                .iter()
+                .enumerate()
+                .map(|(column, k)| SortKey {
+                    column,
+                    descending: k.descending,
+                    nulls_first: k.nulls_first,
+                })
+                .collect();
+            values.sort_by(|a, b| compare_rows(&a.1, &b.1, &order));
+            for (value, _) in &values {
+                state.advance(value)?;
+            }
+        }
         let mut out = self.first;
         for state in &self.states {
             out.push(state.finish()?);
