@@ -41,6 +41,7 @@ pub fn comment(
         Ok(ObjectType::ObjectSequence) => {
             relation_object(cx, &names, RelKind::Sequence, "a sequence")?
         }
+        Ok(ObjectType::ObjectView) => relation_object(cx, &names, RelKind::View, "a view")?,
         Ok(ObjectType::ObjectColumn) => column_object(cx, &names)?,
         Ok(ObjectType::ObjectTabconstraint) => constraint_object(cx, &names)?,
         Ok(ObjectType::ObjectSchema) => schema_object(cx, stmt)?,

@@ -45,6 +45,7 @@ pub mod instrument;
 mod join;
 pub mod lockrows;
 mod nestloop;
+mod project_set;
 mod series;
 mod setops;
 pub mod subplan;
@@ -208,6 +209,8 @@ fn open_node<'e>(
             input: open(input, engine, ctx)?,
             exprs,
             agg_offset: *agg_offset,
+            sets: exprs.iter().any(project_set::is_set_function),
+            pending: Default::default(),
         }),
         Plan::Distinct { input, width } => Box::new(Blocking::distinct(
             open(input, engine, ctx)?,
@@ -479,13 +482,28 @@ struct ProjectSource<'e> {
     input: Source<'e>,
     exprs: &'e [Expr],
     agg_offset: Option<usize>,
+    /// Some expression is a set-returning function (see `project_set.rs`).
+    sets: bool,
+    /// The rows the current input row's sets still have to give.
+    pending: std::collections::VecDeque<Vec<Datum>>,
 }
 
 impl<'e> RowSource<'e> for ProjectSource<'e> {
     fn next(&mut self, host: &mut ExecHost<'e, '_>) -> Result<Option<Vec<Datum>>> {
-        let Some(row) = self.input.next(host)? else { return Ok(None) };
-        load_aggs(host, &row, self.agg_offset);
-        Ok(Some(self.exprs.iter().map(|e| eval(e, &row, host)).collect::<Result<_>>()?))
+        loop {
+            if let Some(row) = self.pending.pop_front() {
+                return Ok(Some(row));
+            }
+            let Some(row) = self.input.next(host)? else { return Ok(None) };
+            load_aggs(host, &row, self.agg_offset);
+            if !self.sets {
+                return Ok(Some(
+                    self.exprs.iter().map(|e| eval(e, &row, host)).collect::<Result<_>>()?,
+                ));
+            }
+            host.check_interrupts()?;
+            self.pending = project_set::expand(self.exprs, &row, host)?;
+        }
     }
 }
 

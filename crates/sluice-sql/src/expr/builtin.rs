@@ -222,6 +222,10 @@ pub enum Builtin {
     /// `name[i]`: byte `i` (0 to 63) of a `name` as a `"char"`, NULL
     /// outside.
     NameSubscript,
+    /// `unnest(array)` in a select list: a row per element, made by the
+    /// projection (PostgreSQL's ProjectSet, `executor/plan.rs`); anywhere
+    /// else it is a set in a context that takes none.
+    Unnest,
     /// `left op ANY (array)` (`all` false) or `left op ALL (array)`: the
     /// boolean operator `op` applied to `left` and each element. Not strict.
     AnyAll {
@@ -285,6 +289,7 @@ impl Builtin {
                 | Builtin::ArrayToString
                 | Builtin::ArrayCat
                 | Builtin::ArrayRemove
+                | Builtin::Unnest
                 | Builtin::QuoteNullable
                 | Builtin::StringAggJoin
                 | Builtin::Session(SessionFunction::FormatType)
@@ -335,6 +340,11 @@ pub(super) fn call(func: Builtin, args: &[Datum], host: &mut dyn EvalHost) -> Re
         ArrayPosition => array_position(args)?,
         Subscript => arrays::subscript(args)?,
         NameSubscript => arrays::name_subscript(args),
+        Unnest => {
+            return Err(SqlError::unsupported(
+                "set-valued function called in context that cannot accept a set",
+            ))
+        }
         AnyAll { op, all } => arrays::any_all(*op, all, args, host)?,
         ArrayToString => arrays::array_to_string(args, host.context())?,
         ArrayCat => arrays::array_cat(args),

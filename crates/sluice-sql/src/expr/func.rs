@@ -101,6 +101,12 @@ pub(super) fn func_call(a: &mut Analyzer, fc: &FuncCall) -> Result<Expr> {
     if let Some((kind, ty)) = enum_min_max(name, &args) {
         return aggregate(a, fc, kind, ty, args, &[ArgType::Is(ty)], location);
     }
+    if let (true, [array]) = (name == "unnest", args.as_slice()) {
+        if let Some(element) = array.ty().base().element() {
+            reject_aggregate_syntax(fc, name, location)?;
+            return Ok(Expr::Call { func: Builtin::Unnest, args, ty: element, location });
+        }
+    }
     if !proc::exists(name) {
         if let Some(cast) = function_style_cast(a.host, name, &args, location)? {
             return Ok(cast);

@@ -225,6 +225,7 @@ fn plan_simple(
         }
     }
     let width = targets.len();
+    refuse_nested_set_functions(&targets)?;
     let columns: Vec<OutputColumn> = targets.iter().map(|t| t.column.clone()).collect();
     let mut exprs: Vec<Expr> = targets.into_iter().map(|t| t.expr).collect();
     let mut keys = Vec::new();
@@ -276,6 +277,25 @@ fn plan_simple(
         reconsider_scan(pl, &mut plan, &needed, presorted)?;
     }
     Ok(Planned { plan, columns })
+}
+
+/// The projection expands set-returning calls at the top of a select-list
+/// item only (`executor/plan/project_set.rs`); one inside an expression
+/// (`unnest(a) + 1`) is 0A000 for now.
+fn refuse_nested_set_functions(targets: &[Target]) -> Result<()> {
+    fn nested(e: &Expr) -> Option<Option<u32>> {
+        e.children().into_iter().find_map(|c| match c {
+            Expr::Call { func: crate::expr::Builtin::Unnest, location, .. } => Some(*location),
+            c => nested(c),
+        })
+    }
+    match targets.iter().find_map(|t| nested(&t.expr)) {
+        Some(location) => Err(SqlError::unsupported(
+            "set-returning functions inside expressions are not supported yet",
+        )
+        .at(location)),
+        None => Ok(()),
+    }
 }
 
 /// What is known of the LIMIT of `stmt` when planning (what costing a
