@@ -53,6 +53,10 @@ pub fn cast_context(from: SqlType, to: SqlType) -> Option<CastContext> {
         return cast_context(from.base(), to.base());
     }
     if let (Array(f), Array(t)) = (from, to) {
+        // A vector reads as an array, but an array is no vector.
+        if t.is_vector() && !f.is_vector() {
+            return None;
+        }
         return cast_context(f.get(), t.get());
     }
     let from_string = from.category() == TypeCategory::String;

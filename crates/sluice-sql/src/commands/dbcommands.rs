@@ -541,6 +541,7 @@ mod tests {
             is_template: true,
             collate: "C".into(),
             ctype: "C".into(),
+            frozen: FrozenBounds::default(),
         };
         assert_eq!(check_encoding(None, "template1", &template).unwrap(), UTF8);
         let e = check_encoding(Some(8), "template1", &template).unwrap_err();

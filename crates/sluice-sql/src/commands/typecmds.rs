@@ -31,6 +31,9 @@
 
 mod alter_domain;
 mod domain;
+mod rename;
+
+pub use rename::rename_type;
 
 pub use alter_domain::alter_domain;
 pub use domain::create_domain;

@@ -33,9 +33,9 @@ pub(super) fn name_subscript(args: &[Datum]) -> Datum {
         return Datum::Null;
     };
     match usize::try_from(i) {
-        Ok(i) if i < 64 => {
-            Datum::Text(sluice_types::text::char_from_byte(name.bytes().nth(i).unwrap_or(0)))
-        }
+        Ok(i) if i < 64 => Datum::Text(sluice_types::text::char_from_byte(
+            name.as_bytes().get(i).copied().unwrap_or(0),
+        )),
         _ => Datum::Null,
     }
 }

@@ -409,7 +409,7 @@ impl AnalyzeHost for Detached {
         _kind: AggKind,
         _arg: Option<Expr>,
         _distinct: bool,
-        _order: Vec<super::AggOrderKey>,
+        _clauses: super::AggClauses,
         _location: Option<u32>,
     ) -> Result<usize> {
         Err(SqlError::internal("aggregate outside analysis"))

@@ -23,7 +23,7 @@ use super::candidates::{choose, ArgType, Choice};
 use super::coerce::{coerce_implicit, coerce_to_target, type_name, CoercionContext};
 use super::polymorphic;
 use super::proc::{self, Imp, Proc};
-use super::tree::{AggOrderKey, Expr};
+use super::tree::{AggClauses, AggOrderKey, Expr};
 use super::typename::{position_of, string_of};
 use super::AnalyzeHost;
 use crate::{Result, SqlError};
@@ -232,15 +232,13 @@ fn aggregate(
     signature: &[ArgType],
     location: Option<u32>,
 ) -> Result<Expr> {
-    if fc.agg_filter.is_some() {
-        return Err(SqlError::unsupported("aggregate FILTER is not supported").at(location));
-    }
     if fc.agg_within_group {
         return Err(SqlError::unsupported("ordered-set aggregates are not supported").at(location));
     }
     let order = aggregate_order(a, fc)?;
+    let filter = aggregate_filter(a, fc)?;
     let keys = order.iter().map(|k| &k.expr);
-    if let Some(inner) = args.iter().chain(keys).find_map(Expr::find_aggregate) {
+    if let Some(inner) = args.iter().chain(keys).chain(&filter).find_map(Expr::find_aggregate) {
         return Err(SqlError::new("42803", "aggregate function calls cannot be nested").at(inner));
     }
     let arg = coerce_args(a.host, args, signature)?.into_iter().next();
@@ -249,7 +247,7 @@ fn aggregate(
     }
     let index = a
         .host
-        .aggregate(kind, arg, fc.agg_distinct, order, location)
+        .aggregate(kind, arg, fc.agg_distinct, AggClauses { order, filter }, location)
         .map_err(|e| e.at(location))?;
     Ok(Expr::AggRef { index, ty: result, location })
 }
@@ -279,10 +277,18 @@ fn aggregate_order(a: &mut Analyzer, fc: &FuncCall) -> Result<Vec<AggOrderKey>> 
     Ok(keys)
 }
 
+/// `FILTER (WHERE condition)` of an aggregate call, as a boolean.
+fn aggregate_filter(a: &mut Analyzer, fc: &FuncCall) -> Result<Option<Expr>> {
+    let Some(node) = fc.agg_filter.as_deref() else { return Ok(None) };
+    let condition = a.expr(node)?;
+    super::coerce::check_boolean_with(a.host, condition, "FILTER").map(Some)
+}
+
 /// With DISTINCT, every ORDER BY key must be the argument itself (42P10),
-/// as PostgreSQL requires.
+/// as PostgreSQL requires. Expressions are compared as analysed, their
+/// positions in the statement aside.
 fn check_distinct_order(arg: Option<&Expr>, order: &[AggOrderKey], fc: &FuncCall) -> Result<()> {
-    let written = |e: &Expr| super::deparse::expr(e, &[]);
+    let written = |e: &Expr| without_locations(&format!("{e:?}"));
     let arg = arg.map(written);
     match order.iter().find(|k| Some(written(&k.expr)) != arg) {
         None => Ok(()),
@@ -393,4 +399,19 @@ pub(super) fn coerce_args(
             },
         })
         .collect()
+}
+
+/// An analysed expression's debug text with every `location: Some(n)` made
+/// `None`, so that two writings of one expression compare equal.
+fn without_locations(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("location: Some(") {
+        out.push_str(&rest[..at]);
+        out.push_str("location: None");
+        let after = &rest[at + "location: Some(".len()..];
+        rest = after.find(')').map_or("", |close| &after[close + 1..]);
+    }
+    out.push_str(rest);
+    out
 }

@@ -130,7 +130,7 @@ pub use naming::column_name;
 pub use oper::make_op;
 pub(crate) use proc::is_aggregate;
 pub use regtypes::{function_named, function_signature, function_with_args, FunctionNamed};
-pub use tree::{AggOrderKey, BoolOp, BoolTestKind, CaseWhen, Expr};
+pub use tree::{AggClauses, AggOrderKey, BoolOp, BoolTestKind, CaseWhen, Expr};
 pub use typeinfo::format_type_of;
 pub use typename::{
     parse_type_name, parse_type_string, type_from_name, type_from_name_in, UserTypes,
@@ -466,7 +466,7 @@ pub trait AnalyzeHost {
         kind: AggKind,
         arg: Option<Expr>,
         distinct: bool,
-        order: Vec<AggOrderKey>,
+        clauses: AggClauses,
         location: Option<u32>,
     ) -> Result<usize>;
 

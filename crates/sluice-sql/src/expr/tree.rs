@@ -34,6 +34,16 @@ pub struct AggOrderKey {
     pub nulls_first: bool,
 }
 
+/// What an aggregate call says besides its argument: `ORDER BY` keys
+/// and a `FILTER (WHERE ...)` condition over the input row.
+#[derive(Clone, Debug, Default)]
+pub struct AggClauses {
+    /// The order the aggregate sees its values in (empty: input order).
+    pub order: Vec<AggOrderKey>,
+    /// Only rows for which this is true reach the aggregate.
+    pub filter: Option<Expr>,
+}
+
 /// A typed expression.
 #[derive(Clone, Debug)]
 pub enum Expr {

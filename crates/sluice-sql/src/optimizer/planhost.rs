@@ -7,7 +7,7 @@
 use super::plannodes::AggCall;
 use crate::catalog::pg_type::TypeCatalog;
 use crate::error::{Result, SqlError};
-use crate::expr::{AggOrderKey, AnalyzeHost, Expr, Scope, SubLinkKind};
+use crate::expr::{AggClauses, AnalyzeHost, Expr, Scope, SubLinkKind};
 use pg_query::protobuf::Node;
 use sluice_types::{AggKind, SqlType};
 
@@ -128,7 +128,7 @@ impl AnalyzeHost for PlanHost<'_> {
         kind: AggKind,
         arg: Option<Expr>,
         distinct: bool,
-        order: Vec<AggOrderKey>,
+        clauses: AggClauses,
         location: Option<u32>,
     ) -> Result<usize> {
         if let Some(clause) = self.agg_clause {
@@ -138,7 +138,8 @@ impl AnalyzeHost for PlanHost<'_> {
             )
             .at(location));
         }
-        self.aggs.push(AggCall { kind, arg, distinct, order });
+        let AggClauses { order, filter } = clauses;
+        self.aggs.push(AggCall { kind, arg, distinct, order, filter });
         Ok(self.aggs.len() - 1)
     }
 

@@ -182,6 +182,8 @@ pub struct AggCall {
     /// `ORDER BY` inside the call: the order the aggregate sees its
     /// values in (empty: input order).
     pub order: Vec<crate::expr::AggOrderKey>,
+    /// `FILTER (WHERE ...)`: only rows for which it is true are aggregated.
+    pub filter: Option<Expr>,
 }
 
 /// Everything a statement's subqueries and WITH queries need at run time.

@@ -28,6 +28,7 @@ pub fn prune_scan_columns(plan: &mut Plan, registry: &Registry) -> Option<Vec<bo
                 keys.iter()
                     .chain(aggs.iter().filter_map(|a| a.arg.as_ref()))
                     .chain(aggs.iter().flat_map(|a| a.order.iter().map(|k| &k.expr)))
+                    .chain(aggs.iter().filter_map(|a| a.filter.as_ref()))
                     .for_each(|e| mark(e, &mut needed));
                 input
             }

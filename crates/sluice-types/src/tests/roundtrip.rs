@@ -89,6 +89,8 @@ fn random_value(ty: SqlType, r: &mut Prng) -> Datum {
             Datum::Text(random_text(r))
         }
         SqlType::Name => Datum::Text(random_text(r).chars().take(10).collect()),
+        // ASCII: a high-bit byte's binary form is its `\ooo` text (text.rs).
+        SqlType::Char => Datum::Text(crate::text::char_from_byte(r.below(128) as u8)),
         SqlType::Bytea => Datum::Bytea((0..r.below(20)).map(|_| r.next() as u8).collect()),
         SqlType::Date => Datum::Date(
             (r.below(calendar::DATE_END_JULIAN as u64) as i64 - calendar::POSTGRES_EPOCH_JDATE)

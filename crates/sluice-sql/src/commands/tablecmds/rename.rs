@@ -46,6 +46,9 @@ pub fn rename(
     if rename_type == Some(ObjectType::ObjectSchema) {
         return crate::commands::schemacmds::rename_schema(cx, &stmt.subname, &stmt.newname, sink);
     }
+    if let Some(ObjectType::ObjectType | ObjectType::ObjectDomain) = rename_type {
+        return crate::commands::typecmds::rename_type(cx, stmt, sink);
+    }
     let target_type = match rename_type {
         Some(ObjectType::ObjectColumn) => ObjectType::try_from(stmt.relation_type).ok(),
         Some(ObjectType::ObjectTabconstraint) => Some(ObjectType::ObjectTable),

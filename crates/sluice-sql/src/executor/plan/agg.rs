@@ -42,7 +42,7 @@ use crate::executor::spill::tuplesort::{compare_rows, Sorted, TupleSort};
 use crate::executor::spill::{row_size, TempSpace};
 use crate::expr::{eval, EvalHost, Expr};
 use sluice_types::compare::{cmp, hash};
-use sluice_types::{AggState, Datum, SqlType};
+use sluice_types::{AggKind, AggState, Datum, SqlType};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -280,11 +280,17 @@ impl Group {
         Ok(group)
     }
 
-    /// advance -- adds `row` to every aggregate (a DISTINCT one only if it
-    /// has not seen the value; none sees NULL).
+    /// advance -- adds `row` to every aggregate whose FILTER it passes (a
+    /// DISTINCT one only if it has not seen the value; only `array_agg`,
+    /// whose transition is not strict, sees NULL).
     fn advance(&mut self, aggs: &[AggCall], row: &[Datum], host: &mut ExecHost) -> Result<()> {
         let per_agg = self.states.iter_mut().zip(&mut self.seen).zip(&mut self.ordered);
         for (agg, ((state, seen), ordered)) in aggs.iter().zip(per_agg) {
+            if let Some(filter) = &agg.filter {
+                if eval(filter, row, host)? != Datum::Bool(true) {
+                    continue;
+                }
+            }
             let value = match &agg.arg {
                 Some(e) => eval(e, row, host)?,
                 None => Datum::Bool(true),
@@ -292,19 +298,26 @@ impl Group {
             if agg.distinct {
                 // The search is linear: let a cancel reach a long one.
                 host.check_interrupts()?;
-                if value.is_null() || seen.iter().any(|s| cmp(s, &value).is_eq()) {
+                let skip_null = value.is_null() && agg.kind != AggKind::ArrayAgg;
+                if skip_null || seen.iter().any(|s| cmp(s, &value).is_eq()) {
                     continue;
                 }
                 self.bytes +=
                     std::mem::size_of::<Datum>() + sluice_types::rowcodec::heap_size(&value);
                 seen.push(value.clone());
             }
-            if agg.order.is_empty() {
+            if agg.order.is_empty() && !agg.distinct {
                 state.advance(&value)?;
                 continue;
             }
-            let keys =
-                agg.order.iter().map(|k| eval(&k.expr, row, host)).collect::<Result<Row>>()?;
+            // DISTINCT values reach the aggregate sorted, as PostgreSQL's
+            // sort-based DISTINCT hands them over.
+            let keys = match agg.order.is_empty() {
+                true => vec![value.clone()],
+                false => {
+                    agg.order.iter().map(|k| eval(&k.expr, row, host)).collect::<Result<Row>>()?
+                }
+            };
             self.bytes += row_size(&keys) + sluice_types::rowcodec::heap_size(&value);
             ordered.push((value, keys));
         }
@@ -316,16 +329,19 @@ impl Group {
     fn finish(mut self, aggs: &[AggCall]) -> Result<Row> {
         let per_agg = self.states.iter_mut().zip(std::mem::take(&mut self.ordered));
         for (agg, (state, mut values)) in aggs.iter().zip(per_agg) {
-            let order: Vec<SortKey> = agg
-                .order
-                .iter()
-                .enumerate()
-                .map(|(column, k)| SortKey {
-                    column,
-                    descending: k.descending,
-                    nulls_first: k.nulls_first,
-                })
-                .collect();
+            let order: Vec<SortKey> = match agg.order.is_empty() {
+                true => ascending(0..1),
+                false => agg
+                    .order
+                    .iter()
+                    .enumerate()
+                    .map(|(column, k)| SortKey {
+                        column,
+                        descending: k.descending,
+                        nulls_first: k.nulls_first,
+                    })
+                    .collect(),
+            };
             values.sort_by(|a, b| compare_rows(&a.1, &b.1, &order));
             for (value, _) in &values {
                 state.advance(value)?;

@@ -136,7 +136,7 @@ impl AnalyzeHost for TestHost {
         kind: AggKind,
         arg: Option<Expr>,
         distinct: bool,
-        _order: Vec<crate::expr::AggOrderKey>,
+        _clauses: crate::expr::AggClauses,
         _location: Option<u32>,
     ) -> Result<usize> {
         if self.no_aggregates {
