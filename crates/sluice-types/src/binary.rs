@@ -26,6 +26,15 @@ const SIGN_NAN: u16 = 0xC000;
 const SIGN_PINF: u16 = 0xD000;
 const SIGN_NINF: u16 = 0xF000;
 
+/// send_typed -- [`send`] for a value known to be of type `ty`: a
+/// `"char"` goes out as its one byte (its datum is its text form).
+pub fn send_typed(ty: SqlType, d: &Datum) -> Vec<u8> {
+    match (ty.base(), d) {
+        (SqlType::Char, Datum::Text(s)) => vec![text::char_byte(s)],
+        _ => send(d),
+    }
+}
+
 /// The binary wire form of a non-null value (NULL sends no bytes; the
 /// protocol marks it with length -1).
 pub fn send(d: &Datum) -> Vec<u8> {

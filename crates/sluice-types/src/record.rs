@@ -148,7 +148,7 @@ pub fn send(r: &Record) -> Vec<u8> {
         if value.is_null() {
             out.extend((-1i32).to_be_bytes());
         } else {
-            let bytes = crate::binary::send(value);
+            let bytes = crate::binary::send_typed(field.ty, value);
             out.extend((bytes.len() as i32).to_be_bytes());
             out.extend(bytes);
         }

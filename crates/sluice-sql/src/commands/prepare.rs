@@ -11,14 +11,12 @@
 //! new (42P05), a missing one is 26000; Close of a missing one is no error,
 //! DEALLOCATE of one is.
 //!
-//! Plans are not kept here: the session's plan cache (`plancache.rs`)
+//! The table itself is the backend's (`executor/prepared.rs`). Plans are
+//! not kept there: the session's plan cache (`plancache.rs`)
 //! already keeps the plan of each statement text, so EXECUTE neither parses
 //! nor plans again. The parameter values of EXECUTE are expressions,
 //! analyzed without columns, cast to the parameter types by assignment,
 //! and evaluated once before the statement runs.
-
-use std::collections::HashMap;
-use std::sync::Arc;
 
 use pg_query::protobuf::{DeallocateStmt, ExecuteStmt, PrepareStmt};
 use pg_query::NodeEnum;
@@ -27,93 +25,12 @@ use sluice_types::{Datum, SqlType};
 
 use crate::error::{Result, SqlError};
 use crate::executor::context::BackendContext;
+use crate::executor::prepared::{missing, PreparedStatement, PreparedStatements};
 use crate::executor::{self, host::ExecHost};
 use crate::expr::{analyze, coerce_to_parameter, eval, type_from_name_in, Scope};
 use crate::optimizer::planhost::PlanHost;
 use crate::parser::RawStatement;
-use crate::sink::{OutputColumn, QuerySink};
-
-/// One prepared statement.
-pub struct PreparedStatement {
-    /// The statement; `None` for an empty query string (protocol only).
-    pub statement: Option<RawStatement>,
-    /// The parameter types, given or inferred (`None`: not determined,
-    /// which the protocol reports as `text`).
-    pub param_types: Vec<Option<SqlType>>,
-    /// The result columns, as planned when prepared.
-    pub columns: Option<Vec<OutputColumn>>,
-    /// Made by SQL's PREPARE rather than the protocol's Parse.
-    pub from_sql: bool,
-    /// When it was prepared (`timestamptz`).
-    pub prepare_time: i64,
-}
-
-/// A backend's prepared statements by name (the unnamed one under "").
-#[derive(Default)]
-pub struct PreparedStatements {
-    by_name: HashMap<String, Arc<PreparedStatement>>,
-}
-
-impl PreparedStatements {
-    /// insert -- adds `statement` as `name`: "" replaces the unnamed one, a
-    /// named one must be new.
-    pub fn insert(&mut self, name: &str, statement: PreparedStatement) -> Result<()> {
-        if !name.is_empty() && self.by_name.contains_key(name) {
-            return Err(SqlError::new(
-                "42P05",
-                format!("prepared statement \"{name}\" already exists"),
-            ));
-        }
-        self.by_name.insert(name.to_string(), Arc::new(statement));
-        Ok(())
-    }
-
-    /// The statement called `name` (26000 if there is none).
-    pub fn get(&self, name: &str) -> Result<Arc<PreparedStatement>> {
-        self.by_name.get(name).cloned().ok_or_else(|| missing(name))
-    }
-
-    /// Removes `name`, if it exists.
-    pub fn remove(&mut self, name: &str) -> Option<Arc<PreparedStatement>> {
-        self.by_name.remove(name)
-    }
-
-    /// The named statements SQL or the protocol made, by name
-    /// (`pg_prepared_statements`).
-    pub fn named(&self) -> Vec<(&str, &PreparedStatement)> {
-        let mut named: Vec<_> = self
-            .by_name
-            .iter()
-            .filter(|(name, _)| !name.is_empty())
-            .map(|(name, p)| (name.as_str(), p.as_ref()))
-            .collect();
-        named.sort_by_key(|(name, _)| *name);
-        named
-    }
-}
-
-/// 26000 for a statement that is not there.
-fn missing(name: &str) -> SqlError {
-    let message = match name {
-        "" => "unnamed prepared statement does not exist".to_string(),
-        name => format!("prepared statement \"{name}\" does not exist"),
-    };
-    SqlError::new("26000", message)
-}
-
-impl PreparedStatement {
-    /// A statement prepared now, described by its parameter types and
-    /// result columns.
-    pub fn new(
-        statement: Option<RawStatement>,
-        param_types: Vec<Option<SqlType>>,
-        columns: Option<Vec<OutputColumn>>,
-        from_sql: bool,
-    ) -> PreparedStatement {
-        let prepare_time = crate::expr::now_timestamptz();
-        PreparedStatement { statement, param_types, columns, from_sql, prepare_time }
-    }
-}
+use crate::sink::QuerySink;
 
 /// PREPARE name [(type, ...)] AS statement.
 pub fn prepare(

@@ -222,16 +222,7 @@ pub fn alter_owner(
     domain: bool,
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
-    let names = match stmt.object.as_deref().and_then(|n| n.node.as_ref()) {
-        Some(NodeEnum::List(list)) => list.items.clone(),
-        _ => return Err(SqlError::internal("ALTER TYPE OWNER without a name")),
-    };
-    let (schema, name) = qualified_name(&names)?;
-    let ty = locked_type(cx, schema.as_deref(), &name)?;
-    if domain && !ty.is_domain() {
-        let written = written(&schema, &name);
-        return Err(SqlError::new("42809", format!("\"{written}\" is not a domain")));
-    }
+    let ty = statement_type(cx, stmt.object.as_deref(), domain)?;
     let engine = cx.engine().clone();
     let owner = role_oid(&engine, cx.txn()?, role)?;
     set_with_array(cx, ty, col::OWNER, Datum::Oid(owner))?;
@@ -267,17 +258,8 @@ pub fn set_type_schema(
 ) -> Result<()> {
     let domain = ObjectType::try_from(stmt.object_type) == Ok(ObjectType::ObjectDomain);
     let tag = if domain { "ALTER DOMAIN" } else { "ALTER TYPE" };
-    let names = match stmt.object.as_deref().and_then(|n| n.node.as_ref()) {
-        Some(NodeEnum::List(list)) => list.items.clone(),
-        Some(NodeEnum::TypeName(t)) => t.names.clone(),
-        _ => return Err(SqlError::internal("SET SCHEMA without a type name")),
-    };
-    let (schema, name) = qualified_name(&names)?;
-    let ty = locked_type(cx, schema.as_deref(), &name)?;
-    if domain && !ty.is_domain() {
-        let display = type_display(cx, &ty)?;
-        return Err(SqlError::new("42809", format!("{display} is not a domain")));
-    }
+    let ty = statement_type(cx, stmt.object.as_deref(), domain)?;
+    let name = ty.name().to_string();
     let target = cx.schema_oid(&stmt.newschema)?;
     if target == ty.namespace() {
         return sink.complete(tag);
@@ -714,6 +696,28 @@ pub(crate) fn type_for_change(
         return Err(SqlError::new("42809", format!("\"{written}\" is not a domain")));
     }
     Ok(ty.oid())
+}
+
+/// statement_type -- the type an ALTER statement's object names (a name
+/// list or a type name), locked for the change; with `domain` (ALTER
+/// DOMAIN), 42809 unless it is a domain.
+fn statement_type(
+    cx: &mut dyn BackendContext,
+    object: Option<&pg_query::protobuf::Node>,
+    domain: bool,
+) -> Result<TypeRow> {
+    let names = match object.and_then(|n| n.node.as_ref()) {
+        Some(NodeEnum::List(list)) => list.items.clone(),
+        Some(NodeEnum::TypeName(t)) => t.names.clone(),
+        _ => return Err(SqlError::internal("ALTER TYPE without a type name")),
+    };
+    let (schema, name) = qualified_name(&names)?;
+    let ty = locked_type(cx, schema.as_deref(), &name)?;
+    if domain && !ty.is_domain() {
+        let display = type_display(cx, &ty)?;
+        return Err(SqlError::new("42809", format!("{display} is not a domain")));
+    }
+    Ok(ty)
 }
 
 /// The type `schema.name` (or `name` along the search path), locked

@@ -163,8 +163,8 @@ pub struct BackendState {
     pub notices: Vec<SqlError>,
     /// Kept SELECT plans (`plancache.rs`).
     pub plans: PlanCache,
-    /// Prepared statements, SQL's and the protocol's (`commands/prepare.rs`).
-    pub prepared: crate::commands::prepare::PreparedStatements,
+    /// Prepared statements, SQL's and the protocol's (`prepared.rs`).
+    pub prepared: super::prepared::PreparedStatements,
 }
 
 impl BackendState {

@@ -20,6 +20,7 @@ mod onconflict;
 mod pgstat_views;
 pub mod plan;
 pub mod plancache;
+pub mod prepared;
 pub mod ri_triggers;
 pub(crate) mod scanstats;
 pub(crate) mod spi;

@@ -43,9 +43,9 @@ mod readonly;
 mod timeouts;
 
 use crate::activity::{Activity, BackendSignal, InterruptCheck};
-use crate::commands::prepare::PreparedStatement;
 use crate::error::{Result, SqlError};
 use crate::executor::context::{BackendContext, BackendState, ExecParts, Instance};
+use crate::executor::prepared::PreparedStatement;
 use crate::expr::{now_timestamptz, session_context};
 use crate::parser::{parse, RawStatement};
 use crate::sink::QuerySink;

@@ -43,7 +43,7 @@ pub fn send(a: &Array) -> Vec<u8> {
         if e.is_null() {
             out.extend((-1i32).to_be_bytes());
         } else {
-            let bytes = binary::send(e);
+            let bytes = binary::send_typed(a.elem_type().get(), e);
             out.extend((bytes.len() as i32).to_be_bytes());
             out.extend(bytes);
         }

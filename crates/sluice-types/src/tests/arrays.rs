@@ -323,6 +323,7 @@ fn lower_bounds_are_checked() {
 const PG_TYPE: &[&str] = &[
     "_bool|1000|4|boolean[]",
     "_bytea|1001|4|bytea[]",
+    "_char|1002|4|\"char\"[]",
     "_name|1003|4|name[]",
     "_int8|1016|8|bigint[]",
     "_int2|1005|4|smallint[]",

@@ -199,7 +199,7 @@ fn every_type_round_trips_through_text_binary_and_storage() {
             let back = io::parse(ty, &text, -1, &ctx)
                 .unwrap_or_else(|e| panic!("{ty:?} text {text:?}: {e}"));
             assert!(same(&v, &back, &ctx), "{ty:?} text round trip of {text:?} gave {back:?}");
-            let wire = binary::send(&v);
+            let wire = binary::send_typed(ty, &v);
             let back = binary::recv(ty, &wire, -1)
                 .unwrap_or_else(|e| panic!("{ty:?} binary {text:?}: {e}"));
             assert!(same(&v, &back, &ctx), "{ty:?} binary round trip of {text:?}");

@@ -3,7 +3,7 @@
 //! `_new_name`. Stored values and columns refer to the type by OID, so
 //! nothing else changes.
 
-use super::{find_type, locked_type, qualified_name, type_display, TypeRow};
+use super::{find_type, statement_type, TypeRow};
 use crate::catalog::pg_type::col;
 use crate::catalog::relation::oid_of;
 use crate::catalog::schema::PG_TYPE;
@@ -13,7 +13,6 @@ use crate::executor::context::BackendContext;
 use crate::executor::lmgr::lock_relation_name;
 use crate::sink::QuerySink;
 use pg_query::protobuf::{ObjectType, RenameStmt};
-use pg_query::NodeEnum;
 use sluice_types::Datum;
 
 /// rename_type -- ALTER TYPE/DOMAIN ... RENAME TO (42704 if there is no
@@ -25,17 +24,7 @@ pub fn rename_type(
     sink: &mut dyn QuerySink,
 ) -> Result<()> {
     let domain = ObjectType::try_from(stmt.rename_type) == Ok(ObjectType::ObjectDomain);
-    let names = match stmt.object.as_deref().and_then(|n| n.node.as_ref()) {
-        Some(NodeEnum::List(list)) => list.items.clone(),
-        Some(NodeEnum::TypeName(t)) => t.names.clone(),
-        _ => return Err(SqlError::internal("RENAME without a type name")),
-    };
-    let (schema, name) = qualified_name(&names)?;
-    let ty = locked_type(cx, schema.as_deref(), &name)?;
-    if domain && !ty.is_domain() {
-        let display = type_display(cx, &ty)?;
-        return Err(SqlError::new("42809", format!("{display} is not a domain")));
-    }
+    let ty = statement_type(cx, stmt.object.as_deref(), domain)?;
     let namespace = cx.namespace_name(ty.namespace())?;
     lock_relation_name(&mut cx.parts()?, ty.namespace(), &stmt.newname)?;
     if find_type(cx, Some(&namespace), &stmt.newname)?.is_some() {

@@ -71,7 +71,18 @@ fn aggregate_errors() {
         ("sum('1')", "42725", Some(8), "function sum(unknown) is not unique"),
         ("sum(*)", "42883", Some(8), "function sum() does not exist"),
         ("min(u)", "42883", Some(8), "function min(uuid) does not exist"),
-        ("count(i) FILTER (WHERE i > 0)", "0A000", Some(8), "aggregate FILTER is not supported"),
+        (
+            "count(i) FILTER (WHERE i)",
+            "42804",
+            Some(31),
+            "argument of FILTER must be type boolean, not type integer",
+        ),
+        (
+            "count(DISTINCT i ORDER BY i + 1)",
+            "42P10",
+            Some(34),
+            "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list",
+        ),
         ("sum(i) OVER ()", "0A000", Some(8), "window functions are not supported"),
         ("stddev(i)", "0A000", Some(8), "function stddev is not supported"),
     ];
