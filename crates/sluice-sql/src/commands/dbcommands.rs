@@ -403,6 +403,26 @@ fn copy_relations(cx: &mut dyn BackendContext, from: Oid, to: Oid) -> Result<()>
     Ok(())
 }
 
+/// ALTER DATABASE name OWNER TO role (3D000 if there is no such database).
+pub fn alter_owner(
+    cx: &mut dyn BackendContext,
+    name: &str,
+    owner: Oid,
+    sink: &mut dyn QuerySink,
+) -> Result<()> {
+    lock_database_ddl(cx)?;
+    let engine = cx.engine().clone();
+    let rows = scan(&engine, 0, &PG_DATABASE, cx.txn()?, |r| r[1].as_str() == Some(name))?;
+    let Some((tid, mut row)) = rows.into_iter().next() else {
+        return Err(SqlError::new("3D000", format!("database \"{name}\" does not exist")));
+    };
+    if row[2] != Datum::Oid(owner) {
+        row[2] = Datum::Oid(owner);
+        crate::catalog::replace(&engine, 0, &PG_DATABASE, cx.txn()?, tid, &row)?;
+    }
+    sink.complete("ALTER DATABASE")
+}
+
 /// DROP DATABASE [IF EXISTS] name [[WITH] (FORCE)].
 pub fn dropdb(
     cx: &mut dyn BackendContext,

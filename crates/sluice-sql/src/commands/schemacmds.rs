@@ -228,7 +228,13 @@ pub fn alter_owner(
         let role = stmt.newowner.as_ref().map(|r| role_name(cx, r)).unwrap_or_default();
         return typecmds::alter_owner(cx, stmt, &role, kind == Ok(ObjectType::ObjectDomain), sink);
     }
-    if ObjectType::try_from(stmt.object_type) != Ok(ObjectType::ObjectSchema) {
+    if kind == Ok(ObjectType::ObjectDatabase) {
+        let name = stmt.object.as_deref().and_then(node_str).unwrap_or_default();
+        let role = stmt.newowner.as_ref().map(|r| role_name(cx, r)).unwrap_or_default();
+        let owner = role_oid(&cx.engine().clone(), cx.txn()?, &role)?;
+        return super::dbcommands::alter_owner(cx, &name, owner, sink);
+    }
+    if kind != Ok(ObjectType::ObjectSchema) {
         return Err(SqlError::unsupported("this ALTER ... OWNER TO form is not supported yet"));
     }
     let name = stmt.object.as_deref().and_then(node_str).unwrap_or_default();

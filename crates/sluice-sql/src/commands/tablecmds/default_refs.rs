@@ -30,8 +30,13 @@ pub(super) fn record_default_references(
     let mut params = Vec::new();
     let mut host = PlanHost::new(&mut params).with_types(cx.type_catalog()?);
     let text = crate::catalog::relation::evaluable_default(default);
-    let node = crate::parser::parse_expr(&text, "column default")?;
-    let expr = analyze(&node, &Scope::default(), &mut host)?;
+    // Analysed on its own, so a position would point into the wrong text.
+    let unplaced = |mut e: crate::error::SqlError| {
+        e.position = None;
+        e
+    };
+    let node = crate::parser::parse_expr(&text, "column default").map_err(unplaced)?;
+    let expr = analyze(&node, &Scope::default(), &mut host).map_err(unplaced)?;
     let mut named = Vec::new();
     regclass_references(&expr, &mut named);
     let relations = relation_oids(cx, &named)?;
