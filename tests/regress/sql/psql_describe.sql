@@ -56,3 +56,7 @@ DROP TABLE t, "Mixed Case", nums;
 -- \l lists databases (the test database and a template, whose ACL initdb set)
 \l regress_expected
 \l template1
+-- functions (none but the built-in ones, which \df leaves out) and the
+-- access privileges of the tables above
+\df
+\dp

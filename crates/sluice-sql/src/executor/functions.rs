@@ -8,6 +8,7 @@
 mod advisory;
 mod pgstat;
 pub(crate) mod pgstattuple;
+mod procinfo;
 mod regproc;
 pub(crate) use regproc::RegColumns;
 mod ruleutils;
@@ -75,6 +76,9 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
         AclDefault => regproc::acl_default(host, args)?,
         TableIsVisible => regproc::table_is_visible(host, args)?,
         TypeIsVisible => regproc::type_is_visible(host, args)?,
+        FunctionIsVisible => procinfo::function_is_visible(host, args)?,
+        GetFunctionResult => procinfo::function_result(host, args)?,
+        GetFunctionArguments => procinfo::function_arguments(host, args)?,
         FormatType => regproc::format_type(host, args)?,
         GetIndexDef => ruleutils::index_def(host, args)?,
         GetConstraintDef => ruleutils::constraint_def(host, args)?,

@@ -280,6 +280,12 @@ pub enum SessionFunction {
     TableIsVisible,
     /// `pg_type_is_visible(type oid)`: `boolean`.
     TypeIsVisible,
+    /// `pg_function_is_visible(function oid)`: `boolean`.
+    FunctionIsVisible,
+    /// `pg_get_function_result(function oid)`: `text`.
+    GetFunctionResult,
+    /// `pg_get_function_arguments(function oid)`: `text`.
+    GetFunctionArguments,
     /// `acldefault(objtype "char", owner oid)`: the privileges an object
     /// has before any GRANT, as `text[]` (sluice's `aclitem[]`).
     AclDefault,
