@@ -32,6 +32,7 @@ pub fn call(host: &mut ExecHost, f: SessionFunction, args: &[Datum]) -> Result<D
     use SessionFunction::*;
     Ok(match f {
         StatementTimestamp | ClockTimestamp => Datum::TimestampTz(now_timestamptz()),
+        TimeOfDay => time_of_day(host),
         BackendPid => Datum::Int4(host.env().pid as i32),
         StatBackendPid => match args.first() {
             Some(Datum::Int4(id)) => super::backend_status::backend_pid(host.env().engine, *id),
@@ -154,6 +155,16 @@ fn shared_description(host: &mut ExecHost, args: &[Datum]) -> Result<Datum> {
     let key = [Datum::Oid(*objid), Datum::Oid(catalog.oid)];
     let rows = crate::catalog::scan_as(&engine, 0, def, host.visibility(), |r| r[..2] == key)?;
     Ok(rows.into_iter().next().map_or(Datum::Null, |(_, mut row)| row.swap_remove(2)))
+}
+
+/// `timeofday()`: now, printed as the `Postgres` date style prints a
+/// `timestamptz` (PostgreSQL always prints six fractional digits; this
+/// drops trailing zeros as that style does).
+fn time_of_day(host: &mut ExecHost) -> Datum {
+    let mut ctx = host.context().clone();
+    ctx.date_style.format = sluice_types::DateFormat::Postgres;
+    let now = Datum::TimestampTz(now_timestamptz());
+    sluice_types::io::output(&now, &ctx).map_or(Datum::Null, Datum::Text)
 }
 
 /// `age(xid)`: counted from the transaction's own xid if it has one, else

@@ -211,6 +211,9 @@ pub enum SessionFunction {
     StatementTimestamp,
     /// `clock_timestamp()`: `timestamptz`.
     ClockTimestamp,
+    /// `timeofday()`: the current time as text, in the `Postgres` date
+    /// style and the session's time zone.
+    TimeOfDay,
     /// `pg_backend_pid()`: `integer`.
     BackendPid,
     /// `pg_stat_get_backend_pid(integer)`: `integer`.

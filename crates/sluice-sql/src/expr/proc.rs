@@ -286,6 +286,7 @@ static PROCS: &[Proc] = &[
     // Session and engine state.
     session("statement_timestamp", &[], TimestampTz, S::StatementTimestamp),
     session("clock_timestamp", &[], TimestampTz, S::ClockTimestamp),
+    session("timeofday", &[], Text, S::TimeOfDay),
     session("pg_backend_pid", &[], Int4, S::BackendPid),
     session("pg_stat_get_backend_pid", &[INT4], Int4, S::StatBackendPid),
     session("version", &[], Text, S::Version),

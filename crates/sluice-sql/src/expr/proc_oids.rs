@@ -17,6 +17,7 @@ pub(super) struct ProcOid {
 pub(super) static PROC_OIDS: &[ProcOid] = &[
     ProcOid { name: "heap_tableam_handler", args: &["internal"], oid: 3 },
     ProcOid { name: "version", args: &[], oid: 89 },
+    ProcOid { name: "timeofday", args: &[], oid: 274 },
     ProcOid { name: "bthandler", args: &["internal"], oid: 330 },
     ProcOid { name: "num_nulls", args: &["any"], oid: 438 },
     ProcOid { name: "num_nonnulls", args: &["any"], oid: 440 },
@@ -479,6 +480,7 @@ pub(super) static OVERLOADS: &[(&str, u32)] = &[
     ("substr", 4),
     ("substring", 8),
     ("sum", 8),
+    ("timeofday", 1),
     ("timezone", 6),
     ("to_hex", 2),
     ("to_regclass", 1),
