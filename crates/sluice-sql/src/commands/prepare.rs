@@ -65,7 +65,7 @@ pub fn prepare(
             format!("could not determine data type of parameter ${}", given + i + 1),
         ));
     }
-    let prepared = PreparedStatement::new(Some(statement), param_types, columns, true);
+    let prepared = PreparedStatement { statement: Some(statement), param_types, columns };
     cx.state_mut().prepared.insert(&stmt.name, prepared)?;
     sink.complete("PREPARE")
 }

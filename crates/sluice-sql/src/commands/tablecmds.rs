@@ -119,7 +119,8 @@ pub fn create_table(
     for &(i, attrdef) in &attrdefs {
         let plain = columns[i].generated.is_none() && !serials.iter().any(|(s, _)| *s == i);
         if let (true, Some(default)) = (plain, &columns[i].default) {
-            default_refs::record_default_references(cx, attrdef, default)?;
+            let expr = default_refs::analyze_default(cx, default)?;
+            default_refs::record_default_references(cx, attrdef, &expr)?;
         }
     }
     for (i, seq) in serials {

@@ -24,10 +24,6 @@ pub struct PreparedStatement {
     pub param_types: Vec<Option<SqlType>>,
     /// The result columns, as planned when prepared.
     pub columns: Option<Vec<OutputColumn>>,
-    /// Made by SQL's PREPARE rather than the protocol's Parse.
-    pub from_sql: bool,
-    /// When it was prepared (`timestamptz`).
-    pub prepare_time: i64,
 }
 
 /// A backend's prepared statements by name (the unnamed one under "").
@@ -59,19 +55,6 @@ impl PreparedStatements {
     pub fn remove(&mut self, name: &str) -> Option<Arc<PreparedStatement>> {
         self.by_name.remove(name)
     }
-
-    /// The named statements SQL or the protocol made, by name
-    /// (`pg_prepared_statements`).
-    pub fn named(&self) -> Vec<(&str, &PreparedStatement)> {
-        let mut named: Vec<_> = self
-            .by_name
-            .iter()
-            .filter(|(name, _)| !name.is_empty())
-            .map(|(name, p)| (name.as_str(), p.as_ref()))
-            .collect();
-        named.sort_by_key(|(name, _)| *name);
-        named
-    }
 }
 
 /// 26000 for a statement that is not there.
@@ -81,18 +64,4 @@ pub(crate) fn missing(name: &str) -> SqlError {
         name => format!("prepared statement \"{name}\" does not exist"),
     };
     SqlError::new("26000", message)
-}
-
-impl PreparedStatement {
-    /// A statement prepared now, described by its parameter types and
-    /// result columns.
-    pub fn new(
-        statement: Option<RawStatement>,
-        param_types: Vec<Option<SqlType>>,
-        columns: Option<Vec<OutputColumn>>,
-        from_sql: bool,
-    ) -> PreparedStatement {
-        let prepare_time = crate::expr::now_timestamptz();
-        PreparedStatement { statement, param_types, columns, from_sql, prepare_time }
-    }
 }

@@ -307,7 +307,7 @@ impl Session {
             Some(stmt) => self.describe(stmt, &mut param_types)?,
             None => None,
         };
-        let prepared = PreparedStatement::new(statement, param_types, columns, false);
+        let prepared = PreparedStatement { statement, param_types, columns };
         self.core.prepared.insert(name, prepared)
     }
 

@@ -76,14 +76,17 @@ pub(crate) fn set_default(
 ) -> Result<()> {
     let attnum = attnum(table, column)?;
     let text = raw.map(deparse_expr).transpose()?;
-    if let Some(text) = &text {
-        let desc = &table.columns[attnum as usize - 1];
-        cook_default(text, desc.ty, desc.typmod, &cx.type_catalog()?)?;
-    }
+    let cooked = match &text {
+        Some(text) => {
+            let desc = &table.columns[attnum as usize - 1];
+            Some(cook_default(text, desc.ty, desc.typmod, &cx.type_catalog()?)?)
+        }
+        None => None,
+    };
     remove_default(cx, table, attnum)?;
-    if let Some(text) = &text {
+    if let (Some(text), Some(cooked)) = (&text, &cooked) {
         let attrdef = super::insert_attrdef(cx, table.oid, attnum, text)?;
-        super::default_refs::record_default_references(cx, attrdef, text)?;
+        super::default_refs::record_default_references(cx, attrdef, cooked)?;
     }
     let has_default = text.is_some();
     update_attribute(cx, table, attnum, |row| row[ATT_HASDEF] = Datum::Bool(has_default))
@@ -208,14 +211,15 @@ pub(crate) fn add_column(
     )?;
     // A value per row (a sequence's, a volatile default's, a generated
     // column's) needs the table rewritten; a constant one is stored once.
-    let volatile = match &column.default {
-        Some(text) => cook_default(text, column.ty, column.typmod, &types)?.is_volatile(),
-        None => false,
+    let cooked = match &column.default {
+        Some(text) => Some(cook_default(text, column.ty, column.typmod, &types)?),
+        None => None,
     };
+    let volatile = cooked.as_ref().is_some_and(Expr::is_volatile);
     let per_row = has_rows
         && (volatile || column.generated.is_some() || column.identity.is_some() || column.serial);
-    let missing = match (&column.default, has_rows && !per_row) {
-        (Some(text), true) => missing_value(cx, &column, text)?,
+    let missing = match (&cooked, has_rows && !per_row) {
+        (Some(expr), true) => missing_value(cx, expr)?,
         _ => Datum::Null,
     };
     if has_rows && !per_row && column.not_null && missing.is_null() {
@@ -229,6 +233,10 @@ pub(crate) fn add_column(
     }
     let attnum = table.columns.len() as i16 + 1;
     let attrdef = insert_column(cx, table, &column, attnum, missing)?;
+    // A serial default's sequence is recorded with the sequence below.
+    if let (Some(attrdef), Some(cooked), false) = (attrdef, &cooked, column.serial) {
+        super::default_refs::record_default_references(cx, attrdef, cooked)?;
+    }
     for (_, seq) in serials {
         let identity = column.identity.is_some();
         record_serial_dependencies(cx, (table.oid, attnum), attrdef, seq, identity)?;
@@ -268,17 +276,13 @@ fn has_rows(cx: &mut dyn BackendContext, table: &RelationDesc) -> Result<bool> {
     Ok(scan.next_tuple()?.is_some())
 }
 
-/// The value rows older than the column get: its default, evaluated once.
-fn missing_value(
-    cx: &mut dyn BackendContext,
-    column: &super::NewColumn,
-    default: &str,
-) -> Result<Datum> {
-    let expr = cook_default(default, column.ty, column.typmod, &cx.type_catalog()?)?;
+/// The value rows older than the column get: its cooked default,
+/// evaluated once.
+fn missing_value(cx: &mut dyn BackendContext, expr: &Expr) -> Result<Datum> {
     let mut parts = cx.parts()?;
     let ctx = VisibilityContext::for_transaction(parts.txn, parts.engine.txns());
     let mut host = ExecHost::new(&mut parts.env, Vec::new(), ctx);
-    eval(&expr, &[], &mut host)
+    eval(expr, &[], &mut host)
 }
 
 /// Writes the new column's `pg_attribute` row (with its missing value) and
@@ -303,11 +307,7 @@ fn insert_column(
     let Some(default) = column.default.as_ref().or(column.generated.as_ref()) else {
         return Ok(None);
     };
-    let attrdef = super::insert_attrdef(cx, table.oid, attnum, default)?;
-    if column.generated.is_none() && column.default.is_some() {
-        super::default_refs::record_default_references(cx, attrdef, default)?;
-    }
-    Ok(Some(attrdef))
+    super::insert_attrdef(cx, table.oid, attnum, default).map(Some)
 }
 
 /// Sets `pg_class.relnatts` of table `oid`.

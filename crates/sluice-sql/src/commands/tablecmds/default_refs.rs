@@ -20,13 +20,10 @@ use crate::executor::host::ExecHost;
 use crate::expr::{analyze, eval, Builtin, Expr, Scope, SessionFunction};
 use crate::optimizer::planhost::PlanHost;
 
-/// record_default_references -- records that default `attrdef` (its
-/// stored text `default`) depends on each relation it names by `regclass`.
-pub(super) fn record_default_references(
-    cx: &mut dyn BackendContext,
-    attrdef: Oid,
-    default: &str,
-) -> Result<()> {
+/// analyze_default -- default text `default` analysed (not yet cast to
+/// its column's type), for [`record_default_references`] where no cooked
+/// default is at hand (CREATE TABLE).
+pub(super) fn analyze_default(cx: &mut dyn BackendContext, default: &str) -> Result<Expr> {
     let mut params = Vec::new();
     let mut host = PlanHost::new(&mut params).with_types(cx.type_catalog()?);
     let text = crate::catalog::relation::evaluable_default(default);
@@ -36,9 +33,18 @@ pub(super) fn record_default_references(
         e
     };
     let node = crate::parser::parse_expr(&text, "column default").map_err(unplaced)?;
-    let expr = analyze(&node, &Scope::default(), &mut host).map_err(unplaced)?;
+    analyze(&node, &Scope::default(), &mut host).map_err(unplaced)
+}
+
+/// record_default_references -- records that default `attrdef`, analysed
+/// as `expr`, depends on each relation it names by `regclass`.
+pub(super) fn record_default_references(
+    cx: &mut dyn BackendContext,
+    attrdef: Oid,
+    expr: &Expr,
+) -> Result<()> {
     let mut named = Vec::new();
-    regclass_references(&expr, &mut named);
+    regclass_references(expr, &mut named);
     let relations = relation_oids(cx, &named)?;
     let (engine, db) = (cx.engine().clone(), cx.database());
     let txn = cx.txn()?;

@@ -180,13 +180,16 @@ fn plan_options_to_table(
         .into_iter()
         .map(|c| ScopeColumn { table: None, name: c.into(), ty: SqlType::Text, typmod: -1 })
         .collect();
-    if rf.ordinality {
-        let ty = SqlType::Int8;
-        columns.push(ScopeColumn { table: None, name: "ordinality".into(), ty, typmod: -1 });
-    }
+    columns.extend(rf.ordinality.then(ordinality_column));
     let scope = alias_scope(columns, rf.alias.as_ref(), name)?;
     let plan = Plan::Unnest { array, ordinality: rf.ordinality, options: true };
     Ok(FromItem { plan, scope, lateral: refs })
+}
+
+/// The `ordinality` column WITH ORDINALITY adds (`bigint`), named by the
+/// alias's column list if it has one (see `alias_scope`).
+fn ordinality_column() -> ScopeColumn {
+    ScopeColumn { table: None, name: "ordinality".into(), ty: SqlType::Int8, typmod: -1 }
 }
 
 /// `pg_partition_ancestors(rel) [WITH ORDINALITY]` in FROM: without
@@ -209,12 +212,7 @@ fn plan_partition_ancestors(
         vec![ScopeColumn { table: None, name: "relid".into(), ty: regclass, typmod: -1 }];
     let mut row = vec![arg];
     if rf.ordinality {
-        columns.push(ScopeColumn {
-            table: None,
-            name: "ordinality".into(),
-            ty: SqlType::Int8,
-            typmod: -1,
-        });
+        columns.push(ordinality_column());
         let one = sluice_types::Datum::Int8(1);
         row.push(Expr::Const { value: one, ty: SqlType::Int8, typmod: -1, location: None });
     }
